@@ -1,0 +1,129 @@
+package org.rpcrdma4j.testbed.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.rpcrdma4j.xdr.DecodedHeader;
+import org.rpcrdma4j.xdr.ErrorCode;
+import org.rpcrdma4j.xdr.HeaderDecoder;
+import org.rpcrdma4j.xdr.RdmaError;
+import org.rpcrdma4j.xdr.ReadSegment;
+import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code testbed decode rpcrdma}: decodes RPC-over-RDMA Version One messages, one hex line each, with the
+ * strict decoder, and prints the header or the answer a responder would give.
+ */
+@Command(
+        name = "rpcrdma",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Decode RPC-over-RDMA Version One messages (RFC 8166) read from stdin as hex, one RDMA Send payload "
+                    + "per line (header, optionally followed by the RPC message); blank lines and lines starting "
+                    + "with '#' are skipped. Prints one JSON object per line:",
+            "  the header: {\"xid\":N,\"vers\":N,\"credits\":N,\"proc\":\"RDMA_MSG\",\"reads\":[...],\"writes\":[[...]],"
+                    + "\"reply\":[...]|null,\"headerLength\":N,\"payloadLength\":N} (RDMA_ERROR adds \"error\", \"low\", \"high\");",
+            "  or the answer a responder gives to a bad one: {\"reject\":\"ERR_VERS|ERR_CHUNK|DROP\",\"rule\":ID,\"message\":TEXT};",
+            "  or {\"error\":\"hex\",\"message\":TEXT} for a line that is not hex.",
+            "All integers are unsigned decimal. Exits 0 once stdin has been read, 2 if it cannot be read."
+        })
+public final class DecodeRpcRdmaCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        HeaderDecoder decoder = new HeaderDecoder();
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (!line.isBlank() && !line.startsWith("#")) {
+                    out.println(decodeLine(decoder, line));
+                    out.flush();
+                }
+            }
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("cannot read stdin: " + e.getMessage());
+            return 2;
+        }
+        return 0;
+    }
+
+    /** Decodes one hex line into its JSON line. */
+    static String decodeLine(HeaderDecoder decoder, String line) {
+        byte[] message;
+        try {
+            message = Hex.parse(line);
+        } catch (IllegalArgumentException e) {
+            return new Json().beginObject().name("error").value("hex").name("message").value(e.getMessage())
+                    .endObject().toString();
+        }
+        try {
+            return toJson(decoder.decode(message));
+        } catch (RpcRdmaDecodeException e) {
+            return new Json().beginObject().name("reject").value(e.action().name()).name("rule").value(e.rule().id())
+                    .name("message").value(e.getMessage()).endObject().toString();
+        }
+    }
+
+    private static String toJson(DecodedHeader decoded) {
+        RpcRdmaHeader h = decoded.header();
+        Json json = new Json().beginObject()
+                .name("xid").value(h.unsignedXid())
+                .name("vers").value(Integer.toUnsignedLong(h.vers()))
+                .name("credits").value(h.unsignedCredits())
+                .name("proc").value(h.proc().name());
+        json.name("reads").beginArray();
+        for (ReadSegment read : h.readList()) {
+            json.beginObject().name("position").value(read.unsignedPosition());
+            segmentFields(json, read.segment()).endObject();
+        }
+        json.endArray().name("writes").beginArray();
+        for (WriteChunk chunk : h.writeList()) {
+            segments(json, chunk.segments());
+        }
+        json.endArray().name("reply");
+        if (h.replyChunk() == null) {
+            json.nullValue();
+        } else {
+            segments(json, h.replyChunk().segments());
+        }
+        json.name("headerLength").value(decoded.headerLength()).name("payloadLength").value(decoded.payloadLength());
+        RdmaError error = h.error();
+        if (error != null) {
+            json.name("error").value(error.code().name());
+            if (error.code() == ErrorCode.ERR_VERS) {
+                json.name("low").value(Integer.toUnsignedLong(error.low()))
+                        .name("high").value(Integer.toUnsignedLong(error.high()));
+            }
+        }
+        return json.endObject().toString();
+    }
+
+    private static void segments(Json json, List<Segment> segments) {
+        json.beginArray();
+        for (Segment segment : segments) {
+            segmentFields(json.beginObject(), segment).endObject();
+        }
+        json.endArray();
+    }
+
+    private static Json segmentFields(Json json, Segment segment) {
+        return json.name("handle").value(segment.unsignedHandle())
+                .name("length").value(segment.unsignedLength())
+                .name("offset").unsignedValue(segment.offset());
+    }
+}
