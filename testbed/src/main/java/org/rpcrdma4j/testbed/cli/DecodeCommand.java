@@ -7,6 +7,6 @@ import picocli.CommandLine.Command;
         name = "decode",
         mixinStandardHelpOptions = true,
         description = "Decode hex packets read from stdin, one per line, into one JSON object per line.",
-        subcommands = {DecodeRpcRdmaCommand.class})
+        subcommands = {DecodeRpcRdmaCommand.class, DecodeEfaCommand.class})
 public final class DecodeCommand {
 }
