@@ -1,0 +1,422 @@
+package org.rpcrdma4j.efa.device.sim;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.AddressHandle;
+import org.rpcrdma4j.efa.device.Capability;
+import org.rpcrdma4j.efa.device.Completion;
+import org.rpcrdma4j.efa.device.CompletionStatus;
+import org.rpcrdma4j.efa.device.Device;
+import org.rpcrdma4j.efa.device.DeviceAddress;
+import org.rpcrdma4j.efa.device.DeviceAttributes;
+import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.Opcode;
+import org.rpcrdma4j.efa.device.RmaIov;
+
+/**
+ * A simulated EFA queue pair on a {@link SimFabric}, made by
+ * {@link SimFabric#createDevice(Gid, int, SimDeviceConfig)}.
+ *
+ * <p>Checks happen where the device would make them. Lengths the device knows from the work
+ * request alone (a packet over the MTU, RDMA over 1 GiB) fail at once, without touching the wire.
+ * Everything else is checked when the operation executes at {@link SimFabric#progress(long)}:
+ * the local registration, the destination, its Q-Key, its receive queue, its capabilities, and for
+ * RDMA the remote key, bounds and access right. A refused remote access touches no memory.
+ *
+ * <p>Buffers are read and written when the operation executes, not when it is posted, so a caller
+ * that reuses a send buffer before its completion sends what it wrote last, as it would on
+ * hardware.
+ */
+public final class SimDevice implements Device {
+
+    /**
+     * Where registrations start. Above 2^63 on purpose, so that any signed comparison of
+     * addresses in a caller goes wrong in tests rather than in production (RPC-over-RDMA offsets
+     * above 2^63 are common: Linux puts the XID in their upper half).
+     */
+    static final long FIRST_REGION_ADDRESS = 0x8000_0000_0000_0000L;
+
+    /** Registrations start on page boundaries, as pinned memory does. */
+    static final long PAGE_SIZE = 4096;
+
+    private final SimFabric fabric;
+    private final Gid gid;
+    private final int qpn;
+    private final SimDeviceConfig config;
+    private final DeviceAttributes attributes;
+    private final ArrayDeque<PostedRecv> recvQueue = new ArrayDeque<>();
+    private final ArrayDeque<Completion> completionQueue = new ArrayDeque<>();
+    private final Map<Gid, AddressHandle> handles = new HashMap<>();
+    private final Map<Integer, Registration> registrations = new HashMap<>();
+    private final EnumMap<DropReason, Long> drops = new EnumMap<>(DropReason.class);
+    private int qkey;
+    private int incarnation;
+    private int sendQueueUsed;
+    private int recvQueueUsed;
+    private int nextAhn = 1;
+    private int nextKey;
+    private long nextAddress = FIRST_REGION_ADDRESS;
+
+    SimDevice(SimFabric fabric, Gid gid, int qpn, int qkey, int firstKey, SimDeviceConfig config) {
+        this.fabric = fabric;
+        this.gid = gid;
+        this.qpn = qpn;
+        this.qkey = qkey;
+        this.nextKey = firstKey;
+        this.config = config;
+        this.attributes = config.attributes();
+        for (DropReason reason : DropReason.values()) {
+            drops.put(reason, 0L);
+        }
+    }
+
+    @Override
+    public DeviceAddress address() {
+        return new DeviceAddress(gid, qpn, qkey);
+    }
+
+    @Override
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    /** @return the configuration the device was built with */
+    public SimDeviceConfig config() {
+        return config;
+    }
+
+    /**
+     * @param reason why
+     * @return how many incoming operations this device has refused for that reason, restarts
+     *     included
+     */
+    public long dropped(DropReason reason) {
+        return drops.get(reason);
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(Gid peer) {
+        Objects.requireNonNull(peer, "peer");
+        if (handles.containsKey(peer)) {
+            throw new IllegalStateException("an address handle for " + peer + " exists: " + handles.get(peer));
+        }
+        final AddressHandle ah = new AddressHandle(nextAhn++, peer);
+        handles.put(peer, ah);
+        return ah;
+    }
+
+    @Override
+    public void destroyAddressHandle(AddressHandle ah) {
+        requireLive(ah);
+        handles.remove(ah.gid());
+    }
+
+    @Override
+    public MemoryRegion registerMemory(ByteBuffer memory, Set<Access> access) {
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(access, "access");
+        if (memory.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
+            throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
+        }
+        final MemoryRegion region = new MemoryRegion(nextKey++, nextAddress, memory.remaining(), access);
+        // Move past the region to a page boundary with a gap, so no two registrations touch.
+        nextAddress += (region.length() / PAGE_SIZE + 1) * PAGE_SIZE;
+        registrations.put(region.key(), new Registration(region, memory.slice()));
+        return region;
+    }
+
+    @Override
+    public void deregisterMemory(MemoryRegion region) {
+        Objects.requireNonNull(region, "region");
+        final Registration registration = registrations.get(region.key());
+        if (registration == null || !registration.region().equals(region)) {
+            throw new IllegalArgumentException("not registered with " + this + ": " + region);
+        }
+        registrations.remove(region.key());
+    }
+
+    @Override
+    public boolean postSend(AddressHandle ah, int destQpn, int destQkey, ByteBuffer packet, long wrId) {
+        final DeviceAddress destination = destination(ah, destQpn, destQkey);
+        Objects.requireNonNull(packet, "packet");
+        if (!takeSendQueueEntry()) {
+            return false;
+        }
+        if (packet.remaining() > attributes.mtu()) {
+            completeAtOnce(wrId, Opcode.SEND, CompletionStatus.LOCAL_ERROR_BAD_LENGTH);
+        } else {
+            fabric.submit(this, Opcode.SEND, destination, packet.duplicate(), null, 0, null, wrId);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean postRecv(ByteBuffer buffer, long wrId) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (buffer.isReadOnly()) {
+            throw new IllegalArgumentException("a receive buffer must be writable");
+        }
+        if (recvQueueUsed == attributes.maxRecvQueueDepth()) {
+            return false;
+        }
+        recvQueueUsed++;
+        recvQueue.add(new PostedRecv(buffer.duplicate(), wrId));
+        return true;
+    }
+
+    @Override
+    public boolean postRead(AddressHandle ah, int destQpn, int destQkey, MemoryRegion local, long localOffset,
+                            RmaIov remote, long wrId) {
+        return postRdma(Opcode.RDMA_READ, Capability.RDMA_READ, ah, destQpn, destQkey, local, localOffset, remote,
+                wrId);
+    }
+
+    @Override
+    public boolean postWrite(AddressHandle ah, int destQpn, int destQkey, MemoryRegion local, long localOffset,
+                             RmaIov remote, long wrId) {
+        return postRdma(Opcode.RDMA_WRITE, Capability.RDMA_WRITE, ah, destQpn, destQkey, local, localOffset, remote,
+                wrId);
+    }
+
+    @Override
+    public int pollCompletions(Consumer<Completion> sink, int max) {
+        Objects.requireNonNull(sink, "sink");
+        if (max < 1) {
+            throw new IllegalArgumentException("max must be at least 1, not " + max);
+        }
+        int polled = 0;
+        while (polled < max && !completionQueue.isEmpty()) {
+            final Completion completion = completionQueue.poll();
+            // The queue entry is free once its completion is polled, as in rdma-core's poll path.
+            if (completion.opcode() == Opcode.RECV) {
+                recvQueueUsed--;
+            } else {
+                sendQueueUsed--;
+            }
+            polled++;
+            sink.accept(completion);
+        }
+        return polled;
+    }
+
+    @Override
+    public String toString() {
+        return "SimDevice[" + address() + "]";
+    }
+
+    /** @return how many times the device has been restarted; stamps the operations it posts */
+    int incarnation() {
+        return incarnation;
+    }
+
+    /**
+     * Executes an operation this device posted against its target, and completes it.
+     *
+     * @param wr the operation
+     * @param target the device at the destination GID and QPN
+     */
+    void execute(WorkRequest wr, SimDevice target) {
+        final CompletionStatus status = switch (wr.opcode()) {
+            case SEND -> target.onSendArrived(wr);
+            case RDMA_READ -> {
+                final ByteBuffer into = localRange(wr, Access.LOCAL_WRITE);
+                yield into == null ? CompletionStatus.LOCAL_ERROR_INVALID_LKEY : target.onReadRequest(wr, into);
+            }
+            case RDMA_WRITE -> {
+                final ByteBuffer from = localRange(wr, null);
+                yield from == null ? CompletionStatus.LOCAL_ERROR_INVALID_LKEY : target.onWriteRequest(wr, from);
+            }
+            case RECV -> throw new IllegalStateException("a receive is never on the wire");
+        };
+        complete(wr, status);
+    }
+
+    /**
+     * Completes an operation this device posted, unless it was posted before a restart: the
+     * queue pair that posted it is gone, and so is its completion.
+     *
+     * @param wr the operation
+     * @param status how it ended
+     */
+    void complete(WorkRequest wr, CompletionStatus status) {
+        if (wr.incarnation() == incarnation) {
+            final int length = status == CompletionStatus.OK ? wr.length() : 0;
+            completionQueue.add(Completion.ofInitiated(wr.wrId(), wr.opcode(), status, length));
+        }
+    }
+
+    /**
+     * Becomes a new queue pair on the same QPN: a new Q-Key, and nothing of the old one's
+     * receives, completions, address handles or registrations. Keys and handle numbers are not
+     * reused, so stale ones stay invalid; drop counters are kept.
+     *
+     * @param newQkey the new Q-Key
+     */
+    void restart(int newQkey) {
+        qkey = newQkey;
+        incarnation++;
+        recvQueue.clear();
+        completionQueue.clear();
+        handles.clear();
+        registrations.clear();
+        sendQueueUsed = 0;
+        recvQueueUsed = 0;
+    }
+
+    private CompletionStatus onSendArrived(WorkRequest wr) {
+        if (wr.destination().qkey() != qkey) {
+            // The receiving device discards a packet with a foreign Q-Key; the sender is not told.
+            return drop(DropReason.STALE_QKEY, CompletionStatus.OK);
+        }
+        final PostedRecv head = recvQueue.peek();
+        if (head == null || fabric.chance(wr.faults().rnrProbability())) {
+            // The simulation reports RNR at once: EFA retries RNR in hardware a few times first,
+            // so a completion means those retries are spent (efa-send-recv-completion-paths.md).
+            return drop(DropReason.RNR, CompletionStatus.REMOTE_ERROR_RNR);
+        }
+        final int length = wr.length();
+        if (head.buffer().remaining() < length) {
+            // "Receiver SGL too short" is reported to the sender. The docs do not say what the
+            // receiver sees; here its buffer stays posted, so one bad packet costs it nothing.
+            return drop(DropReason.RECV_BUFFER_TOO_SHORT, CompletionStatus.REMOTE_ERROR_BAD_LENGTH);
+        }
+        recvQueue.poll();
+        head.buffer().put(head.buffer().position(), wr.packet(), wr.packet().position(), length);
+        final Gid sourceGid = wr.initiator().gid;
+        completionQueue.add(Completion.ofReceived(head.wrId(), length, handles.get(sourceGid), sourceGid,
+                wr.initiator().qpn));
+        return CompletionStatus.OK;
+    }
+
+    private CompletionStatus onReadRequest(WorkRequest wr, ByteBuffer into) {
+        final CompletionStatus refusal = refuseRdma(wr, Capability.RDMA_READ);
+        if (refusal != null) {
+            return refusal;
+        }
+        final ByteBuffer source = remoteRange(wr.remote(), Access.REMOTE_READ);
+        if (source == null) {
+            return drop(DropReason.REMOTE_ACCESS_DENIED, CompletionStatus.REMOTE_ERROR_BAD_ADDRESS);
+        }
+        into.put(0, source, 0, source.remaining());
+        return CompletionStatus.OK;
+    }
+
+    private CompletionStatus onWriteRequest(WorkRequest wr, ByteBuffer from) {
+        final CompletionStatus refusal = refuseRdma(wr, Capability.RDMA_WRITE);
+        if (refusal != null) {
+            return refusal;
+        }
+        final ByteBuffer target = remoteRange(wr.remote(), Access.REMOTE_WRITE);
+        if (target == null) {
+            return drop(DropReason.REMOTE_ACCESS_DENIED, CompletionStatus.REMOTE_ERROR_BAD_ADDRESS);
+        }
+        target.put(0, from, 0, from.remaining());
+        return CompletionStatus.OK;
+    }
+
+    /** @return the status refusing an RDMA request before any key is looked at, or null */
+    private CompletionStatus refuseRdma(WorkRequest wr, Capability needed) {
+        if (wr.destination().qkey() != qkey) {
+            // Unlike a send, an RDMA request needs an answer; an ignored one times out.
+            return drop(DropReason.STALE_QKEY, CompletionStatus.LOCAL_ERROR_UNRESP_REMOTE);
+        }
+        if (!attributes.has(needed)) {
+            return drop(DropReason.CAPABILITY_OFF, CompletionStatus.REMOTE_ERROR_FEATURE_MISMATCH);
+        }
+        return null;
+    }
+
+    private boolean postRdma(Opcode opcode, Capability needed, AddressHandle ah, int destQpn, int destQkey,
+                             MemoryRegion local, long localOffset, RmaIov remote, long wrId) {
+        final DeviceAddress destination = destination(ah, destQpn, destQkey);
+        Objects.requireNonNull(local, "local");
+        Objects.requireNonNull(remote, "remote");
+        if (localOffset < 0) {
+            throw new IllegalArgumentException("negative local offset " + localOffset);
+        }
+        if (!attributes.has(needed)) {
+            // rdma-core refuses such a work request synchronously (EOPNOTSUPP): it is the caller's
+            // job to look at the capabilities first.
+            throw new IllegalStateException(this + " has no " + needed + " capability");
+        }
+        if (!takeSendQueueEntry()) {
+            return false;
+        }
+        if (remote.length() > attributes.maxRdmaSize()) {
+            completeAtOnce(wrId, opcode, CompletionStatus.LOCAL_ERROR_BAD_LENGTH);
+        } else {
+            fabric.submit(this, opcode, destination, null, local, localOffset, remote, wrId);
+        }
+        return true;
+    }
+
+    private DeviceAddress destination(AddressHandle ah, int destQpn, int destQkey) {
+        requireLive(ah);
+        return new DeviceAddress(ah.gid(), destQpn, destQkey);
+    }
+
+    private void requireLive(AddressHandle ah) {
+        Objects.requireNonNull(ah, "ah");
+        if (!ah.equals(handles.get(ah.gid()))) {
+            throw new IllegalArgumentException("not a live address handle of " + this + ": " + ah);
+        }
+    }
+
+    private boolean takeSendQueueEntry() {
+        if (sendQueueUsed == attributes.maxSendQueueDepth()) {
+            return false;
+        }
+        sendQueueUsed++;
+        return true;
+    }
+
+    private void completeAtOnce(long wrId, Opcode opcode, CompletionStatus status) {
+        completionQueue.add(Completion.ofInitiated(wrId, opcode, status, 0));
+    }
+
+    /** @return the local bytes of an RDMA request, or null if its registration refuses them */
+    private ByteBuffer localRange(WorkRequest wr, Access needed) {
+        final MemoryRegion region = wr.local();
+        final Registration registration = registrations.get(region.key());
+        final long length = wr.remote().length();
+        if (registration == null || !registration.region().equals(region)
+                || (needed != null && !region.access().contains(needed))
+                || wr.localOffset() > region.length()
+                || !region.contains(region.address() + wr.localOffset(), length)) {
+            return null;
+        }
+        return registration.memory().slice(Math.toIntExact(wr.localOffset()), Math.toIntExact(length));
+    }
+
+    /** @return the registered bytes a peer names, or null if key, bounds or rights refuse them */
+    private ByteBuffer remoteRange(RmaIov iov, Access needed) {
+        final Registration registration = registrations.get(iov.key());
+        if (registration == null || !registration.region().access().contains(needed)
+                || !registration.region().contains(iov.address(), iov.length())) {
+            return null;
+        }
+        final long offset = iov.address() - registration.region().address();
+        return registration.memory().slice(Math.toIntExact(offset), Math.toIntExact(iov.length()));
+    }
+
+    private CompletionStatus drop(DropReason reason, CompletionStatus status) {
+        drops.merge(reason, 1L, Long::sum);
+        return status;
+    }
+
+    /** A receive buffer waiting for a packet; the buffer is a duplicate, so its bounds are fixed. */
+    private record PostedRecv(ByteBuffer buffer, long wrId) {
+    }
+
+    /** A registration and the bytes it covers. */
+    private record Registration(MemoryRegion region, ByteBuffer memory) {
+    }
+}
