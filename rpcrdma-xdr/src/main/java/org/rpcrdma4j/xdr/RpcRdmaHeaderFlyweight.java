@@ -137,7 +137,9 @@ public final class RpcRdmaHeaderFlyweight {
                 throw RpcRdmaDecodeException.withHeader(Rule.NOMSG_WITHOUT_CHUNKS, xid, vers,
                         "RDMA_NOMSG without chunks carries no RPC message");
             }
-            checkReadChunks(buffer, offset + BODY_OFFSET, end - p, xid, vers);
+            if (readEntries > 0) {
+                checkReadChunks(buffer, offset + BODY_OFFSET, end - p, xid, vers);
+            }
         }
         this.buffer = buffer;
         this.base = offset;
@@ -181,7 +183,9 @@ public final class RpcRdmaHeaderFlyweight {
         int p = offset + BODY_OFFSET;
         int maxReadEntries = limits.maxReadSegments();
         while (discriminator(buffer, p, end, xid, vers, "Read list")) {
-            require(end - p >= READ_ENTRY_LENGTH, xid, vers, "Read list entry");
+            if (end - p < READ_ENTRY_LENGTH) {
+                throw truncated(xid, vers, "Read list entry");
+            }
             int position = XdrWords.getInt(buffer, p + 4);
             if ((position & 3) != 0) {
                 throw RpcRdmaDecodeException.withHeader(Rule.READ_POSITION_UNALIGNED, xid, vers,
@@ -223,7 +227,9 @@ public final class RpcRdmaHeaderFlyweight {
      */
     private static boolean discriminator(ByteBuffer buffer, int p, int end, int xid, int vers, String list)
             throws RpcRdmaDecodeException {
-        require(end - p >= XdrWords.UNIT, xid, vers, list);
+        if (end - p < XdrWords.UNIT) {
+            throw truncated(xid, vers, list);
+        }
         int value = XdrWords.getInt(buffer, p);
         if (value == DISCRIMINATOR_ABSENT) {
             return false;
@@ -238,7 +244,9 @@ public final class RpcRdmaHeaderFlyweight {
     /** Checks a counted array of segments whose count word is at {@code p}; returns the index after it. */
     private int checkCountedArray(ByteBuffer buffer, int p, int end, int xid, int vers, String chunk)
             throws RpcRdmaDecodeException {
-        require(end - p >= XdrWords.UNIT, xid, vers, chunk + " segment count");
+        if (end - p < XdrWords.UNIT) {
+            throw truncated(xid, vers, chunk + " segment count");
+        }
         long count = Integer.toUnsignedLong(XdrWords.getInt(buffer, p));
         if (count == 0) {
             throw RpcRdmaDecodeException.withHeader(Rule.EMPTY_CHUNK, xid, vers, chunk + " has no segments");
@@ -249,15 +257,15 @@ public final class RpcRdmaHeaderFlyweight {
         }
         p += XdrWords.UNIT;
         int bytes = (int) count * Segment.ENCODED_LENGTH;
-        require(end - p >= bytes, xid, vers, chunk + " of " + count + " segments");
+        if (end - p < bytes) {
+            throw truncated(xid, vers, chunk + " of " + count + " segments");
+        }
         return p + bytes;
     }
 
-    private static void require(boolean present, int xid, int vers, String what) throws RpcRdmaDecodeException {
-        if (!present) {
-            throw RpcRdmaDecodeException.withHeader(Rule.TRUNCATED_CHUNK_LIST, xid, vers,
-                    "header ends inside the " + what);
-        }
+    /** Messages are built only on failure, so that a good header costs no allocation. */
+    private static RpcRdmaDecodeException truncated(int xid, int vers, String what) {
+        return RpcRdmaDecodeException.withHeader(Rule.TRUNCATED_CHUNK_LIST, xid, vers, "header ends inside the " + what);
     }
 
     /**
@@ -268,46 +276,57 @@ public final class RpcRdmaHeaderFlyweight {
      * Position-zero chunk, when the message travels in one). Chunks may not overlap. Also enforces the
      * per-chunk segment limit and the chunk-count limit.
      *
-     * <p>Chunks are visited in ascending position by repeated minimum search over the Read list, which
-     * {@link DecodeLimits} bounds, so no list is built. Unlike Linux, which subtracts the unpadded
-     * lengths, the rounded-up lengths are subtracted: the pad of a chunked item is removed from the
-     * inline stream too (RFC 8166 §3.4.5).
+     * <p>Chunks are visited in ascending position, each found by one pass over the Read list (which
+     * {@link DecodeLimits} bounds) that also sums its segments, so no list is built and the list may
+     * come in any order. Unlike Linux, which subtracts the unpadded lengths, the rounded-up lengths are
+     * subtracted: the pad of a chunked item is removed from the inline stream too (RFC 8166 §3.4.5).
      */
     private void checkReadChunks(ByteBuffer buffer, int listIndex, int inlineLength, int xid, int vers)
             throws RpcRdmaDecodeException {
-        if (readEntries == 0) {
-            return;
-        }
         long bound = inlineLength;
         int chunks = 0;
-        long zeroLength = chunkLength(buffer, listIndex, 0, xid, vers);
-        if (zeroLength >= 0) {
-            bound = zeroLength;
-            chunks++;
-        }
-        long previousPosition = 0;
+        long previousPosition = -1;
         long previousEnd = 0;
         long consumed = 0;
         while (true) {
             long position = Long.MAX_VALUE;
+            long length = 0;
+            int segments = 0;
             for (int i = 0; i < readEntries; i++) {
-                long candidate = Integer.toUnsignedLong(XdrWords.getInt(buffer, listIndex + i * READ_ENTRY_LENGTH + 4));
-                if (candidate > previousPosition && candidate < position) {
-                    position = candidate;
+                int entry = listIndex + i * READ_ENTRY_LENGTH;
+                long candidate = Integer.toUnsignedLong(XdrWords.getInt(buffer, entry + 4));
+                if (candidate <= previousPosition || candidate > position) {
+                    continue;
                 }
+                if (candidate < position) {
+                    position = candidate;
+                    length = 0;
+                    segments = 0;
+                }
+                length += Integer.toUnsignedLong(XdrWords.getInt(buffer, entry + 12));
+                segments++;
             }
-            if (position == Long.MAX_VALUE) {
+            if (segments == 0) {
                 return;
+            }
+            if (segments > limits.maxSegmentsPerChunk()) {
+                throw RpcRdmaDecodeException.withHeader(Rule.TOO_MANY_SEGMENTS, xid, vers,
+                        "Read chunk at " + position + " has " + segments + " segments, limit "
+                                + limits.maxSegmentsPerChunk());
             }
             if (++chunks > limits.maxReadChunks()) {
                 throw RpcRdmaDecodeException.withHeader(Rule.TOO_MANY_READ_CHUNKS, xid, vers,
                         "Read list has more than " + limits.maxReadChunks() + " chunks");
             }
-            long length = chunkLength(buffer, listIndex, position, xid, vers);
+            previousPosition = position;
+            if (position == 0) {
+                // The Position-zero chunk is the message: later chunks are placed inside it.
+                bound = length;
+                continue;
+            }
             if (position < previousEnd) {
                 throw RpcRdmaDecodeException.withHeader(Rule.READ_CHUNKS_OVERLAP, xid, vers,
-                        "Read chunk at " + position + " overlaps the chunk at " + previousPosition
-                                + " that ends at " + previousEnd);
+                        "Read chunk at " + position + " overlaps the chunk before it, which ends at " + previousEnd);
             }
             if (position - consumed > bound) {
                 throw RpcRdmaDecodeException.withHeader(Rule.READ_CHUNK_OUTSIDE_MESSAGE, xid, vers,
@@ -316,32 +335,8 @@ public final class RpcRdmaHeaderFlyweight {
             }
             long padded = RoundUp.roundUp(length);
             consumed += padded;
-            previousPosition = position;
             previousEnd = position + padded;
         }
-    }
-
-    /**
-     * Sums the lengths of the Read-list segments at {@code position} and checks their count against
-     * the per-chunk limit; returns -1 when there are none.
-     */
-    private long chunkLength(ByteBuffer buffer, int listIndex, long position, int xid, int vers)
-            throws RpcRdmaDecodeException {
-        long length = 0;
-        int segments = 0;
-        for (int i = 0; i < readEntries; i++) {
-            int entry = listIndex + i * READ_ENTRY_LENGTH;
-            if (Integer.toUnsignedLong(XdrWords.getInt(buffer, entry + 4)) == position) {
-                segments++;
-                length += Integer.toUnsignedLong(XdrWords.getInt(buffer, entry + 12));
-            }
-        }
-        if (segments > limits.maxSegmentsPerChunk()) {
-            throw RpcRdmaDecodeException.withHeader(Rule.TOO_MANY_SEGMENTS, xid, vers,
-                    "Read chunk at " + position + " has " + segments + " segments, limit "
-                            + limits.maxSegmentsPerChunk());
-        }
-        return segments == 0 ? -1 : length;
     }
 
     private void checkWrapped() {
