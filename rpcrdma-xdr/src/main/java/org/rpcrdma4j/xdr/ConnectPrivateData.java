@@ -1,6 +1,7 @@
 package org.rpcrdma4j.xdr;
 
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -66,14 +67,14 @@ public record ConnectPrivateData(boolean remoteInvalidate, int maxSendSize, int 
     }
 
     /**
-     * Writes the eight bytes at {@code dst[offset]}; the buffer's position and order are unchanged.
+     * Writes the eight bytes at {@code dst[offset]}; the buffer's position and byte order are unchanged.
      *
      * @param dst    the buffer
      * @param offset index of the first byte
      * @return {@link #ENCODED_LENGTH}
      */
     public int encode(ByteBuffer dst, int offset) {
-        java.util.Objects.checkFromIndexSize(offset, ENCODED_LENGTH, dst.capacity());
+        Objects.checkFromIndexSize(offset, ENCODED_LENGTH, dst.limit());
         XdrWords.putInt(dst, offset, MAGIC);
         dst.put(offset + VERSION_OFFSET, (byte) VERSION);
         dst.put(offset + FLAGS_OFFSET, (byte) (remoteInvalidate ? REMOTE_INVALIDATE_FLAG : 0));
@@ -99,7 +100,7 @@ public record ConnectPrivateData(boolean remoteInvalidate, int maxSendSize, int 
      * @return the decoded data, or empty when it is too short, has another magic or another version
      */
     public static Optional<ConnectPrivateData> decode(ByteBuffer src, int offset, int length) {
-        java.util.Objects.checkFromIndexSize(offset, length, src.capacity());
+        Objects.checkFromIndexSize(offset, length, src.limit());
         if (length < ENCODED_LENGTH || XdrWords.getInt(src, offset) != MAGIC
                 || Byte.toUnsignedInt(src.get(offset + VERSION_OFFSET)) != VERSION) {
             return Optional.empty();

@@ -31,7 +31,7 @@ public final class HeaderDecoder {
     /**
      * Decodes a whole received message.
      *
-     * @param message the message; decoded from index 0 to its capacity
+     * @param message the whole message
      * @return the header and where the RPC payload starts
      * @throws RpcRdmaDecodeException if the message breaks a rule
      */
@@ -42,11 +42,12 @@ public final class HeaderDecoder {
     /**
      * Decodes the message at {@code buffer[offset, offset + length)}.
      *
-     * @param buffer the received bytes; position, limit and order are neither used nor changed
+     * @param buffer the received bytes; position and byte order are neither used nor changed
      * @param offset index of the first header byte
      * @param length bytes in the message, header and inline payload
      * @return the header and where the RPC payload starts
      * @throws RpcRdmaDecodeException if the message breaks a rule
+     * @throws IndexOutOfBoundsException if the range does not lie below the buffer's limit
      */
     public DecodedHeader decode(ByteBuffer buffer, int offset, int length) throws RpcRdmaDecodeException {
         RpcRdmaHeaderFlyweight view = new RpcRdmaHeaderFlyweight(limits).wrap(buffer, offset, length);

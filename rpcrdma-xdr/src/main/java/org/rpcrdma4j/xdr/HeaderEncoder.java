@@ -34,16 +34,17 @@ public final class HeaderEncoder {
     }
 
     /**
-     * Writes the header at {@code dst[offset]}; the buffer's position, limit and order are unchanged.
+     * Writes the header at {@code dst[offset]}; the buffer's position and byte order are neither used nor
+     * changed.
      *
      * @param header the header to encode
      * @param dst    the buffer to write into
      * @param offset index of the first byte to write
      * @return the number of bytes written
-     * @throws IndexOutOfBoundsException if the header does not fit between offset and the capacity
+     * @throws IndexOutOfBoundsException if the header does not fit between offset and the buffer's limit
      */
     public static int encode(RpcRdmaHeader header, ByteBuffer dst, int offset) {
-        Objects.checkFromIndexSize(offset, encodedLength(header), dst.capacity());
+        Objects.checkFromIndexSize(offset, encodedLength(header), dst.limit());
         int p = offset;
         XdrWords.putInt(dst, p, header.xid());
         XdrWords.putInt(dst, p + 4, header.vers());

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.xdr;
 
+import java.util.Objects;
+
 /**
  * One entry of the Read list (RFC 8166 §3.4.5): an RDMA segment and the XDR position at which its
  * chunk is inserted into the RPC message. Entries with the same position form one {@link ReadChunk}.
@@ -19,7 +21,7 @@ public record ReadSegment(int position, Segment segment) {
      * @param segment  the segment, not null
      */
     public ReadSegment {
-        java.util.Objects.requireNonNull(segment, "segment");
+        Objects.requireNonNull(segment, "segment");
     }
 
     /** @return the position as an unsigned value */

@@ -80,16 +80,16 @@ public final class RpcRdmaHeaderFlyweight {
     /**
      * Validates the message at {@code buffer[offset, offset + length)} and points this view at it.
      *
-     * @param buffer the received bytes (an RDMA Send payload); its position, limit and order are
+     * @param buffer the received bytes (an RDMA Send payload); its position and byte order are
      *               neither used nor changed
      * @param offset index of the first header byte
      * @param length bytes in the message: the header and the inline RPC payload after it
      * @return this view
      * @throws RpcRdmaDecodeException if the message breaks a rule; it names the rule and the answer
-     * @throws IndexOutOfBoundsException if the range does not lie inside the buffer's capacity
+     * @throws IndexOutOfBoundsException if the range does not lie below the buffer's limit
      */
     public RpcRdmaHeaderFlyweight wrap(ByteBuffer buffer, int offset, int length) throws RpcRdmaDecodeException {
-        Objects.checkFromIndexSize(offset, length, buffer.capacity());
+        Objects.checkFromIndexSize(offset, length, buffer.limit());
         this.buffer = null;
         this.proc = null;
         this.readEntries = 0;

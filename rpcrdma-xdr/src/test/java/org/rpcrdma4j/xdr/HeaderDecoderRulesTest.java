@@ -293,5 +293,10 @@ class HeaderDecoderRulesTest {
     @Test
     void rangeOutsideTheBufferIsAProgrammingError() {
         assertThatThrownBy(() -> view.wrap(ByteBuffer.allocate(8), 4, 8)).isInstanceOf(IndexOutOfBoundsException.class);
+        // The limit bounds the message, not the capacity behind it.
+        ByteBuffer limited = ByteBuffer.allocate(LINUX_NULL_CALL.length + 16).put(LINUX_NULL_CALL).flip();
+        assertThatThrownBy(() -> view.wrap(limited, 0, LINUX_NULL_CALL.length + 16))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertRecovers(view);
     }
 }
