@@ -1,13 +1,7 @@
 package org.rpcrdma4j.testbed.cli;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
-import java.util.concurrent.Callable;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.FieldVisitor;
@@ -15,8 +9,6 @@ import org.rpcrdma4j.efa.wire.PacketDecodeException;
 import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketFields;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code testbed decode efa}: decodes EFA RDM protocol v4 packets, one hex line each, with the strict
@@ -38,33 +30,12 @@ import picocli.CommandLine.Spec;
             "Integers are unsigned decimal, gid and other raw bytes lowercase hex. Exits 0 once stdin has been "
                     + "read, 2 if it cannot be read."
         })
-public final class DecodeEfaCommand implements Callable<Integer> {
+public final class DecodeEfaCommand extends HexLinesCommand {
 
-    @Spec
-    private CommandSpec spec;
+    private final PacketDecoder decoder = new PacketDecoder();
 
     @Override
-    public Integer call() {
-        PacketDecoder decoder = new PacketDecoder();
-        PrintWriter out = spec.commandLine().getOut();
-        try {
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (!line.isBlank() && !line.startsWith("#")) {
-                    out.println(decodeLine(decoder, line));
-                    out.flush();
-                }
-            }
-        } catch (IOException e) {
-            spec.commandLine().getErr().println("cannot read stdin: " + e.getMessage());
-            return 2;
-        }
-        return 0;
-    }
-
-    /** Decodes one hex line into its JSON line. */
-    static String decodeLine(PacketDecoder decoder, String line) {
+    String decodeLine(String line) {
         byte[] bytes;
         try {
             bytes = Hex.parse(line);

@@ -1,12 +1,6 @@
 package org.rpcrdma4j.testbed.cli;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.rpcrdma4j.xdr.DecodedHeader;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.HeaderDecoder;
@@ -17,8 +11,6 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.Segment;
 import org.rpcrdma4j.xdr.WriteChunk;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code testbed decode rpcrdma}: decodes RPC-over-RDMA Version One messages, one hex line each, with the
@@ -37,33 +29,12 @@ import picocli.CommandLine.Spec;
             "  or {\"error\":\"hex\",\"message\":TEXT} for a line that is not hex.",
             "All integers are unsigned decimal. Exits 0 once stdin has been read, 2 if it cannot be read."
         })
-public final class DecodeRpcRdmaCommand implements Callable<Integer> {
+public final class DecodeRpcRdmaCommand extends HexLinesCommand {
 
-    @Spec
-    private CommandSpec spec;
+    private final HeaderDecoder decoder = new HeaderDecoder();
 
     @Override
-    public Integer call() {
-        HeaderDecoder decoder = new HeaderDecoder();
-        PrintWriter out = spec.commandLine().getOut();
-        try {
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (!line.isBlank() && !line.startsWith("#")) {
-                    out.println(decodeLine(decoder, line));
-                    out.flush();
-                }
-            }
-        } catch (IOException e) {
-            spec.commandLine().getErr().println("cannot read stdin: " + e.getMessage());
-            return 2;
-        }
-        return 0;
-    }
-
-    /** Decodes one hex line into its JSON line. */
-    static String decodeLine(HeaderDecoder decoder, String line) {
+    String decodeLine(String line) {
         byte[] message;
         try {
             message = Hex.parse(line);
