@@ -1,8 +1,13 @@
 /**
- * The AWS EFA RDM protocol v4, the wire protocol of libfabric's EFA provider: packet codecs, peers
- * and the handshake, the two-sided and one-sided subprotocols, memory registration, a libfabric-style
- * endpoint API, and the {@code Device} SPI with a simulated, a UDP and a verbs-backed device.
+ * The AWS EFA RDM protocol v4, the wire protocol of libfabric's EFA provider, as a libfabric-style
+ * endpoint in Java idiom: {@link org.rpcrdma4j.efa.EfaEndpoint} with its address vector
+ * ({@link org.rpcrdma4j.efa.EndpointAddress}), completion queue
+ * ({@link org.rpcrdma4j.efa.CompletionEntry}, {@link org.rpcrdma4j.efa.EfaErrorCode}), memory
+ * registration and manual progress, configured by {@link org.rpcrdma4j.efa.EndpointConfig} and
+ * optionally driven by an {@link org.rpcrdma4j.efa.EndpointProgressThread}.
  *
- * <p>Knows nothing of RPC, XDR or NFS. Not implemented yet: see the issue tracker.
+ * <p>The engine lives in {@code org.rpcrdma4j.efa.endpoint}, the packet codecs in
+ * {@code org.rpcrdma4j.efa.wire}, the {@code Device} SPI and its implementations in
+ * {@code org.rpcrdma4j.efa.device}. Knows nothing of RPC, XDR or NFS.
  */
 package org.rpcrdma4j.efa;

@@ -1,0 +1,283 @@
+package org.rpcrdma4j.efa;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.Device;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.RmaIov;
+import org.rpcrdma4j.efa.endpoint.ProgressEngine;
+
+/**
+ * A reliable datagram (RDM) endpoint speaking EFA RDM protocol v4 over one {@link Device}: the
+ * Java shape of a libfabric {@code fid_ep} with its address vector, completion queue and memory
+ * registration (libfabric-programmers-guide.md), and of the EFA provider's protocol behind it.
+ *
+ * <h2>Operations</h2>
+ * Peers are reached by the handle {@link #insert(EndpointAddress)} returns ({@code fi_addr_t}).
+ * Messages go eager, medium or long-CTS by size ({@link EndpointConfig}); tagged messages match a
+ * receive when the tag bits outside its ignore mask are equal; messages from one peer are matched
+ * in the order they were sent ({@code FI_ORDER_SAS}); a message that arrives before its receive
+ * waits in the unexpected queue. Direct RDMA read and write go to a peer's registered memory and
+ * need both sides to have announced the feature in the handshake.
+ *
+ * <h2>Progress</h2>
+ * Manual ({@code FI_PROGRESS_MANUAL}): nothing happens unless {@link #progress(long)} is called,
+ * by the application or by an {@link EndpointProgressThread}. Receiver-not-ready, a full device
+ * send queue and an exhausted packet pool are absorbed: the packets wait and are retried, with
+ * randomized exponential backoff from a peer that keeps answering RNR. The only back-pressure the
+ * application sees is a {@code false} from a call when the endpoint's TX or RX entry table is full
+ * (EAGAIN): poll completions and progress, then try again.
+ *
+ * <h2>Buffer ownership</h2>
+ * The bytes between position and limit of a buffer given to a send or receive belong to the
+ * endpoint until that operation's completion has been written: a send's may be read at any time
+ * before, a receive's written. Positions and limits are never changed.
+ *
+ * <h2>Threads</h2>
+ * Not thread-safe. One thread calls everything, including {@link #progress(long)}; with an
+ * {@link EndpointProgressThread}, that thread.
+ */
+public final class EfaEndpoint {
+
+    /** The handle that names no peer: a receive posted with it takes messages from anyone. */
+    public static final long ADDR_UNSPEC = -1;
+
+    private final Device device;
+    private final ProgressEngine engine;
+
+    /**
+     * Creates an endpoint over a device and posts its receive buffers.
+     *
+     * @param device the device; the endpoint owns it from now on
+     * @param config the configuration
+     */
+    public EfaEndpoint(Device device, EndpointConfig config) {
+        this.device = Objects.requireNonNull(device, "device");
+        this.engine = new ProgressEngine(device, Objects.requireNonNull(config, "config"));
+    }
+
+    /** @return this endpoint's raw address, to hand to peers out of band */
+    public EndpointAddress address() {
+        return engine.address();
+    }
+
+    /**
+     * Inserts a peer into the address vector ({@code fi_av_insert}).
+     *
+     * @param address the peer's raw address
+     * @return the peer's handle; inserting the same address again returns the same handle
+     * @throws IllegalArgumentException if the address's GID and QPN are inserted with another connid
+     */
+    public long insert(EndpointAddress address) {
+        return engine.insert(Objects.requireNonNull(address, "address"));
+    }
+
+    /**
+     * Registers memory for RDMA ({@code fi_mr_reg}).
+     *
+     * @param memory the bytes between position and limit
+     * @param access the rights to grant
+     * @return the region; its {@link MemoryRegion#iov(long, long)} names bytes for peers
+     */
+    public MemoryRegion register(ByteBuffer memory, Set<Access> access) {
+        return device.registerMemory(memory, access);
+    }
+
+    /**
+     * Deregisters memory.
+     *
+     * @param region a region this endpoint registered
+     */
+    public void deregister(MemoryRegion region) {
+        device.deregisterMemory(region);
+    }
+
+    /**
+     * Sends a message ({@code fi_send}).
+     *
+     * @param destination the peer's handle
+     * @param data the message, between position and limit
+     * @param context returned in the completion
+     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @throws IllegalArgumentException if the handle names no peer
+     */
+    public boolean send(long destination, ByteBuffer data, long context) {
+        return engine.send(requirePeer(destination), requireData(data), false, 0, false, 0, context);
+    }
+
+    /**
+     * Sends a message with remote CQ data ({@code fi_senddata}).
+     *
+     * @param destination the peer's handle
+     * @param data the message
+     * @param cqData given to the receiver in its completion
+     * @param context returned in the completion
+     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @throws IllegalArgumentException if the handle names no peer
+     */
+    public boolean sendData(long destination, ByteBuffer data, long cqData, long context) {
+        return engine.send(requirePeer(destination), requireData(data), false, 0, true, cqData, context);
+    }
+
+    /**
+     * Sends a tagged message ({@code fi_tsend}).
+     *
+     * @param destination the peer's handle
+     * @param data the message
+     * @param tag the tag
+     * @param context returned in the completion
+     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @throws IllegalArgumentException if the handle names no peer
+     */
+    public boolean sendTagged(long destination, ByteBuffer data, long tag, long context) {
+        return engine.send(requirePeer(destination), requireData(data), true, tag, false, 0, context);
+    }
+
+    /**
+     * Sends a tagged message with remote CQ data ({@code fi_tsenddata}).
+     *
+     * @param destination the peer's handle
+     * @param data the message
+     * @param tag the tag
+     * @param cqData given to the receiver in its completion
+     * @param context returned in the completion
+     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @throws IllegalArgumentException if the handle names no peer
+     */
+    public boolean sendTaggedData(long destination, ByteBuffer data, long tag, long cqData, long context) {
+        return engine.send(requirePeer(destination), requireData(data), true, tag, true, cqData, context);
+    }
+
+    /**
+     * Posts a receive for an untagged message ({@code fi_recv}). A longer message fills the
+     * buffer and completes with {@link EfaErrorCode#MESSAGE_TRUNCATED}.
+     *
+     * @param source the peer to receive from, or {@link #ADDR_UNSPEC} for any
+     * @param buffer where the message goes, between position and limit
+     * @param context returned in the completion
+     * @return false if the endpoint has no free RX entry (EAGAIN)
+     * @throws IllegalArgumentException if the source names no peer
+     */
+    public boolean recv(long source, ByteBuffer buffer, long context) {
+        return engine.recv(requireSource(source), requireWritable(buffer), false, 0, 0, context);
+    }
+
+    /**
+     * Posts a receive for a tagged message ({@code fi_trecv}): it takes a message whose tag
+     * equals {@code tag} in every bit not set in {@code ignore}.
+     *
+     * @param source the peer to receive from, or {@link #ADDR_UNSPEC} for any
+     * @param buffer where the message goes
+     * @param tag the tag
+     * @param ignore the tag bits that do not matter
+     * @param context returned in the completion
+     * @return false if the endpoint has no free RX entry (EAGAIN)
+     * @throws IllegalArgumentException if the source names no peer
+     */
+    public boolean recvTagged(long source, ByteBuffer buffer, long tag, long ignore, long context) {
+        return engine.recv(requireSource(source), requireWritable(buffer), true, tag, ignore, context);
+    }
+
+    /**
+     * Reads a peer's registered memory into a local region with one RDMA read (direct read,
+     * efa-rdm-protocol-v4.md §4.1). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
+     * peer's handshake lacks RDMA read, {@link EfaErrorCode#DEVICE_LACKS_FEATURE} if this device does.
+     *
+     * @param peer the peer's handle
+     * @param local the region to read into; needs {@link Access#LOCAL_WRITE}
+     * @param localOffset where in it
+     * @param remote the peer's bytes
+     * @param context returned in the completion
+     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @throws IllegalArgumentException if the handle names no peer or the offset is negative
+     */
+    public boolean read(long peer, MemoryRegion local, long localOffset, RmaIov remote, long context) {
+        return engine.rma(true, requirePeer(peer), Objects.requireNonNull(local, "local"),
+                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), context);
+    }
+
+    /**
+     * Writes a local region into a peer's registered memory with one RDMA write (direct write,
+     * efa-rdm-protocol-v4.md §4.6). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
+     * peer's handshake lacks RDMA write, {@link EfaErrorCode#DEVICE_LACKS_FEATURE} if this device does.
+     *
+     * @param peer the peer's handle
+     * @param local the region the bytes come from
+     * @param localOffset where in it
+     * @param remote where the bytes go
+     * @param context returned in the completion
+     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @throws IllegalArgumentException if the handle names no peer or the offset is negative
+     */
+    public boolean write(long peer, MemoryRegion local, long localOffset, RmaIov remote, long context) {
+        return engine.rma(false, requirePeer(peer), Objects.requireNonNull(local, "local"),
+                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), context);
+    }
+
+    /**
+     * Drives the device and the protocol: handles what the device completed, then retries what
+     * waits. Call it often; nothing moves without it.
+     *
+     * @param nowNs the current time in nanoseconds, from any clock that does not go backwards
+     * @return how much work was done, 0 if none (an idle strategy may back off then)
+     */
+    public int progress(long nowNs) {
+        return engine.progress(nowNs);
+    }
+
+    /**
+     * Reads completions ({@code fi_cq_read}, errors included).
+     *
+     * @param sink receives each entry, oldest first
+     * @param max the most entries to hand over
+     * @return how many were handed over
+     */
+    public int poll(Consumer<CompletionEntry> sink, int max) {
+        return engine.poll(Objects.requireNonNull(sink, "sink"), max);
+    }
+
+    /**
+     * @param counter an event the endpoint counts
+     * @return how often it happened
+     */
+    public long counter(EndpointCounter counter) {
+        return engine.counter(counter);
+    }
+
+    /** @return how many messages wait in the unexpected queue for a receive */
+    public int unexpectedCount() {
+        return engine.unexpectedCount();
+    }
+
+    private long requirePeer(long handle) {
+        if (!engine.knows(handle)) {
+            throw new IllegalArgumentException("no peer with handle " + handle);
+        }
+        return handle;
+    }
+
+    private long requireSource(long handle) {
+        return handle == ADDR_UNSPEC ? handle : requirePeer(handle);
+    }
+
+    private static ByteBuffer requireData(ByteBuffer data) {
+        return Objects.requireNonNull(data, "data");
+    }
+
+    private static ByteBuffer requireWritable(ByteBuffer buffer) {
+        if (Objects.requireNonNull(buffer, "buffer").isReadOnly()) {
+            throw new IllegalArgumentException("a receive buffer must be writable");
+        }
+        return buffer;
+    }
+
+    private static long requireOffset(long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("negative offset " + offset);
+        }
+        return offset;
+    }
+}

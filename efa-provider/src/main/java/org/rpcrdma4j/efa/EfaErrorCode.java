@@ -1,0 +1,73 @@
+package org.rpcrdma4j.efa;
+
+import org.rpcrdma4j.efa.device.CompletionStatus;
+
+/**
+ * Why an operation of an {@link EfaEndpoint} ended, with stable numbers in the manner of
+ * libfabric's {@code efa_errno.h}: the device's completion statuses keep the numbers of
+ * {@code efa_io_comp_status} (see {@link CompletionStatus}), and errors found by the provider
+ * itself are numbered from 4096 (STYLE.md §4, "Stable error codes").
+ */
+public enum EfaErrorCode {
+    /** The operation succeeded. */
+    SUCCESS(0),
+    /** Device: a local buffer was refused (unknown key, missing access, out of range). */
+    LOCAL_ERROR_INVALID_LKEY(5),
+    /** Device: the operation was too long for the device. */
+    LOCAL_ERROR_BAD_LENGTH(6),
+    /** Device: the target refused a remote access (key, bounds or access right). */
+    REMOTE_ERROR_BAD_ADDRESS(7),
+    /** Device: no queue pair with the destination QPN exists. */
+    REMOTE_ERROR_BAD_DEST_QPN(9),
+    /** Device: receiver not ready. The endpoint retries these itself; it never reports them. */
+    REMOTE_ERROR_RNR(10),
+    /** Device: the receive buffer at the destination was shorter than the packet. */
+    REMOTE_ERROR_BAD_LENGTH(11),
+    /** Device: the target never answered. */
+    LOCAL_ERROR_UNRESP_REMOTE(13),
+    /** Device: no device with the destination GID is reachable. */
+    LOCAL_ERROR_UNREACH_REMOTE(15),
+    /** Device: the target lacks the capability the operation needs. */
+    REMOTE_ERROR_FEATURE_MISMATCH(18),
+    /** Provider: an error the provider has no better name for. */
+    OTHER(4096),
+    /**
+     * Provider: the message was longer than the receive buffer; the buffer holds its first bytes
+     * (libfabric reports this as {@code FI_ETRUNC}).
+     */
+    MESSAGE_TRUNCATED(4097),
+    /**
+     * Provider: the peer's handshake does not announce the extra feature the operation needs, for
+     * example RDMA read (feature 0) or RDMA write (feature 5) for a direct read or write
+     * (efa-rdm-protocol-v4.md §2.1, §4.1, §4.6).
+     */
+    PEER_LACKS_FEATURE(4098),
+    /** Provider: this endpoint's device lacks the capability the operation needs. */
+    DEVICE_LACKS_FEATURE(4099);
+
+    private final int value;
+
+    EfaErrorCode(int value) {
+        this.value = value;
+    }
+
+    /** @return the stable number of this code */
+    public int value() {
+        return value;
+    }
+
+    /**
+     * Maps a device completion status onto the code with the same number.
+     *
+     * @param status a device status
+     * @return the code of the same name and number
+     */
+    public static EfaErrorCode of(CompletionStatus status) {
+        for (EfaErrorCode code : values()) {
+            if (code.value == status.value()) {
+                return code;
+            }
+        }
+        return OTHER;
+    }
+}

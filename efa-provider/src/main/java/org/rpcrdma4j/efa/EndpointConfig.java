@@ -1,0 +1,188 @@
+package org.rpcrdma4j.efa;
+
+/**
+ * The knobs of an {@link EfaEndpoint}, with libfabric's EFA defaults where libfabric has one.
+ * Build variants with the {@code withX()} methods from {@link #DEFAULT}.
+ *
+ * <p>Protocol choice (efa-rdm-protocol-v4.md §3.2, libfabric's {@code efa_rdm_msg_select_rtm}):
+ * a message goes eager if it is at most {@code eagerMaxSize} bytes and fits one packet (MTU minus
+ * the REQ header for that peer), medium up to {@code mediumMaxSize} bytes, long-CTS above.
+ *
+ * @param eagerMaxSize the largest eager message; {@link Integer#MAX_VALUE} (the default) means
+ *     "whatever fits one packet", libfabric's MTU minus header
+ * @param mediumMaxSize the largest medium message (libfabric {@code FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE}, 64 KiB)
+ * @param txEntryCount how many sends, reads and writes may be in progress; beyond it the API
+ *     returns {@code false} (EAGAIN)
+ * @param rxEntryCount how many receives may be posted or in progress
+ * @param txPacketCount how many packet buffers of MTU size the endpoint owns for sending
+ * @param rxBufferCount how many receive buffers the endpoint keeps posted to the device (capped
+ *     at the device's receive queue depth)
+ * @param reorderWindow how many msg_ids beyond the next expected one a peer's reorder buffer holds
+ *     (libfabric's receive window, 16384)
+ * @param longCtsCredits the most CTSDATA packets a long-CTS sender asks for and a receiver
+ *     grants per CTS (protocol §3.2 {@code credit_request}); at least 1
+ * @param rnrBackoffMinNs the least initial RNR backoff (libfabric: 40 µs)
+ * @param rnrBackoffMaxInitialNs the most initial RNR backoff (libfabric: 120 µs)
+ * @param rnrBackoffCapNs the longest RNR backoff after doubling (libfabric: 1 s)
+ * @param requestConnidHeader whether the handshake asks peers for the connid header (extra request 3)
+ * @param requestConstantHeaderLength whether the handshake asks peers to keep the REQ header
+ *     length constant (extra request 2)
+ * @param rdmaRead whether to announce and use RDMA read (extra feature 0) if the device has it
+ * @param rdmaWrite whether to announce and use RDMA write (extra feature 5) if the device has it
+ * @param hostId the host id the handshake carries; 0 leaves the optional header out, as the provider does
+ * @param initialMsgId the first msg_id towards and from every peer; both ends must agree. libfabric
+ *     starts at 0; tests start near 2^32 to exercise the wrap (protocol §3.2, eager tip 1)
+ * @param randomSeed the seed of the endpoint's random source (RNR backoff jitter)
+ */
+public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int txEntryCount, int rxEntryCount,
+                             int txPacketCount, int rxBufferCount, int reorderWindow, int longCtsCredits,
+                             long rnrBackoffMinNs, long rnrBackoffMaxInitialNs, long rnrBackoffCapNs,
+                             boolean requestConnidHeader, boolean requestConstantHeaderLength,
+                             boolean rdmaRead, boolean rdmaWrite, long hostId, int initialMsgId,
+                             long randomSeed) {
+
+    /** libfabric's default largest medium message, 64 KiB. */
+    public static final int DEFAULT_MEDIUM_MAX_SIZE = 65536;
+
+    /** libfabric's default receive window (msg_ids a peer may run ahead). */
+    public static final int DEFAULT_REORDER_WINDOW = 16384;
+
+    /** The defaults. */
+    public static final EndpointConfig DEFAULT = new EndpointConfig(Integer.MAX_VALUE, DEFAULT_MEDIUM_MAX_SIZE,
+            1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64,
+            40_000L, 120_000L, 1_000_000_000L, true, false, true, true, 0L, 0, 0L);
+
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException if a size or count is not positive, the backoff range is
+     *     inverted, or the medium limit is below the eager one
+     */
+    public EndpointConfig {
+        if (eagerMaxSize < 0 || mediumMaxSize < 0 || txEntryCount < 1 || rxEntryCount < 1 || txPacketCount < 1
+                || rxBufferCount < 1 || reorderWindow < 1 || longCtsCredits < 1) {
+            throw new IllegalArgumentException("sizes must not be negative and counts must be positive");
+        }
+        if (rnrBackoffMinNs < 1 || rnrBackoffMaxInitialNs < rnrBackoffMinNs || rnrBackoffCapNs < rnrBackoffMaxInitialNs) {
+            throw new IllegalArgumentException("bad RNR backoff range " + rnrBackoffMinNs + ".."
+                    + rnrBackoffMaxInitialNs + " capped at " + rnrBackoffCapNs);
+        }
+    }
+
+    /** @param value the largest eager message @return a copy with it */
+    public EndpointConfig withEagerMaxSize(int value) {
+        return new EndpointConfig(value, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount, rxBufferCount,
+                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value the largest medium message @return a copy with it */
+    public EndpointConfig withMediumMaxSize(int value) {
+        return new EndpointConfig(eagerMaxSize, value, txEntryCount, rxEntryCount, txPacketCount, rxBufferCount,
+                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value how many operations may be in progress @return a copy with it */
+    public EndpointConfig withTxEntryCount(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, rxEntryCount, txPacketCount, rxBufferCount,
+                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value how many receives may be posted @return a copy with it */
+    public EndpointConfig withRxEntryCount(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, value, txPacketCount, rxBufferCount,
+                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value how many send packet buffers @return a copy with it */
+    public EndpointConfig withTxPacketCount(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, value, rxBufferCount,
+                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value how many receive buffers to keep posted @return a copy with it */
+    public EndpointConfig withRxBufferCount(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount, value,
+                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value the reorder window in msg_ids @return a copy with it */
+    public EndpointConfig withReorderWindow(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value CTSDATA packets per CTS window @return a copy with it */
+    public EndpointConfig withLongCtsCredits(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /**
+     * @param minNs least initial backoff
+     * @param maxInitialNs most initial backoff
+     * @param capNs longest backoff
+     * @return a copy with them
+     */
+    public EndpointConfig withRnrBackoff(long minNs, long maxInitialNs, long capNs) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value whether to request the connid header @return a copy with it */
+    public EndpointConfig withRequestConnidHeader(boolean value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value whether to request constant header length @return a copy with it */
+    public EndpointConfig withRequestConstantHeaderLength(boolean value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value whether to announce and use RDMA read @return a copy with it */
+    public EndpointConfig withRdmaRead(boolean value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value whether to announce and use RDMA write @return a copy with it */
+    public EndpointConfig withRdmaWrite(boolean value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId, initialMsgId, randomSeed);
+    }
+
+    /** @param value the host id for the handshake @return a copy with it */
+    public EndpointConfig withHostId(long value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value, initialMsgId, randomSeed);
+    }
+
+    /** @param value the first msg_id, u32 held in an int @return a copy with it */
+    public EndpointConfig withInitialMsgId(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value, randomSeed);
+    }
+
+    /** @param value the seed of the endpoint's random source @return a copy with it */
+    public EndpointConfig withRandomSeed(long value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, value);
+    }
+}

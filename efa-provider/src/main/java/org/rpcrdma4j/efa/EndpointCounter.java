@@ -1,0 +1,37 @@
+package org.rpcrdma4j.efa;
+
+/**
+ * Events an endpoint counts instead of reporting them as errors: packets it dropped and normal
+ * resource events it absorbed (STYLE.md §2 "Validate, count, drop"; efa-provider errors in
+ * "How this maps onto rpcrdma4j"). Read them with {@link EfaEndpoint#counter(EndpointCounter)}.
+ */
+public enum EndpointCounter {
+    /** Received packets {@code PacketDecoder} rejected. */
+    MALFORMED_PACKETS,
+    /** Received packets from a sender the endpoint could not identify (no address handle, no raw address). */
+    UNKNOWN_PEER_PACKETS,
+    /** Received packets whose connid is not that of the peer (QP collision, protocol §4.4). */
+    STALE_CONNID_PACKETS,
+    /** Received packets of a type or variant this endpoint does not implement. */
+    UNSUPPORTED_PACKETS,
+    /** Received packets that name an operation the endpoint does not have (stale or duplicate ids). */
+    ORPHAN_PACKETS,
+    /** Received REQ packets whose msg_id lies beyond the reorder window. */
+    REORDER_OVERFLOW_PACKETS,
+    /** Received REQ packets held because an earlier msg_id had not arrived (FI_ORDER_SAS). */
+    REORDERED_PACKETS,
+    /** Messages that arrived before a matching receive was posted. */
+    UNEXPECTED_MESSAGES,
+    /** Packets that came back with receiver-not-ready and were queued for retransmission. */
+    RNR_RETRANSMISSIONS,
+    /** Times a peer entered RNR backoff. */
+    RNR_BACKOFFS,
+    /** Packets queued because the device's send queue was full. */
+    QUEUE_FULL_PACKETS,
+    /** HANDSHAKE packets sent. */
+    HANDSHAKES_SENT,
+    /** HANDSHAKE packets received. */
+    HANDSHAKES_RECEIVED,
+    /** Control packets whose send failed with an error other than RNR (for example to a peer that is gone). */
+    CONTROL_SEND_ERRORS
+}

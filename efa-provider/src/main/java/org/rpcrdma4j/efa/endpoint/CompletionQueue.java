@@ -1,0 +1,35 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.util.ArrayDeque;
+import java.util.function.Consumer;
+import org.rpcrdma4j.efa.CompletionEntry;
+import org.rpcrdma4j.efa.EfaErrorCode;
+
+/**
+ * The application's completion queue. It needs no bound of its own: every entry stands for an
+ * operation that held a TX or RX entry, and those tables are bounded.
+ */
+final class CompletionQueue {
+
+    private final ArrayDeque<CompletionEntry> entries = new ArrayDeque<>();
+
+    void sendDone(TxEntry tx) {
+        entries.add(new CompletionEntry(tx.kind, tx.context, tx.error == EfaErrorCode.SUCCESS ? tx.length : 0,
+                0, 0, false, tx.peer.fiAddr, tx.error));
+    }
+
+    void recvDone(RxEntry rx, long length, EfaErrorCode error) {
+        entries.add(new CompletionEntry(rx.tagged ? CompletionEntry.Kind.TAGGED_RECV : CompletionEntry.Kind.RECV,
+                rx.context, length, rx.tagged ? rx.msgTag : 0, rx.hasCqData ? rx.cqData : 0, rx.hasCqData,
+                rx.peer.fiAddr, error));
+    }
+
+    int poll(Consumer<CompletionEntry> sink, int max) {
+        int polled = 0;
+        while (polled < max && !entries.isEmpty()) {
+            sink.accept(entries.poll());
+            polled++;
+        }
+        return polled;
+    }
+}

@@ -1,0 +1,103 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
+import org.rpcrdma4j.efa.wire.CtsDataFlyweight;
+import org.rpcrdma4j.efa.wire.CtsFlyweight;
+import org.rpcrdma4j.efa.wire.DecodedPacket;
+import org.rpcrdma4j.efa.wire.LongCtsRtmFlyweight;
+import org.rpcrdma4j.efa.wire.PacketFlags;
+import org.rpcrdma4j.efa.wire.PacketType;
+
+/**
+ * The sending side of the long-CTS message subprotocol (efa-rdm-protocol-v4.md §3.2, tables 3.5
+ * to 3.7): a LONGCTS_RTM with the first bytes, then CTSDATA packets, but only within the window
+ * each CTS grants. The RTM's {@code send_id} is the TX entry id, by which the receiver's CTS finds
+ * the operation again.
+ */
+final class LongCtsSender {
+
+    private final LongCtsRtmFlyweight rtm = new LongCtsRtmFlyweight();
+    private final CtsFlyweight cts = new CtsFlyweight();
+    private final CtsDataFlyweight data = new CtsDataFlyweight();
+    private final BaseHeaderFlyweight base = new BaseHeaderFlyweight();
+    private final ReqHeader header;
+    private final EndpointAddress self;
+    private final IdTable<TxEntry> txEntries;
+    private final int mtu;
+    private final int credits;
+
+    LongCtsSender(ReqHeader header, EndpointAddress self, IdTable<TxEntry> txEntries, int mtu, int credits) {
+        this.header = header;
+        this.self = self;
+        this.txEntries = txEntries;
+        this.mtu = mtu;
+        this.credits = credits;
+    }
+
+    /** @return whether the operation has a packet to build now: its RTM, or data inside the window */
+    static boolean hasPacketToBuild(TxEntry tx) {
+        return !tx.reqBuilt || tx.bytesBuilt < tx.windowEnd;
+    }
+
+    /** Builds the RTM if it is not built yet, else the next CTSDATA packet of the window. */
+    void build(PacketEntry packet, TxEntry tx) {
+        if (tx.reqBuilt) {
+            buildData(packet, tx);
+        } else {
+            buildRtm(packet, tx);
+        }
+    }
+
+    /** The receiver granted a window: send up to {@code recv_length} more bytes. */
+    TxEntry onCts(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
+        cts.wrap(buffer, packet.offset());
+        final TxEntry tx = txEntries.get(cts.sendId());
+        if (tx == null || tx.peer != peer || tx.protocol != Protocol.LONG_CTS || tx.completed || !tx.reqBuilt) {
+            return null;
+        }
+        tx.recvId = (int) cts.recvId();
+        // §3.2: recv_length > 0 was checked by the decoder; never grant past the message's end.
+        tx.windowEnd = (int) Math.min(tx.length, tx.bytesBuilt + Math.min(cts.recvLength(), Integer.MAX_VALUE));
+        return tx;
+    }
+
+    private void buildRtm(PacketEntry packet, TxEntry tx) {
+        final PacketType type = tx.tagged ? PacketType.LONGCTS_TAGRTM : PacketType.LONGCTS_MSGRTM;
+        final ByteBuffer buffer = packet.buffer;
+        final int at = header.write(buffer, type, RxSide.categoryFlags(tx.tagged), tx.peer, tx.hasCqData, tx.cqData);
+        final int first = Math.min(tx.length, mtu - at);
+        final int dataCapacity = mtu - CtsDataFlyweight.HEADER_LENGTH - CtsDataFlyweight.CONNID_HEADER_LENGTH;
+        final long wanted = Math.max(1, ((long) tx.length - first + dataCapacity - 1) / dataCapacity);
+        rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
+                .creditRequest(Math.min(credits, wanted));
+        if (tx.tagged) {
+            rtm.tag(tx.tag);
+        }
+        buffer.put(at, tx.data, 0, first);
+        packet.length = at + first;
+        packet.dataLength = first;
+        tx.bytesBuilt = first;
+        tx.windowEnd = first;
+        tx.reqBuilt = true;
+    }
+
+    private void buildData(PacketEntry packet, TxEntry tx) {
+        final ByteBuffer buffer = packet.buffer;
+        // DISCREPANCIES.md B8: CTSDATA carries the 8-byte connid trailer under the REQ rule.
+        final boolean connid = tx.peer.needsConnid();
+        final int at = CtsDataFlyweight.HEADER_LENGTH + (connid ? CtsDataFlyweight.CONNID_HEADER_LENGTH : 0);
+        final int segment = Math.min(tx.windowEnd - tx.bytesBuilt, mtu - at);
+        base.wrap(buffer, 0).type(PacketType.CTSDATA.id()).version(BaseHeaderFlyweight.PROTOCOL_VERSION)
+                .flags(connid ? PacketFlags.CONNID_HDR_FLAG : 0);
+        data.wrap(buffer, 0).recvId(Integer.toUnsignedLong(tx.recvId)).segLength(segment).segOffset(tx.bytesBuilt);
+        if (connid) {
+            data.connid(Integer.toUnsignedLong(self.connid())).connidPadding(0);
+        }
+        buffer.put(at, tx.data, tx.bytesBuilt, segment);
+        packet.length = at + segment;
+        packet.dataLength = segment;
+        tx.bytesBuilt += segment;
+    }
+}

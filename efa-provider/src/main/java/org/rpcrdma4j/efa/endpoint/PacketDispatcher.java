@@ -1,0 +1,193 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.device.Completion;
+import org.rpcrdma4j.efa.wire.CtsDataFlyweight;
+import org.rpcrdma4j.efa.wire.CtsFlyweight;
+import org.rpcrdma4j.efa.wire.DecodedPacket;
+import org.rpcrdma4j.efa.wire.EagerRtmFlyweight;
+import org.rpcrdma4j.efa.wire.EagerRtwFlyweight;
+import org.rpcrdma4j.efa.wire.HandshakeFlyweight;
+import org.rpcrdma4j.efa.wire.PacketDecodeException;
+import org.rpcrdma4j.efa.wire.PacketDecoder;
+import org.rpcrdma4j.efa.wire.PacketFlags;
+import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
+
+/**
+ * Every received packet goes through here: validated by {@link PacketDecoder}, its sender
+ * identified, its connid checked, then one switch over {@link PacketType} hands it to its
+ * subprotocol (libfabric's {@code efa_rdm_pke_cmd.c}; STYLE.md §4 "One dispatcher per event").
+ * Malformed, unidentifiable, stale and unsupported packets are counted and dropped, never thrown.
+ *
+ * <p>Identification (§2.2): a REQ with the raw-address header names its sender, who is inserted
+ * into the address vector if new; any other packet must come from a GID the device has an address
+ * handle for and a (GID, QPN) in the address vector.
+ *
+ * <p>RTM packets are processed in msg_id order per peer ({@link ReorderWindow}).
+ *
+ * <p>Ownership: the receive buffer is the engine's; everything needed later is copied out before
+ * this returns, after which the engine reposts the buffer.
+ */
+final class PacketDispatcher {
+
+    private final PacketDecoder decoder = new PacketDecoder();
+    private final ReqOptionalHeadersFlyweight optional = new ReqOptionalHeadersFlyweight();
+    private final EagerRtmFlyweight rtmId = new EagerRtmFlyweight();
+    private final EagerRtwFlyweight rtw = new EagerRtwFlyweight();
+    private final CtsFlyweight cts = new CtsFlyweight();
+    private final CtsDataFlyweight ctsData = new CtsDataFlyweight();
+    private final HandshakeFlyweight handshakeFields = new HandshakeFlyweight();
+    private final AddressVector av;
+    private final Counters counters;
+    private final Handshake handshake;
+    private final EagerRtm eager;
+    private final MediumRtm medium;
+    private final LongCtsSender longCtsSender;
+    private final LongCtsReceiver longCtsReceiver;
+    private final TxSide tx;
+
+    PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
+                     LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, TxSide tx) {
+        this.av = av;
+        this.counters = counters;
+        this.handshake = handshake;
+        this.eager = eager;
+        this.medium = medium;
+        this.longCtsSender = longCtsSender;
+        this.longCtsReceiver = longCtsReceiver;
+        this.tx = tx;
+    }
+
+    void onReceived(ByteBuffer buffer, Completion completion) {
+        final DecodedPacket packet;
+        try {
+            packet = decoder.decode(buffer, 0, completion.byteLength());
+        } catch (PacketDecodeException e) {
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
+        final Peer peer = identify(buffer, packet, completion);
+        if (peer == null) {
+            return;
+        }
+        handshake.onPacketFrom(peer);
+        switch (packet.type()) {
+            case HANDSHAKE -> handshake.onReceived(peer, buffer, packet);
+            case CTS -> {
+                final TxEntry entry = longCtsSender.onCts(peer, buffer, packet);
+                if (entry == null) {
+                    counters.increment(EndpointCounter.ORPHAN_PACKETS);
+                } else {
+                    tx.onWindow(entry);
+                }
+            }
+            case CTSDATA -> longCtsReceiver.onCtsData(peer, buffer, packet);
+            case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGCTS_MSGRTM, LONGCTS_TAGRTM ->
+                    onRtm(peer, buffer, packet);
+            case EAGER_RTW -> {
+                // A 0-byte EAGER_RTW is a peer asking for our HANDSHAKE, already owed above.
+                if (rtw.wrap(buffer, packet.offset()).rmaIovCount() != 0) {
+                    counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
+                }
+            }
+            default -> counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
+        }
+    }
+
+    private void onRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
+        // Every RTM has msg_id at offset 4 (tables 3.3 to 3.5).
+        final int msgId = (int) rtmId.wrap(buffer, packet.offset()).msgId();
+        switch (peer.reorder.classify(msgId)) {
+            case NEXT -> {
+                process(peer, msgId, buffer, packet);
+                for (ArrayDeque<ReorderWindow.Held> held = peer.reorder.advance(); held != null;
+                        held = peer.reorder.advance()) {
+                    for (ReorderWindow.Held h : held) {
+                        process(peer, msgId(h), h.buffer(), h.packet());
+                    }
+                }
+            }
+            case AHEAD -> {
+                counters.increment(EndpointCounter.REORDERED_PACKETS);
+                final int length = packet.headerLength() + packet.payloadLength();
+                final ByteBuffer copy = ByteBuffer.allocate(length);
+                copy.put(0, buffer, packet.offset(), length);
+                peer.reorder.hold(msgId, new ReorderWindow.Held(copy, new DecodedPacket(packet.type(), packet.flags(),
+                        0, packet.mandatoryHeaderLength(), packet.headerLength(), 0, packet.payloadLength())));
+            }
+            case PAST -> process(peer, msgId, buffer, packet);
+            case BEYOND -> counters.increment(EndpointCounter.REORDER_OVERFLOW_PACKETS);
+        }
+    }
+
+    private int msgId(ReorderWindow.Held held) {
+        return (int) rtmId.wrap(held.buffer(), 0).msgId();
+    }
+
+    /** An RTM whose turn has come, or a later segment of a medium message already started. */
+    private void process(Peer peer, int msgId, ByteBuffer buffer, DecodedPacket packet) {
+        final PacketType type = packet.type();
+        final boolean isMedium = type == PacketType.MEDIUM_MSGRTM || type == PacketType.MEDIUM_TAGRTM;
+        final RxEntry started = isMedium ? peer.mediumInProgress.get(msgId) : null;
+        if (started != null) {
+            medium.onLaterSegment(started, buffer, packet);
+        } else if (peer.reorder.classify(msgId) != ReorderWindow.Position.NEXT) {
+            // Before the window and not a medium message in progress: a duplicate.
+            counters.increment(EndpointCounter.ORPHAN_PACKETS);
+        } else if (isMedium) {
+            medium.onFirstSegment(peer, buffer, packet);
+        } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM) {
+            eager.onReceived(peer, buffer, packet);
+        } else {
+            longCtsReceiver.onRtm(peer, buffer, packet);
+        }
+    }
+
+    private Peer identify(ByteBuffer buffer, DecodedPacket packet, Completion completion) {
+        final Peer peer;
+        if (packet.type().isReq() && packet.hasFlag(PacketFlags.REQ_OPT_RAW_ADDR_HDR_FLAG)) {
+            final int at = optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).rawAddressOffset();
+            final EndpointAddress address = EndpointAddress.decode(buffer, at);
+            if (!address.gid().equals(completion.sourceGid()) || address.qpn() != completion.sourceQpn()) {
+                counters.increment(EndpointCounter.MALFORMED_PACKETS);
+                return null;
+            }
+            final Peer known = av.find(address.gid(), address.qpn());
+            if (known != null && known.address.connid() != address.connid()) {
+                counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
+                return null;
+            }
+            // §2.2: the raw address lets us insert an unknown sender and answer it.
+            peer = known != null ? known : av.insert(address);
+        } else {
+            peer = completion.sourceAh() == null ? null : av.find(completion.sourceGid(), completion.sourceQpn());
+            if (peer == null) {
+                counters.increment(EndpointCounter.UNKNOWN_PEER_PACKETS);
+                return null;
+            }
+        }
+        if (packet.hasFlag(PacketFlags.CONNID_HDR_FLAG) && connid(buffer, packet, peer) != peer.address.connid()) {
+            // §4.4: a packet from an earlier queue pair on the same GID and QPN.
+            counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
+            return null;
+        }
+        return peer;
+    }
+
+    /** @return the connid the packet carries; for types this endpoint drops anyway, the peer's own */
+    private int connid(ByteBuffer buffer, DecodedPacket packet, Peer peer) {
+        final int at = packet.offset();
+        return switch (packet.type()) {
+            case HANDSHAKE -> (int) handshakeFields.wrap(buffer, at).connid();
+            case CTS -> (int) cts.wrap(buffer, at).connid();
+            case CTSDATA -> (int) ctsData.wrap(buffer, at).connid();
+            default -> packet.type().isReq()
+                    ? (int) optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).connid()
+                    : peer.address.connid();
+        };
+    }
+}

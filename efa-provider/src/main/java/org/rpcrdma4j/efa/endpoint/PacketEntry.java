@@ -1,0 +1,43 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A send packet buffer of MTU size and what the engine must remember about the packet in it until
+ * its send completion: the peer, the operation it carries data for and how much.
+ *
+ * <p>Ownership: the engine fills {@link #buffer} while the entry is out of the pool and not
+ * posted; from a successful {@code postSend} until the SEND completion the device owns the bytes.
+ * An RNR completion hands the bytes back unchanged, which is why a packet can be retransmitted
+ * as it is (efa-send-recv-completion-paths.md).
+ */
+final class PacketEntry {
+
+    final int index;
+    final ByteBuffer buffer;
+    int length;
+    Peer peer;
+    /** The operation whose data the packet carries, or null for a control packet (HANDSHAKE, CTS). */
+    TxEntry tx;
+    int dataLength;
+    /** Set when the packet has already been retransmitted after an RNR (libfabric's RNR_RETRANSMIT). */
+    boolean rnrRetransmitted;
+
+    PacketEntry(int index, int mtu) {
+        this.index = index;
+        this.buffer = ByteBuffer.allocate(mtu);
+    }
+
+    void clear() {
+        length = 0;
+        peer = null;
+        tx = null;
+        dataLength = 0;
+        rnrRetransmitted = false;
+    }
+
+    /** @return the packet bytes, for {@code postSend} */
+    ByteBuffer packet() {
+        return buffer.duplicate().position(0).limit(length);
+    }
+}

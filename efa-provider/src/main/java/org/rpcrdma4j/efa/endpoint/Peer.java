@@ -1,0 +1,80 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.device.AddressHandle;
+import org.rpcrdma4j.efa.wire.ExtraFeature;
+
+/**
+ * Everything the endpoint knows about one remote endpoint: its address and address handle, the
+ * handshake state and the extra features and requests it announced (efa-rdm-protocol-v4.md §2),
+ * the next msg_id to send it, the reorder window for what it sends us, its medium messages in
+ * progress, and its RNR backoff with the packets waiting for it.
+ */
+final class Peer {
+
+    final long fiAddr;
+    final EndpointAddress address;
+    final AddressHandle ah;
+    final ReorderWindow reorder;
+    final Backoff backoff;
+    /** Medium messages whose first segment was processed and whose later segments are still due, by msg_id. */
+    final Map<Integer, RxEntry> mediumInProgress = new HashMap<>();
+    /** Packets waiting for this peer: RNR retransmissions and anything sent while it is in backoff. */
+    final ArrayDeque<PacketEntry> rnrQueue = new ArrayDeque<>();
+
+    int nextTxMsgId;
+    /** We have sent our HANDSHAKE (§2.1 step 2: answer the first packet of a peer). */
+    boolean handshakeSent;
+    /** We owe the peer a HANDSHAKE that is not yet posted. */
+    boolean handshakeQueued;
+    /** The peer's HANDSHAKE arrived: its features are known and REQs stop carrying our raw address (§2.2). */
+    boolean handshakeReceived;
+    /** We sent a packet only to make the peer answer with its HANDSHAKE. */
+    boolean handshakeTriggered;
+    /** Word 0 of the peer's {@code extra_info}; only valid once {@link #handshakeReceived}. */
+    long extraInfo;
+    boolean inRnrList;
+
+    Peer(long fiAddr, EndpointAddress address, AddressHandle ah, ReorderWindow reorder, Backoff backoff,
+         int initialMsgId) {
+        this.fiAddr = fiAddr;
+        this.address = address;
+        this.ah = ah;
+        this.reorder = reorder;
+        this.backoff = backoff;
+        this.nextTxMsgId = initialMsgId;
+    }
+
+    /**
+     * Peer features count as absent until its handshake arrives (libfabric's {@code efa_rdm_peer.h}).
+     *
+     * @return whether the peer announced the feature or request
+     */
+    boolean has(ExtraFeature feature) {
+        return handshakeReceived && feature.wordIndex() == 0 && (extraInfo & feature.mask()) != 0;
+    }
+
+    /**
+     * §2.2 and §4.3: our raw address goes into REQs until the peer's HANDSHAKE arrives, and after it
+     * only if the peer asked for a constant header length.
+     */
+    boolean needsRawAddress() {
+        return !handshakeReceived || has(ExtraFeature.CONSTANT_HEADER_LENGTH);
+    }
+
+    /**
+     * §4.4 and DISCREPANCIES.md B8: the connid header goes into REQs and CTSDATA once the peer has
+     * asked for it, never together with the raw address.
+     */
+    boolean needsConnid() {
+        return !needsRawAddress() && has(ExtraFeature.CONNID_HEADER);
+    }
+
+    @Override
+    public String toString() {
+        return "Peer[" + fiAddr + ", " + address + "]";
+    }
+}

@@ -1,0 +1,257 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.rpcrdma4j.efa.CompletionEntry;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointConfig;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.device.Completion;
+import org.rpcrdma4j.efa.device.CompletionStatus;
+import org.rpcrdma4j.efa.device.Device;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.RmaIov;
+
+/**
+ * The single-threaded progress engine behind {@link org.rpcrdma4j.efa.EfaEndpoint}; applications
+ * use that class, which checks arguments and documents the contract. Public only so that the API
+ * package can reach it.
+ *
+ * <p>One call of {@link #progress(long)} polls the device, dispatches what arrived and answers
+ * send completions, then works the queues in libfabric's order
+ * ({@code efa_rdm_ep_progress_internal}): packets waiting for a full send queue or for a peer's
+ * RNR backoff, HANDSHAKEs owed, CTS packets owed, messages with packets still to build, and
+ * direct RDMA operations waiting for a handshake or for the send queue.
+ *
+ * <p>Buffer ownership: the engine owns its receive buffers (posted to the device, or being
+ * dispatched) and its send packet buffers (see {@link PacketEntry}); the application's buffers
+ * belong to the engine from the call that hands them over until that operation's completion is
+ * written. Not thread-safe; no locks.
+ */
+public final class ProgressEngine {
+
+    private static final int POLL_BATCH = 64;
+    private static final int POLL_BUDGET = 4096;
+
+    private final Device device;
+    private final EndpointAddress self;
+    private final Counters counters = new Counters();
+    private final CompletionQueue cq = new CompletionQueue();
+    private final AddressVector av;
+    private final PacketPool packets;
+    private final TxQueue txQueue;
+    private final TxSide tx;
+    private final RxSide rx;
+    private final ProtocolSelector selector;
+    private final Handshake handshake;
+    private final LongCtsReceiver longCtsReceiver;
+    private final DirectRma directRma;
+    private final PacketDispatcher dispatcher;
+    private final ByteBuffer[] receiveBuffers;
+    private final Consumer<Completion> onDeviceCompletion = this::onDeviceCompletion;
+
+    /**
+     * Creates the engine and posts its receive buffers.
+     *
+     * @param device the device, owned by the engine from now on
+     * @param config the configuration
+     */
+    public ProgressEngine(Device device, EndpointConfig config) {
+        this.device = Objects.requireNonNull(device, "device");
+        Objects.requireNonNull(config, "config");
+        final int mtu = device.attributes().mtu();
+        this.self = EndpointAddress.of(device.address());
+        final Random random = new Random(config.randomSeed());
+        this.av = new AddressVector(device, config, random);
+        this.packets = new PacketPool(config.txPacketCount(), mtu);
+        this.txQueue = new TxQueue(device, counters);
+        final IdTable<TxEntry> txEntries = new IdTable<>(config.txEntryCount());
+        this.tx = new TxSide(txEntries, packets, txQueue, cq, counters);
+        this.rx = new RxSide(config.rxEntryCount(), cq, counters);
+        final ReqHeader reqHeader = new ReqHeader(self);
+        this.selector = new ProtocolSelector(config, mtu);
+        this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
+        final EagerRtm eager = new EagerRtm(reqHeader, rx);
+        final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu);
+        final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, mtu, config.longCtsCredits());
+        this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());
+        rx.longCts(longCtsReceiver);
+        tx.subprotocols(eager, medium, longCtsSender);
+        this.directRma = new DirectRma(device, handshake, tx);
+        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver, tx);
+        final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
+        this.receiveBuffers = new ByteBuffer[receiveCount];
+        for (int i = 0; i < receiveCount; i++) {
+            receiveBuffers[i] = ByteBuffer.allocate(mtu);
+            device.postRecv(receiveBuffers[i], i);
+        }
+    }
+
+    /** @return this endpoint's raw address */
+    public EndpointAddress address() {
+        return self;
+    }
+
+    /**
+     * @param address a peer's raw address
+     * @return its handle
+     */
+    public long insert(EndpointAddress address) {
+        return av.insert(address).fiAddr;
+    }
+
+    /**
+     * @param fiAddr a handle
+     * @return whether it names a peer
+     */
+    public boolean knows(long fiAddr) {
+        return av.get(fiAddr) != null;
+    }
+
+    /**
+     * Starts a send; see {@link org.rpcrdma4j.efa.EfaEndpoint#send}.
+     *
+     * @param destination the peer's handle
+     * @param data the message
+     * @param tagged whether it is a tagged send
+     * @param tag the tag
+     * @param hasCqData whether CQ data goes with it
+     * @param cqData the CQ data
+     * @param context the application's context
+     * @return false if the TX entry table is full
+     */
+    public boolean send(long destination, ByteBuffer data, boolean tagged, long tag, boolean hasCqData, long cqData,
+                        long context) {
+        final Peer peer = av.get(destination);
+        final TxEntry entry = new TxEntry();
+        entry.peer = peer;
+        entry.kind = tagged ? CompletionEntry.Kind.TAGGED_SEND : CompletionEntry.Kind.SEND;
+        entry.context = context;
+        entry.data = data.slice();
+        entry.length = entry.data.capacity();
+        entry.tagged = tagged;
+        entry.tag = tag;
+        entry.hasCqData = hasCqData;
+        entry.cqData = cqData;
+        if (!tx.register(entry)) {
+            return false;
+        }
+        // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
+        entry.msgId = peer.nextTxMsgId++;
+        entry.protocol = selector.select(entry.length, peer, tagged, hasCqData);
+        tx.start(entry);
+        return true;
+    }
+
+    /**
+     * Posts a receive; see {@link org.rpcrdma4j.efa.EfaEndpoint#recv}.
+     *
+     * @param source the handle to receive from, or -1 for any
+     * @param buffer where the message goes
+     * @param tagged whether it is a tagged receive
+     * @param tag the tag
+     * @param ignore the bits of the tag to ignore
+     * @param context the application's context
+     * @return false if the RX entry table is full
+     */
+    public boolean recv(long source, ByteBuffer buffer, boolean tagged, long tag, long ignore, long context) {
+        final RxEntry posted = new RxEntry();
+        posted.buffer = buffer.slice();
+        posted.source = source;
+        posted.tagged = tagged;
+        posted.tag = tag;
+        posted.ignore = ignore;
+        posted.context = context;
+        return rx.post(posted);
+    }
+
+    /**
+     * Starts a direct RDMA read or write; see {@link org.rpcrdma4j.efa.EfaEndpoint#read}.
+     *
+     * @param read true for a read, false for a write
+     * @param peerAddr the peer's handle
+     * @param local the local region
+     * @param localOffset where in it
+     * @param remote the peer's memory
+     * @param context the application's context
+     * @return false if the TX entry table is full
+     */
+    public boolean rma(boolean read, long peerAddr, MemoryRegion local, long localOffset, RmaIov remote, long context) {
+        final TxEntry entry = new TxEntry();
+        entry.peer = av.get(peerAddr);
+        entry.kind = read ? CompletionEntry.Kind.READ : CompletionEntry.Kind.WRITE;
+        entry.protocol = read ? Protocol.DIRECT_READ : Protocol.DIRECT_WRITE;
+        entry.context = context;
+        entry.length = (int) Math.min(remote.length(), Integer.MAX_VALUE);
+        entry.local = local;
+        entry.localOffset = localOffset;
+        entry.remote = remote;
+        if (!tx.register(entry)) {
+            return false;
+        }
+        directRma.start(entry);
+        return true;
+    }
+
+    /**
+     * Makes progress; see {@link org.rpcrdma4j.efa.EfaEndpoint#progress(long)}.
+     *
+     * @param nowNs the current time
+     * @return how much work was done
+     */
+    public int progress(long nowNs) {
+        txQueue.now(nowNs);
+        tx.now(nowNs);
+        int work = 0;
+        int polled;
+        while (work < POLL_BUDGET && (polled = device.pollCompletions(onDeviceCompletion, POLL_BATCH)) > 0) {
+            work += polled;
+        }
+        work += txQueue.progress();
+        work += handshake.progress();
+        work += longCtsReceiver.progress();
+        work += tx.progress();
+        work += directRma.progress();
+        return work;
+    }
+
+    /**
+     * @param sink receives the entries
+     * @param max the most to hand over
+     * @return how many were handed over
+     */
+    public int poll(Consumer<CompletionEntry> sink, int max) {
+        return cq.poll(sink, max);
+    }
+
+    /**
+     * @param counter an event
+     * @return how often it happened
+     */
+    public long counter(EndpointCounter counter) {
+        return counters.get(counter);
+    }
+
+    /** @return how many messages wait in the unexpected queue */
+    public int unexpectedCount() {
+        return rx.unexpectedCount();
+    }
+
+    private void onDeviceCompletion(Completion completion) {
+        switch (completion.opcode()) {
+            case RECV -> {
+                final int index = (int) completion.wrId();
+                final ByteBuffer buffer = receiveBuffers[index];
+                if (completion.status() == CompletionStatus.OK) {
+                    dispatcher.onReceived(buffer, completion);
+                }
+                // The slot was freed by the poll, so the repost cannot meet a full queue.
+                device.postRecv(buffer, index);
+            }
+            case SEND -> tx.onSendCompleted(packets.get(completion.wrId()), completion.status());
+            case RDMA_READ, RDMA_WRITE -> tx.onRmaCompleted(completion.wrId(), completion.status());
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * Matches arriving messages with posted receives, in posting order, and keeps the messages that
+ * arrive first in the unexpected queue, in arrival order (efa-rdm-protocol-v4.md §3.2, eager tip 3;
+ * libfabric-programmers-guide.md, "Tagged Messages"). Untagged and tagged traffic are matched
+ * separately. A tagged receive matches a tag when the bits outside its ignore mask are equal; a
+ * directed receive matches only its source.
+ */
+final class RxMatcher {
+
+    private final ArrayDeque<RxEntry> postedMsg = new ArrayDeque<>();
+    private final ArrayDeque<RxEntry> postedTagged = new ArrayDeque<>();
+    private final ArrayDeque<RxEntry> unexpectedMsg = new ArrayDeque<>();
+    private final ArrayDeque<RxEntry> unexpectedTagged = new ArrayDeque<>();
+
+    /** @return the first posted receive that takes this message, removed from the list, or null */
+    RxEntry takePosted(Peer peer, boolean tagged, long tag) {
+        final Iterator<RxEntry> it = (tagged ? postedTagged : postedMsg).iterator();
+        while (it.hasNext()) {
+            final RxEntry posted = it.next();
+            if (matches(posted, peer, tagged, tag)) {
+                it.remove();
+                return posted;
+            }
+        }
+        return null;
+    }
+
+    /** @return the oldest unexpected message this receive takes, removed from the queue, or null */
+    RxEntry takeUnexpected(RxEntry posted) {
+        final Iterator<RxEntry> it = (posted.tagged ? unexpectedTagged : unexpectedMsg).iterator();
+        while (it.hasNext()) {
+            final RxEntry message = it.next();
+            if (matches(posted, message.peer, posted.tagged, message.msgTag)) {
+                it.remove();
+                return message;
+            }
+        }
+        return null;
+    }
+
+    void addPosted(RxEntry posted) {
+        (posted.tagged ? postedTagged : postedMsg).add(posted);
+    }
+
+    void addUnexpected(RxEntry message, boolean tagged) {
+        (tagged ? unexpectedTagged : unexpectedMsg).add(message);
+    }
+
+    int unexpectedCount() {
+        return unexpectedMsg.size() + unexpectedTagged.size();
+    }
+
+    private static boolean matches(RxEntry posted, Peer peer, boolean tagged, long tag) {
+        if (posted.source >= 0 && posted.source != peer.fiAddr) {
+            return false;
+        }
+        return !tagged || ((posted.tag ^ tag) & ~posted.ignore) == 0;
+    }
+}

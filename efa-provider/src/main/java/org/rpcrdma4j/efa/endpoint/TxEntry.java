@@ -1,0 +1,51 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+import org.rpcrdma4j.efa.CompletionEntry;
+import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.RmaIov;
+
+/**
+ * One send, read or write in progress (libfabric's txe). Its {@link #id} is the {@code send_id} of
+ * a long-CTS message (§3.2 table 3.5).
+ *
+ * <p>Ownership: {@link #data} is the application's buffer; the engine reads it, packet by packet,
+ * until the operation's completion is written, and the application must not change it before.
+ */
+final class TxEntry {
+
+    int id;
+    Peer peer;
+    CompletionEntry.Kind kind;
+    Protocol protocol;
+    long context;
+    ByteBuffer data;
+    int length;
+    boolean tagged;
+    long tag;
+    boolean hasCqData;
+    long cqData;
+    int msgId;
+    /** Whether the REQ packet (the first one) has been built. */
+    boolean reqBuilt;
+    /** Data bytes put into packets so far; the next packet starts here. */
+    int bytesBuilt;
+    /** Long-CTS: data may be built up to here, the end of the window the last CTS granted. */
+    int windowEnd;
+    /** Long-CTS: the receiver's {@code recv_id} from its CTS. */
+    int recvId;
+    int packetsOutstanding;
+    /** Whether the entry is on the engine's list of entries with packets still to build. */
+    boolean pending;
+    EfaErrorCode error = EfaErrorCode.SUCCESS;
+    boolean completed;
+    MemoryRegion local;
+    long localOffset;
+    RmaIov remote;
+
+    /** @return whether every byte is in a packet and every packet has completed */
+    boolean isDone() {
+        return reqBuilt && bytesBuilt == length && packetsOutstanding == 0;
+    }
+}

@@ -1,0 +1,168 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.util.ArrayDeque;
+import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.device.CompletionStatus;
+
+/**
+ * The send operations: TX entries by id, the list of entries with packets still to build, turning
+ * their data into packets as packet buffers allow, and the send completions that finish them.
+ *
+ * <p>Back-pressure runs through the pending list: a message whose packets cannot all be built
+ * (packet pool empty, peer in backoff, long-CTS window used up) stays on it and continues where
+ * it stopped (efa-rdm-protocol-v4.md §3.2, medium "partial send"). Only a full TX entry table is
+ * reported to the application, as EAGAIN.
+ */
+final class TxSide {
+
+    private final ArrayDeque<TxEntry> pending = new ArrayDeque<>();
+    private final IdTable<TxEntry> entries;
+    private final PacketPool packets;
+    private final TxQueue txQueue;
+    private final CompletionQueue cq;
+    private final Counters counters;
+    private EagerRtm eager;
+    private MediumRtm medium;
+    private LongCtsSender longCts;
+    private long nowNs;
+
+    TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters) {
+        this.entries = entries;
+        this.packets = packets;
+        this.txQueue = txQueue;
+        this.cq = cq;
+        this.counters = counters;
+    }
+
+    void subprotocols(EagerRtm eagerRtm, MediumRtm mediumRtm, LongCtsSender longCtsSender) {
+        eager = eagerRtm;
+        medium = mediumRtm;
+        longCts = longCtsSender;
+    }
+
+    void now(long value) {
+        nowNs = value;
+    }
+
+    /** @return false if the TX entry table is full (EAGAIN) */
+    boolean register(TxEntry entry) {
+        final int id = entries.add(entry);
+        if (id < 0) {
+            return false;
+        }
+        entry.id = id;
+        return true;
+    }
+
+    /** Puts a message on the pending list and builds what can be built at once. */
+    void start(TxEntry entry) {
+        markPending(entry);
+        progress();
+    }
+
+    void markPending(TxEntry entry) {
+        if (!entry.pending) {
+            entry.pending = true;
+            pending.add(entry);
+        }
+    }
+
+    /** @return how many packets were built */
+    int progress() {
+        int built = 0;
+        for (int n = pending.size(); n > 0 && packets.available() > 0; n--) {
+            final TxEntry entry = pending.poll();
+            if (!entry.completed && !entry.peer.backoff.isActive(nowNs)) {
+                while (hasPacketToBuild(entry)) {
+                    final PacketEntry packet = packets.acquire();
+                    if (packet == null) {
+                        break;
+                    }
+                    packet.peer = entry.peer;
+                    packet.tx = entry;
+                    switch (entry.protocol) {
+                        case EAGER -> eager.build(packet, entry);
+                        case MEDIUM -> medium.build(packet, entry);
+                        case LONG_CTS -> longCts.build(packet, entry);
+                        default -> throw new IllegalStateException(entry.protocol + " builds no packets");
+                    }
+                    entry.packetsOutstanding++;
+                    txQueue.send(packet);
+                    built++;
+                }
+            }
+            if (!entry.completed && hasPacketToBuild(entry)) {
+                pending.add(entry);
+            } else {
+                entry.pending = false;
+            }
+        }
+        return built;
+    }
+
+    /** A packet's SEND completion. RNR is absorbed: the packet goes back on a queue. */
+    void onSendCompleted(PacketEntry packet, CompletionStatus status) {
+        if (status == CompletionStatus.REMOTE_ERROR_RNR) {
+            txQueue.onRnr(packet);
+            return;
+        }
+        final TxEntry entry = packet.tx;
+        if (status == CompletionStatus.OK) {
+            packet.peer.backoff.reset();
+        } else if (entry == null) {
+            // §2.3: a HANDSHAKE or CTS to a peer that has gone is normal; nobody waits for it.
+            counters.increment(EndpointCounter.CONTROL_SEND_ERRORS);
+        } else if (entry.error == EfaErrorCode.SUCCESS) {
+            entry.error = EfaErrorCode.of(status);
+        }
+        packets.release(packet);
+        if (entry != null) {
+            entry.packetsOutstanding--;
+            finishIfDone(entry);
+        }
+    }
+
+    /** An RDMA read or write completed. */
+    void onRmaCompleted(long wrId, CompletionStatus status) {
+        final TxEntry entry = entries.get(wrId);
+        if (entry == null || (entry.protocol != Protocol.DIRECT_READ && entry.protocol != Protocol.DIRECT_WRITE)) {
+            return;
+        }
+        entry.error = EfaErrorCode.of(status);
+        complete(entry);
+    }
+
+    /** The operation ends now with an error found by the provider. */
+    void fail(TxEntry entry, EfaErrorCode error) {
+        entry.error = error;
+        complete(entry);
+    }
+
+    /** A CTS granted a window: its data packets become buildable. */
+    void onWindow(TxEntry entry) {
+        markPending(entry);
+    }
+
+    private void finishIfDone(TxEntry entry) {
+        if (!entry.completed && (entry.isDone()
+                || (entry.error != EfaErrorCode.SUCCESS && entry.packetsOutstanding == 0))) {
+            complete(entry);
+        }
+    }
+
+    private void complete(TxEntry entry) {
+        entry.completed = true;
+        cq.sendDone(entry);
+        entries.remove(entry.id);
+    }
+
+    private static boolean hasPacketToBuild(TxEntry entry) {
+        return switch (entry.protocol) {
+            case EAGER -> !entry.reqBuilt;
+            case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
+            case LONG_CTS -> LongCtsSender.hasPacketToBuild(entry);
+            default -> false;
+        };
+    }
+}

@@ -1,0 +1,18 @@
+/**
+ * The endpoint engine: the EFA RDM protocol v4 state machines behind
+ * {@link org.rpcrdma4j.efa.EfaEndpoint}. Package-private except for the
+ * {@link org.rpcrdma4j.efa.endpoint.ProgressEngine} entry point.
+ *
+ * <p>One class per concept, named in the protocol's words (efa-rdm-protocol-v4.md): peers and their
+ * handshake state ({@code Peer}, {@code Handshake}, {@code AddressVector}), the dispatcher of
+ * received packets ({@code PacketDispatcher}), the protocol choice ({@code ProtocolSelector}), one
+ * class per subprotocol family ({@code EagerRtm}, {@code MediumRtm}, {@code LongCtsSender},
+ * {@code LongCtsReceiver}, {@code DirectRma}), receive matching ({@code RxMatcher}), msg_id
+ * ordering ({@code ReorderWindow}), and the named queues of packets that cannot go out now
+ * ({@code TxQueue}, {@code Backoff}).
+ *
+ * <p>Single-threaded: whoever calls {@code progress} owns every object here. Time is always a
+ * {@code nowNs} parameter. Every queue is bounded or bounded by a table that is: send packets by
+ * the packet pool, operations by the TX and RX entry tables.
+ */
+package org.rpcrdma4j.efa.endpoint;

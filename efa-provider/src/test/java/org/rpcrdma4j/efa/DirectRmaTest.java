@@ -1,0 +1,109 @@
+package org.rpcrdma4j.efa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rpcrdma4j.efa.CompletionEntry.Kind;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.Capability;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
+
+/** Stage 5: direct RDMA read and write, gated by the features both handshakes announce. */
+class DirectRmaTest {
+
+    private static final int SIZE = 1 << 20;
+
+    @RegisterExtension
+    final SeedWatcher seed = new SeedWatcher();
+
+    @Test
+    void readTriggersTheHandshakeThenReadsThePeersMemory() {
+        final SimPair pair = new SimPair(seed.seed());
+        final ByteBuffer remote = SimPair.pattern(SIZE, 1);
+        final MemoryRegion remoteRegion = pair.b.register(remote, EnumSet.of(Access.REMOTE_READ));
+        final ByteBuffer local = ByteBuffer.allocate(SIZE);
+        final MemoryRegion localRegion = pair.a.register(local, EnumSet.of(Access.LOCAL_WRITE));
+
+        assertThat(pair.a.read(pair.aToB, localRegion, 0, remoteRegion.iov(0, SIZE), 7)).isTrue();
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0)).isEqualTo(new CompletionEntry(Kind.READ, 7, SIZE, 0, 0, false, pair.aToB,
+                EfaErrorCode.SUCCESS));
+        assertThat(local).isEqualTo(SimPair.pattern(SIZE, 1));
+        assertThat(pair.b.counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
+    }
+
+    @Test
+    void writePutsLocalBytesIntoThePeersMemory() {
+        final SimPair pair = new SimPair(seed.seed());
+        final ByteBuffer remote = ByteBuffer.allocate(SIZE);
+        final MemoryRegion remoteRegion = pair.b.register(remote, EnumSet.of(Access.REMOTE_WRITE));
+        final MemoryRegion localRegion = pair.a.register(SimPair.pattern(SIZE, 2), Set.of());
+
+        assertThat(pair.a.write(pair.aToB, localRegion, 0, remoteRegion.iov(0, SIZE), 8)).isTrue();
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0).kind()).isEqualTo(Kind.WRITE);
+        assertThat(pair.doneA.get(0).ok()).isTrue();
+        assertThat(remote).isEqualTo(SimPair.pattern(SIZE, 2));
+    }
+
+    @Test
+    void readFailsClearlyWhenThePeerDidNotAnnounceRdmaRead() {
+        final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT,
+                SimDeviceConfig.DEFAULT.withCapabilities(EnumSet.of(Capability.RDMA_WRITE)),
+                EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), EnumSet.of(Access.LOCAL_WRITE));
+        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_READ));
+
+        pair.a.read(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.PEER_LACKS_FEATURE);
+    }
+
+    @Test
+    void writeFailsClearlyWhenThePeerTurnedRdmaWriteOff() {
+        final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT,
+                EndpointConfig.DEFAULT, EndpointConfig.DEFAULT.withRdmaWrite(false));
+        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), Set.of());
+        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_WRITE));
+
+        pair.a.write(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.PEER_LACKS_FEATURE);
+    }
+
+    @Test
+    void writeFailsAtOnceWhenThisDeviceLacksRdmaWrite() {
+        final SimPair pair = new SimPair(seed.seed(),
+                SimDeviceConfig.DEFAULT.withCapabilities(EnumSet.of(Capability.RDMA_READ)), SimDeviceConfig.DEFAULT,
+                EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), Set.of());
+        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_WRITE));
+
+        pair.a.write(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
+        pair.a.poll(pair.doneA::add, 10);
+
+        assertThat(pair.doneA).extracting(CompletionEntry::error).containsExactly(EfaErrorCode.DEVICE_LACKS_FEATURE);
+    }
+
+    @Test
+    void aRefusedRemoteAccessEndsInTheDeviceStatus() {
+        final SimPair pair = new SimPair(seed.seed());
+        pair.handshake();
+        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), EnumSet.of(Access.LOCAL_WRITE));
+        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_WRITE));
+
+        pair.a.read(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+    }
+}

@@ -1,0 +1,61 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointConfig;
+import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.wire.ExtraFeature;
+
+class ProtocolSelectorTest {
+
+    private static final int MTU = 8192;
+
+    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU);
+
+    static Peer peer() {
+        return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
+                new Backoff(1, 2, 4, new Random(0)), 0);
+    }
+
+    @Test
+    void beforeTheHandshakeTheRawAddressHeaderShrinksTheEagerLimit() {
+        // EAGER_MSGRTM 8 bytes + raw-address header 40 (DISCREPANCIES.md A4).
+        assertThat(selector.eagerLimit(peer(), false, false)).isEqualTo(MTU - 8 - 40);
+        assertThat(selector.eagerLimit(peer(), true, true)).isEqualTo(MTU - 16 - 40 - 8);
+    }
+
+    @Test
+    void afterTheHandshakeTheConnidHeaderReplacesTheRawAddressIfRequested() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        assertThat(selector.eagerLimit(peer, false, false)).isEqualTo(MTU - 8);
+        peer.extraInfo = ExtraFeature.CONNID_HEADER.mask();
+        assertThat(selector.eagerLimit(peer, false, false)).isEqualTo(MTU - 8 - 4);
+        peer.extraInfo |= ExtraFeature.CONSTANT_HEADER_LENGTH.mask();
+        assertThat(selector.eagerLimit(peer, false, false)).as("constant header length keeps the raw address")
+                .isEqualTo(MTU - 8 - 40);
+    }
+
+    @Test
+    void eagerUpToThePacketThenMediumUpTo64KiBThenLongCts() {
+        final Peer peer = peer();
+        final int eager = selector.eagerLimit(peer, false, false);
+        assertThat(selector.select(0, peer, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager, peer, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager + 1, peer, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65536, peer, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65537, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+    }
+
+    @Test
+    void configuredThresholdsApply() {
+        final ProtocolSelector small = new ProtocolSelector(
+                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU);
+        assertThat(small.select(100, peer(), false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(small.select(101, peer(), false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(small.select(1001, peer(), false, false)).isEqualTo(Protocol.LONG_CTS);
+    }
+}
