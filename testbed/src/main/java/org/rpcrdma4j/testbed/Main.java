@@ -1,5 +1,6 @@
 package org.rpcrdma4j.testbed;
 
+import org.rpcrdma4j.testbed.cli.BenchCommand;
 import org.rpcrdma4j.testbed.cli.DecodeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -9,8 +10,8 @@ import picocli.CommandLine.Command;
         name = "testbed",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "rpcrdma4j testbed: decode RPC-over-RDMA and EFA packets.",
-        subcommands = {DecodeCommand.class, CommandLine.HelpCommand.class})
+        description = "rpcrdma4j testbed: decode RPC-over-RDMA and EFA packets, benchmark the EFA endpoint.",
+        subcommands = {DecodeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     private Main() {

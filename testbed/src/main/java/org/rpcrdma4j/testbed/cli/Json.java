@@ -54,6 +54,20 @@ final class Json {
         return this;
     }
 
+    Json value(double value) {
+        separate();
+        out.append(Double.isFinite(value) ? String.format(java.util.Locale.ROOT, "%.3f", value) : "null");
+        needComma = true;
+        return this;
+    }
+
+    Json value(boolean value) {
+        separate();
+        out.append(value);
+        needComma = true;
+        return this;
+    }
+
     /** Writes a u64 held in a {@code long} as an unsigned decimal number. */
     Json unsignedValue(long value) {
         separate();

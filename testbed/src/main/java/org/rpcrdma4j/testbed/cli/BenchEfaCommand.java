@@ -1,0 +1,76 @@
+package org.rpcrdma4j.testbed.cli;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.rpcrdma4j.testbed.bench.EfaBench;
+import org.rpcrdma4j.testbed.bench.EfaBench.Result;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code testbed bench efa}: EFA endpoint ping-pong and streaming on the simulated device, beside memcpy. */
+@Command(
+        name = "efa",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Two EFA RDM endpoints on the simulated device (no added delay, one thread): one-way ping-pong "
+                    + "latency for 8 B, 4 KiB and 64 KiB and streaming bandwidth for 64 KiB, 1 MiB and 16 MiB, each "
+                    + "beside a single-thread memcpy of the same size measured in the same run.",
+            "Exits 1 if a message arrived damaged."
+        })
+public final class BenchEfaCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--seed", description = "Seed of the simulated fabric and endpoints (default: ${DEFAULT-VALUE}).")
+    private long seed = 1;
+
+    @Option(names = "--iterations", description = "Round trips per ping-pong size (default: ${DEFAULT-VALUE}).")
+    private int iterations = 20_000;
+
+    @Option(names = "--stream-bytes", description = "Bytes streamed per size (default: ${DEFAULT-VALUE}).")
+    private long streamBytes = 512L << 20;
+
+    @Option(names = "--json", description = "Print one JSON object instead of a table.")
+    private boolean json;
+
+    @Override
+    public Integer call() {
+        if (iterations < 1 || streamBytes < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--iterations and --stream-bytes must be positive");
+        }
+        List<Result> results = EfaBench.runAll(seed, iterations, streamBytes);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(json ? toJson(results) : toTable(results));
+        out.flush();
+        return results.stream().allMatch(Result::verified) ? 0 : 1;
+    }
+
+    private static String toTable(List<Result> results) {
+        StringBuilder table = new StringBuilder(String.format("%-9s %10s %14s %14s %8s %s%n",
+                "test", "size", "efa", "memcpy", "ratio", "data"));
+        for (Result r : results) {
+            String unit = r.test().equals("stream") ? " MB/s" : " us";
+            table.append(String.format("%-9s %10d %14s %14s %8.3f %s%n", r.test(), r.size(),
+                    String.format("%.2f", r.efa()) + unit, String.format("%.2f", r.memcpy()) + unit, r.ratio(),
+                    r.verified() ? "ok" : "DAMAGED"));
+        }
+        table.append("ratio: efa/memcpy bandwidth for stream, memcpy/efa time for pingpong; latency is one way");
+        return table.toString();
+    }
+
+    private static String toJson(List<Result> results) {
+        Json json = new Json().beginObject().name("results").beginArray();
+        for (Result r : results) {
+            json.beginObject().name("test").value(r.test()).name("size").value(r.size())
+                    .name("efa").value(r.efa()).name("memcpy").value(r.memcpy()).name("ratio").value(r.ratio())
+                    .name("unit").value(r.test().equals("stream") ? "MB/s" : "us")
+                    .name("verified").value(r.verified()).endObject();
+        }
+        return json.endArray().endObject().toString();
+    }
+}
