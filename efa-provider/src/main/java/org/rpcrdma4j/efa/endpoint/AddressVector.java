@@ -19,7 +19,17 @@ import org.rpcrdma4j.efa.device.Gid;
  */
 final class AddressVector {
 
+    /** Looked up for every received packet, so its methods are written out (see {@link Gid#hashCode}). */
     private record DeviceKey(Gid gid, int qpn) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof DeviceKey key && key.qpn == qpn && key.gid.equals(gid);
+        }
+
+        @Override
+        public int hashCode() {
+            return gid.hashCode() * 31 + qpn;
+        }
     }
 
     private final Device device;

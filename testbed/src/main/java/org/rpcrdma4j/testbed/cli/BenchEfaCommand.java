@@ -8,6 +8,7 @@ import org.rpcrdma4j.testbed.bench.EfaBench.Result;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code testbed bench efa}: EFA endpoint ping-pong and streaming on the simulated device, beside memcpy. */
@@ -17,7 +18,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Two EFA RDM endpoints on the simulated device (no added delay, one thread): one-way ping-pong "
                     + "latency for 8 B, 4 KiB and 64 KiB and streaming bandwidth for 64 KiB, 1 MiB and 16 MiB, each "
-                    + "beside a single-thread memcpy of the same size measured in the same run.",
+                    + "beside a single-thread memcpy of the same size measured in the same run. The whole set runs "
+                    + "once unmeasured first, to warm up.",
             "Exits 1 if a message arrived damaged."
         })
 public final class BenchEfaCommand implements Callable<Integer> {
@@ -29,7 +31,7 @@ public final class BenchEfaCommand implements Callable<Integer> {
     private long seed = 1;
 
     @Option(names = "--iterations", description = "Round trips per ping-pong size (default: ${DEFAULT-VALUE}).")
-    private int iterations = 20_000;
+    private int iterations = 200_000;
 
     @Option(names = "--stream-bytes", description = "Bytes streamed per size (default: ${DEFAULT-VALUE}).")
     private long streamBytes = 512L << 20;
@@ -40,7 +42,7 @@ public final class BenchEfaCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (iterations < 1 || streamBytes < 1) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            throw new ParameterException(spec.commandLine(),
                     "--iterations and --stream-bytes must be positive");
         }
         List<Result> results = EfaBench.runAll(seed, iterations, streamBytes);

@@ -37,6 +37,8 @@ public final class SimFabric {
     private final Map<Gid, Map<Integer, SimDevice>> devices = new HashMap<>();
     private final Map<Link, FaultPlan> linkFaults = new HashMap<>();
     private final PriorityQueue<WorkRequest> inFlight = new PriorityQueue<>(DUE_ORDER);
+    /** The operations due at one {@link #progress}, reused from call to call. */
+    private final List<WorkRequest> due = new ArrayList<>();
     private long nowNs;
     private long nextSeq;
 
@@ -141,21 +143,22 @@ public final class SimFabric {
             throw new IllegalArgumentException("time goes backwards: " + nowNs + " < " + this.nowNs);
         }
         this.nowNs = nowNs;
-        final List<WorkRequest> due = new ArrayList<>();
+        due.clear();
         while (!inFlight.isEmpty() && inFlight.peek().dueNs() <= nowNs) {
             due.add(inFlight.poll());
         }
-        for (WorkRequest wr : reorder(due)) {
-            execute(wr);
+        final List<WorkRequest> order = reorder(due);
+        for (int i = 0; i < order.size(); i++) {
+            execute(order.get(i));
         }
-        return due.size();
+        return order.size();
     }
 
     /** Puts an operation on the wire, due after the delay its link's fault plan draws. */
     void submit(SimDevice initiator, Opcode opcode, DeviceAddress destination, ByteBuffer packet,
                 MemoryRegion local, long localOffset, RmaIov remote, long wrId) {
-        final DeviceAddress source = initiator.address();
-        final FaultPlan faults = linkFaults.getOrDefault(new Link(source, destination), initiator.config().faults());
+        final FaultPlan faults = linkFaults.isEmpty() ? initiator.config().faults()
+                : linkFaults.getOrDefault(new Link(initiator.address(), destination), initiator.config().faults());
         final long delay = faults.minDelayNs() == faults.maxDelayNs()
                 ? faults.minDelayNs()
                 : random.nextLong(faults.minDelayNs(), faults.maxDelayNs() + 1);
@@ -186,6 +189,14 @@ public final class SimFabric {
      * place after the one it falls behind, and the stable sort keeps the rest in order.
      */
     private List<WorkRequest> reorder(List<WorkRequest> due) {
+        boolean mayReorder = false;
+        for (int i = 0; i < due.size() && !mayReorder; i++) {
+            mayReorder = due.get(i).faults().reorderProbability() > 0;
+        }
+        if (!mayReorder) {
+            // Nothing to rank: every chance() would be false without a draw, so the order stays.
+            return due;
+        }
         final List<Ranked> ranked = new ArrayList<>(due.size());
         for (int i = 0; i < due.size(); i++) {
             final WorkRequest wr = due.get(i);
