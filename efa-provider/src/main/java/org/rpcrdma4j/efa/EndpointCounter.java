@@ -12,6 +12,11 @@ public enum EndpointCounter {
     UNKNOWN_PEER_PACKETS,
     /** Received packets whose connid is not that of the peer (QP collision, protocol §4.4). */
     STALE_CONNID_PACKETS,
+    /**
+     * Peers that came back as a new queue pair on a known GID and QPN (a new connid): each is a new
+     * peer, and the old one's packets are stale from then on (§4.4, "QP collision").
+     */
+    PEER_RESTARTS,
     /** Received packets of a type or variant this endpoint does not implement. */
     UNSUPPORTED_PACKETS,
     /** Received packets that name an operation the endpoint does not have (stale or duplicate ids). */

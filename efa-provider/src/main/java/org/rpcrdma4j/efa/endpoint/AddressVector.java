@@ -2,9 +2,11 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.AddressHandle;
@@ -38,6 +40,8 @@ final class AddressVector {
     private final List<Peer> peers = new ArrayList<>();
     private final Map<DeviceKey, Peer> byDevice = new HashMap<>();
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
+    /** Connids of queue pairs a restart replaced, per GID and QPN: their late packets are stale. */
+    private final Map<DeviceKey, Set<Integer>> retired = new HashMap<>();
 
     AddressVector(Device device, EndpointConfig config, Random random) {
         this.device = device;
@@ -69,6 +73,25 @@ final class AddressVector {
         peers.add(peer);
         byDevice.put(key, peer);
         return peer;
+    }
+
+    /**
+     * A queue pair with a new connid now holds the GID and QPN of a known peer: the process behind
+     * it restarted (efa-rdm-protocol-v4.md §4.4, "QP collision"). It becomes a new peer with a new
+     * handle and a fresh handshake, ordering and backoff state; the old peer keeps its handle, but
+     * packets are no longer attributed to it.
+     *
+     * @return the new peer, or null if {@code address} carries a connid that was itself replaced:
+     *     a late packet of a dead queue pair
+     */
+    Peer replace(EndpointAddress address) {
+        final DeviceKey key = new DeviceKey(address.gid(), address.qpn());
+        final Set<Integer> gone = retired.computeIfAbsent(key, k -> new HashSet<>());
+        if (gone.contains(address.connid())) {
+            return null;
+        }
+        gone.add(byDevice.remove(key).address.connid());
+        return insert(address);
     }
 
     /** @return the peer with this handle, or null */

@@ -157,12 +157,19 @@ final class PacketDispatcher {
                 return null;
             }
             final Peer known = av.find(address.gid(), address.qpn());
-            if (known != null && known.address.connid() != address.connid()) {
-                counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
-                return null;
+            if (known == null) {
+                // §2.2: the raw address lets us insert an unknown sender and answer it.
+                peer = av.insert(address);
+            } else if (known.address.connid() == address.connid()) {
+                peer = known;
+            } else {
+                peer = av.replace(address);
+                if (peer == null) {
+                    counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
+                    return null;
+                }
+                counters.increment(EndpointCounter.PEER_RESTARTS);
             }
-            // §2.2: the raw address lets us insert an unknown sender and answer it.
-            peer = known != null ? known : av.insert(address);
         } else {
             peer = completion.sourceAh() == null ? null : av.find(completion.sourceGid(), completion.sourceQpn());
             if (peer == null) {
