@@ -11,6 +11,7 @@ import org.rpcrdma4j.efa.CompletionEntry.Kind;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.Capability;
 import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
 /** Stage 5: direct RDMA read and write, gated by the features both handshakes announce. */
@@ -36,6 +37,37 @@ class DirectRmaTest {
                 EfaErrorCode.SUCCESS));
         assertThat(local).isEqualTo(SimPair.pattern(SIZE, 1));
         assertThat(pair.b.counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
+    }
+
+    @Test
+    void readsAndWritesAllLandUnderReorderingRnrAndAOneSlotSendQueue() {
+        final SimDeviceConfig faulty = SimDeviceConfig.DEFAULT.withSendQueueDepth(1)
+                .withFaults(FaultPlan.NONE.withDelay(0, 4_000).withReorder(0.3, 4).withRnr(0.3));
+        final SimPair pair = new SimPair(seed.seed(), faulty, faulty, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final int pieces = 8;
+        final int piece = SIZE / pieces;
+        final ByteBuffer source = SimPair.pattern(SIZE, 3);
+        final MemoryRegion sourceAtB = pair.b.register(source, EnumSet.of(Access.REMOTE_READ));
+        final ByteBuffer target = ByteBuffer.allocate(SIZE);
+        final MemoryRegion targetAtB = pair.b.register(target, EnumSet.of(Access.REMOTE_WRITE));
+        final ByteBuffer readInto = ByteBuffer.allocate(SIZE);
+        final MemoryRegion readIntoAtA = pair.a.register(readInto, EnumSet.of(Access.LOCAL_WRITE));
+        final MemoryRegion writeFromAtA = pair.a.register(SimPair.pattern(SIZE, 4), Set.of());
+
+        // Sixteen operations on a one-slot send queue: all but one wait their turn in the endpoint.
+        for (int i = 0; i < pieces; i++) {
+            assertThat(pair.a.read(pair.aToB, readIntoAtA, (long) i * piece, sourceAtB.iov((long) i * piece, piece), i))
+                    .isTrue();
+            assertThat(pair.a.write(pair.aToB, writeFromAtA, (long) i * piece, targetAtB.iov((long) i * piece, piece),
+                    pieces + i)).isTrue();
+        }
+        pair.runUntil(() -> pair.doneA.size() == 2 * pieces);
+
+        assertThat(pair.doneA).allMatch(CompletionEntry::ok);
+        assertThat(pair.doneA.stream().mapToLong(CompletionEntry::context).sorted().toArray())
+                .containsExactly(java.util.stream.LongStream.range(0, 2 * pieces).toArray());
+        assertThat(readInto).isEqualTo(SimPair.pattern(SIZE, 3));
+        assertThat(target).isEqualTo(SimPair.pattern(SIZE, 4));
     }
 
     @Test
