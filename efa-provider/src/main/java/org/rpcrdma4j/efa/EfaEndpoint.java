@@ -17,10 +17,10 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  *
  * <h2>Operations</h2>
  * Peers are reached by the handle {@link #insert(EndpointAddress)} returns ({@code fi_addr_t}).
- * Messages go eager, medium or long-CTS by size ({@link EndpointConfig}); tagged messages match a
- * receive when the tag bits outside its ignore mask are equal; messages from one peer are matched
- * in the order they were sent ({@code FI_ORDER_SAS}); a message that arrives before its receive
- * waits in the unexpected queue. Direct RDMA read and write go to a peer's registered memory and
+ * Messages go eager, medium, long-CTS or, between peers that both use RDMA read, long-read by size
+ * ({@link EndpointConfig}); tagged messages match a receive when the tag bits outside its ignore
+ * mask are equal; messages from one peer are matched in the order they were sent
+ * ({@code FI_ORDER_SAS}); a message that arrives before its receive waits in the unexpected queue. Direct RDMA read and write go to a peer's registered memory and
  * need both sides to have announced the feature in the handshake.
  *
  * <h2>Progress</h2>
@@ -80,7 +80,8 @@ public final class EfaEndpoint {
      *
      * @param memory the bytes between position and limit
      * @param access the rights to grant
-     * @return the region; its {@link MemoryRegion#iov(long, long)} names bytes for peers
+     * @return the region, whose {@link MemoryRegion#iov(long, long)} names bytes for peers, or
+     *     {@code null} if the device cannot register more memory
      */
     public MemoryRegion register(ByteBuffer memory, Set<Access> access) {
         return device.registerMemory(memory, access);

@@ -5,12 +5,16 @@ package org.rpcrdma4j.efa;
  * Build variants with the {@code withX()} methods from {@link #DEFAULT}.
  *
  * <p>Protocol choice (efa-rdm-protocol-v4.md §3.2, libfabric's {@code efa_rdm_msg_select_rtm}):
- * a message goes eager if it is at most {@code eagerMaxSize} bytes and fits one packet (MTU minus
- * the REQ header for that peer), medium up to {@code mediumMaxSize} bytes, long-CTS above.
+ * a message of at least {@code minReadMessageSize} bytes goes long-read if both ends announced RDMA
+ * read in their handshakes (§4.1); otherwise it goes eager if it is at most {@code eagerMaxSize}
+ * bytes and fits one packet (MTU minus the REQ header for that peer), medium up to
+ * {@code mediumMaxSize} bytes, long-CTS above.
  *
  * @param eagerMaxSize the largest eager message; {@link Integer#MAX_VALUE} (the default) means
  *     "whatever fits one packet", libfabric's MTU minus header
  * @param mediumMaxSize the largest medium message (libfabric {@code FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE}, 64 KiB)
+ * @param minReadMessageSize the smallest message sent with the long-read subprotocol when both ends
+ *     can use RDMA read (libfabric {@code FI_EFA_INTER_MIN_READ_MESSAGE_SIZE}, 1 MiB); at least 1
  * @param txEntryCount how many sends, reads and writes may be in progress; beyond it the API
  *     returns {@code false} (EAGAIN)
  * @param rxEntryCount how many receives may be posted or in progress
@@ -34,33 +38,40 @@ package org.rpcrdma4j.efa;
  *     starts at 0; tests start near 2^32 to exercise the wrap (protocol §3.2, eager tip 1)
  * @param randomSeed the seed of the endpoint's random source (RNR backoff jitter)
  */
-public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int txEntryCount, int rxEntryCount,
-                             int txPacketCount, int rxBufferCount, int reorderWindow, int longCtsCredits,
-                             long rnrBackoffMinNs, long rnrBackoffMaxInitialNs, long rnrBackoffCapNs,
-                             boolean requestConnidHeader, boolean requestConstantHeaderLength,
-                             boolean rdmaRead, boolean rdmaWrite, long hostId, int initialMsgId,
-                             long randomSeed) {
+public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMessageSize, int txEntryCount,
+                             int rxEntryCount, int txPacketCount, int rxBufferCount, int reorderWindow,
+                             int longCtsCredits, long rnrBackoffMinNs, long rnrBackoffMaxInitialNs,
+                             long rnrBackoffCapNs, boolean requestConnidHeader,
+                             boolean requestConstantHeaderLength, boolean rdmaRead, boolean rdmaWrite, long hostId,
+                             int initialMsgId, long randomSeed) {
 
     /** libfabric's default largest medium message, 64 KiB. */
     public static final int DEFAULT_MEDIUM_MAX_SIZE = 65536;
+
+    /**
+     * libfabric's default smallest long-read message, 1 MiB: fi_efa(7) documents
+     * {@code FI_EFA_INTER_MIN_READ_MESSAGE_SIZE} as "Default 1048576". The man page says "larger
+     * than"; {@code efa_rdm_msg_select_rtm} compares with {@code >=}, as this endpoint does.
+     */
+    public static final int DEFAULT_MIN_READ_MESSAGE_SIZE = 1 << 20;
 
     /** libfabric's default receive window (msg_ids a peer may run ahead). */
     public static final int DEFAULT_REORDER_WINDOW = 16384;
 
     /** The defaults. */
     public static final EndpointConfig DEFAULT = new EndpointConfig(Integer.MAX_VALUE, DEFAULT_MEDIUM_MAX_SIZE,
-            1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64,
-            40_000L, 120_000L, 1_000_000_000L, true, false, true, true, 0L, 0, 0L);
+            DEFAULT_MIN_READ_MESSAGE_SIZE, 1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64, 40_000L, 120_000L,
+            1_000_000_000L, true, false, true, true, 0L, 0, 0L);
 
     /**
      * Checks the components.
      *
-     * @throws IllegalArgumentException if a size or count is not positive, the backoff range is
-     *     inverted, or the medium limit is below the eager one
+     * @throws IllegalArgumentException if a size or count is not positive (the eager and medium
+     *     limits may be 0), the backoff range is inverted, or the medium limit is below the eager one
      */
     public EndpointConfig {
-        if (eagerMaxSize < 0 || mediumMaxSize < 0 || txEntryCount < 1 || rxEntryCount < 1 || txPacketCount < 1
-                || rxBufferCount < 1 || reorderWindow < 1 || longCtsCredits < 1) {
+        if (eagerMaxSize < 0 || mediumMaxSize < 0 || minReadMessageSize < 1 || txEntryCount < 1 || rxEntryCount < 1
+                || txPacketCount < 1 || rxBufferCount < 1 || reorderWindow < 1 || longCtsCredits < 1) {
             throw new IllegalArgumentException("sizes must not be negative and counts must be positive");
         }
         if (rnrBackoffMinNs < 1 || rnrBackoffMaxInitialNs < rnrBackoffMinNs || rnrBackoffCapNs < rnrBackoffMaxInitialNs) {
@@ -71,58 +82,74 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int txEntryCou
 
     /** @param value the largest eager message @return a copy with it */
     public EndpointConfig withEagerMaxSize(int value) {
-        return new EndpointConfig(value, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount, rxBufferCount,
-                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(value, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value the largest medium message @return a copy with it */
     public EndpointConfig withMediumMaxSize(int value) {
-        return new EndpointConfig(eagerMaxSize, value, txEntryCount, rxEntryCount, txPacketCount, rxBufferCount,
-                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, value, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
+    }
+
+    /** @param value the smallest long-read message @return a copy with it */
+    public EndpointConfig withMinReadMessageSize(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, txEntryCount, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value how many operations may be in progress @return a copy with it */
     public EndpointConfig withTxEntryCount(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, rxEntryCount, txPacketCount, rxBufferCount,
-                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, value, rxEntryCount, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value how many receives may be posted @return a copy with it */
     public EndpointConfig withRxEntryCount(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, value, txPacketCount, rxBufferCount,
-                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, value, txPacketCount,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value how many send packet buffers @return a copy with it */
     public EndpointConfig withTxPacketCount(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, value, rxBufferCount,
-                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, value,
+                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value how many receive buffers to keep posted @return a copy with it */
     public EndpointConfig withRxBufferCount(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount, value,
-                reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, value, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value the reorder window in msg_ids @return a copy with it */
     public EndpointConfig withReorderWindow(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value CTSDATA packets per CTS window @return a copy with it */
     public EndpointConfig withLongCtsCredits(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /**
@@ -132,57 +159,64 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int txEntryCou
      * @return a copy with them
      */
     public EndpointConfig withRnrBackoff(long minNs, long maxInitialNs, long capNs) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
+                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
+                randomSeed);
     }
 
     /** @param value whether to request the connid header @return a copy with it */
     public EndpointConfig withRequestConnidHeader(boolean value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
+                randomSeed);
     }
 
     /** @param value whether to request constant header length @return a copy with it */
     public EndpointConfig withRequestConstantHeaderLength(boolean value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
     }
 
     /** @param value whether to announce and use RDMA read @return a copy with it */
     public EndpointConfig withRdmaRead(boolean value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value whether to announce and use RDMA write @return a copy with it */
     public EndpointConfig withRdmaWrite(boolean value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId,
+                initialMsgId, randomSeed);
     }
 
     /** @param value the host id for the handshake @return a copy with it */
     public EndpointConfig withHostId(long value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value, initialMsgId, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value,
+                initialMsgId, randomSeed);
     }
 
     /** @param value the first msg_id, u32 held in an int @return a copy with it */
     public EndpointConfig withInitialMsgId(int value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value, randomSeed);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value,
+                randomSeed);
     }
 
     /** @param value the seed of the endpoint's random source @return a copy with it */
     public EndpointConfig withRandomSeed(long value) {
-        return new EndpointConfig(eagerMaxSize, mediumMaxSize, txEntryCount, rxEntryCount, txPacketCount,
-                rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs, rnrBackoffCapNs,
-                requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId, value);
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, value);
     }
 }

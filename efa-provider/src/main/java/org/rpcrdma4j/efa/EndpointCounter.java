@@ -37,6 +37,16 @@ public enum EndpointCounter {
     HANDSHAKES_SENT,
     /** HANDSHAKE packets received. */
     HANDSHAKES_RECEIVED,
+    /** Messages sent with the long-CTS subprotocol, READ_NACK fallbacks included (protocol §3.2). */
+    LONG_CTS_MESSAGES_SENT,
+    /** Messages sent with the long-read subprotocol: LONGREAD_RTM packets built (protocol §4.1). */
+    LONG_READ_MESSAGES_SENT,
+    /** Long-read messages whose data this endpoint read from the sender and answered with an EOR. */
+    LONG_READ_MESSAGES_RECEIVED,
+    /** READ_NACK packets sent: long-read messages this endpoint could not read (protocol §4.7). */
+    READ_NACKS_SENT,
+    /** READ_NACK packets received: long-read messages that went on as long-CTS (protocol §4.7). */
+    READ_NACKS_RECEIVED,
     /** Control packets whose send failed with an error other than RNR (for example to a peer that is gone). */
     CONTROL_SEND_ERRORS
 }

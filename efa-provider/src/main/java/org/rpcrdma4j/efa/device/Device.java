@@ -69,7 +69,9 @@ public interface Device {
      *
      * @param memory the bytes to register
      * @param access the rights to grant
-     * @return the region, with a key and address chosen by the device
+     * @return the region, with a key and address chosen by the device, or {@code null} if the
+     *     device cannot register more memory (the {@code ENOMEM} of {@code ibv_reg_mr}):
+     *     registrations are a limited resource (efa-rdm-protocol-v4.md §4.1)
      * @throws IllegalArgumentException if write access is asked of a read-only buffer
      */
     MemoryRegion registerMemory(ByteBuffer memory, Set<Access> access);

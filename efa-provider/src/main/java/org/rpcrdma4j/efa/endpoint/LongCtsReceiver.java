@@ -19,6 +19,11 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * the sender asked for and this endpoint allows; when the window's data has arrived the next CTS
  * goes out. An unexpected long-CTS message gets no CTS until a receive matches it.
  *
+ * <p>The long-CTS RTM a sender falls back to after our READ_NACK (§4.7) is marked
+ * {@code REQ_READ_NACK} and carries no data; its msg_id was matched and counted in the reorder
+ * window with the LONGREAD_RTM, so it goes straight to the receive waiting for it
+ * (DISCREPANCIES.md B6).
+ *
  * <p>A CTS that finds no packet buffer is not lost: its receive waits on the CTS-pending list and
  * the CTS is built from the receive's state at the next progress.
  */
@@ -53,6 +58,21 @@ final class LongCtsReceiver {
         rtm.wrap(buffer, packet.offset());
         final RxEntry entry = rx.arrive(peer, Protocol.LONG_CTS, buffer, packet, (int) rtm.msgId(),
                 packet.type().isTagged() ? rtm.tag() : 0, rtm.msgLength(), packet.payloadLength());
+        entry.sendId = (int) rtm.sendId();
+        entry.creditRequest = rtm.creditRequest();
+        entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());
+        entry.windowEnd = entry.bytesReceived;
+        rx.afterData(entry);
+    }
+
+    /** The fallback RTM after our READ_NACK: the nacked receive goes on as long-CTS from byte 0. */
+    void onReadNackRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
+        rtm.wrap(buffer, packet.offset());
+        final RxEntry entry = peer.readNacked.remove((int) rtm.msgId());
+        if (entry == null) {
+            counters.increment(EndpointCounter.ORPHAN_PACKETS);
+            return;
+        }
         entry.sendId = (int) rtm.sendId();
         entry.creditRequest = rtm.creditRequest();
         entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());

@@ -2,6 +2,7 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.CtsDataFlyweight;
 import org.rpcrdma4j.efa.wire.CtsFlyweight;
@@ -15,6 +16,10 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * to 3.7): a LONGCTS_RTM with the first bytes, then CTSDATA packets, but only within the window
  * each CTS grants. The RTM's {@code send_id} is the TX entry id, by which the receiver's CTS finds
  * the operation again.
+ *
+ * <p>After a READ_NACK (§4.7) the RTM carries no data and the {@code REQ_READ_NACK} flag
+ * (DISCREPANCIES.md B6): the receiver has the message matched already, and all the data follows
+ * in CTSDATA packets.
  */
 final class LongCtsSender {
 
@@ -25,13 +30,16 @@ final class LongCtsSender {
     private final ReqHeader header;
     private final EndpointAddress self;
     private final IdTable<TxEntry> txEntries;
+    private final Counters counters;
     private final int mtu;
     private final int credits;
 
-    LongCtsSender(ReqHeader header, EndpointAddress self, IdTable<TxEntry> txEntries, int mtu, int credits) {
+    LongCtsSender(ReqHeader header, EndpointAddress self, IdTable<TxEntry> txEntries, Counters counters, int mtu,
+                  int credits) {
         this.header = header;
         this.self = self;
         this.txEntries = txEntries;
+        this.counters = counters;
         this.mtu = mtu;
         this.credits = credits;
     }
@@ -66,8 +74,9 @@ final class LongCtsSender {
     private void buildRtm(PacketEntry packet, TxEntry tx) {
         final PacketType type = tx.tagged ? PacketType.LONGCTS_TAGRTM : PacketType.LONGCTS_MSGRTM;
         final ByteBuffer buffer = packet.buffer;
-        final int at = header.write(buffer, type, RxSide.categoryFlags(tx.tagged), tx.peer, tx.hasCqData, tx.cqData);
-        final int first = Math.min(tx.length, mtu - at);
+        final int flags = RxSide.categoryFlags(tx.tagged) | (tx.readNacked ? PacketFlags.REQ_READ_NACK_FLAG : 0);
+        final int at = header.write(buffer, type, flags, tx.peer, tx.hasCqData, tx.cqData);
+        final int first = tx.readNacked ? 0 : Math.min(tx.length, mtu - at);
         final int dataCapacity = mtu - CtsDataFlyweight.HEADER_LENGTH - CtsDataFlyweight.CONNID_HEADER_LENGTH;
         final long wanted = Math.max(1, ((long) tx.length - first + dataCapacity - 1) / dataCapacity);
         rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
@@ -81,6 +90,7 @@ final class LongCtsSender {
         tx.bytesBuilt = first;
         tx.windowEnd = first;
         tx.reqBuilt = true;
+        counters.increment(EndpointCounter.LONG_CTS_MESSAGES_SENT);
     }
 
     private void buildData(PacketEntry packet, TxEntry tx) {

@@ -10,11 +10,13 @@ import org.rpcrdma4j.efa.wire.CtsFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.EagerRtmFlyweight;
 import org.rpcrdma4j.efa.wire.EagerRtwFlyweight;
+import org.rpcrdma4j.efa.wire.EorFlyweight;
 import org.rpcrdma4j.efa.wire.HandshakeFlyweight;
 import org.rpcrdma4j.efa.wire.PacketDecodeException;
 import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
@@ -27,7 +29,9 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  * into the address vector if new; any other packet must come from a GID the device has an address
  * handle for and a (GID, QPN) in the address vector.
  *
- * <p>RTM packets are processed in msg_id order per peer ({@link ReorderWindow}).
+ * <p>RTM packets are processed in msg_id order per peer ({@link ReorderWindow}), except the
+ * long-CTS RTM that follows a READ_NACK: its msg_id was processed with the LONGREAD_RTM
+ * (DISCREPANCIES.md B6).
  *
  * <p>Ownership: the receive buffer is the engine's; everything needed later is copied out before
  * this returns, after which the engine reposts the buffer.
@@ -41,6 +45,8 @@ final class PacketDispatcher {
     private final CtsFlyweight cts = new CtsFlyweight();
     private final CtsDataFlyweight ctsData = new CtsDataFlyweight();
     private final HandshakeFlyweight handshakeFields = new HandshakeFlyweight();
+    private final EorFlyweight eor = new EorFlyweight();
+    private final ReadNackFlyweight readNack = new ReadNackFlyweight();
     private final AddressVector av;
     private final Counters counters;
     private final Handshake handshake;
@@ -48,10 +54,13 @@ final class PacketDispatcher {
     private final MediumRtm medium;
     private final LongCtsSender longCtsSender;
     private final LongCtsReceiver longCtsReceiver;
+    private final LongReadSender longReadSender;
+    private final LongReadReceiver longReadReceiver;
     private final TxSide tx;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
-                     LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, TxSide tx) {
+                     LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
+                     LongReadReceiver longReadReceiver, TxSide tx) {
         this.av = av;
         this.counters = counters;
         this.handshake = handshake;
@@ -59,6 +68,8 @@ final class PacketDispatcher {
         this.medium = medium;
         this.longCtsSender = longCtsSender;
         this.longCtsReceiver = longCtsReceiver;
+        this.longReadSender = longReadSender;
+        this.longReadReceiver = longReadReceiver;
         this.tx = tx;
     }
 
@@ -86,7 +97,30 @@ final class PacketDispatcher {
                 }
             }
             case CTSDATA -> longCtsReceiver.onCtsData(peer, buffer, packet);
-            case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGCTS_MSGRTM, LONGCTS_TAGRTM ->
+            case EOR -> {
+                final TxEntry entry = longReadSender.onEor(peer, buffer, packet);
+                if (entry == null) {
+                    counters.increment(EndpointCounter.ORPHAN_PACKETS);
+                } else {
+                    tx.onEor(entry);
+                }
+            }
+            case READ_NACK -> {
+                final TxEntry entry = longReadSender.onReadNack(peer, buffer, packet);
+                if (entry == null) {
+                    counters.increment(EndpointCounter.ORPHAN_PACKETS);
+                } else {
+                    tx.onWindow(entry);
+                }
+            }
+            case LONGCTS_MSGRTM, LONGCTS_TAGRTM -> {
+                if (packet.hasFlag(PacketFlags.REQ_READ_NACK_FLAG)) {
+                    longCtsReceiver.onReadNackRtm(peer, buffer, packet);
+                } else {
+                    onRtm(peer, buffer, packet);
+                }
+            }
+            case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGREAD_MSGRTM, LONGREAD_TAGRTM ->
                     onRtm(peer, buffer, packet);
             case EAGER_RTW -> {
                 // A 0-byte EAGER_RTW is a peer asking for our HANDSHAKE, already owed above.
@@ -99,7 +133,7 @@ final class PacketDispatcher {
     }
 
     private void onRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
-        // Every RTM has msg_id at offset 4 (tables 3.3 to 3.5).
+        // Every RTM has msg_id at offset 4 (tables 3.3 to 3.5, 4.1).
         final int msgId = (int) rtmId.wrap(buffer, packet.offset()).msgId();
         switch (peer.reorder.classify(msgId)) {
             case NEXT -> {
@@ -113,11 +147,13 @@ final class PacketDispatcher {
             }
             case AHEAD -> {
                 counters.increment(EndpointCounter.REORDERED_PACKETS);
-                final int length = packet.headerLength() + packet.payloadLength();
+                // The copy keeps a LONGREAD_RTM's read_iov, which lies between the headers and the payload.
+                final int length = packet.payloadOffset() - packet.offset() + packet.payloadLength();
                 final ByteBuffer copy = ByteBuffer.allocate(length);
                 copy.put(0, buffer, packet.offset(), length);
                 peer.reorder.hold(msgId, new ReorderWindow.Held(copy, new DecodedPacket(packet.type(), packet.flags(),
-                        0, packet.mandatoryHeaderLength(), packet.headerLength(), 0, packet.payloadLength())));
+                        0, packet.mandatoryHeaderLength(), packet.headerLength(), packet.readIovCount(),
+                        packet.payloadLength())));
             }
             case PAST -> process(peer, msgId, buffer, packet);
             case BEYOND -> counters.increment(EndpointCounter.REORDER_OVERFLOW_PACKETS);
@@ -142,6 +178,8 @@ final class PacketDispatcher {
             medium.onFirstSegment(peer, buffer, packet);
         } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM) {
             eager.onReceived(peer, buffer, packet);
+        } else if (type == PacketType.LONGREAD_MSGRTM || type == PacketType.LONGREAD_TAGRTM) {
+            longReadReceiver.onRtm(peer, buffer, packet);
         } else {
             longCtsReceiver.onRtm(peer, buffer, packet);
         }
@@ -192,6 +230,8 @@ final class PacketDispatcher {
             case HANDSHAKE -> (int) handshakeFields.wrap(buffer, at).connid();
             case CTS -> (int) cts.wrap(buffer, at).connid();
             case CTSDATA -> (int) ctsData.wrap(buffer, at).connid();
+            case EOR -> (int) eor.wrap(buffer, at).connid();
+            case READ_NACK -> (int) readNack.wrap(buffer, at).connid();
             default -> packet.type().isReq()
                     ? (int) optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).connid()
                     : peer.address.connid();

@@ -22,6 +22,8 @@ final class Peer {
     final Backoff backoff;
     /** Medium messages whose first segment was processed and whose later segments are still due, by msg_id. */
     final Map<Integer, RxEntry> mediumInProgress = new HashMap<>();
+    /** Long-read receives we answered READ_NACK, waiting for the long-CTS fallback RTM, by msg_id (§4.7). */
+    final Map<Integer, RxEntry> readNacked = new HashMap<>();
     /** Packets waiting for this peer: RNR retransmissions and anything sent while it is in backoff. */
     final ArrayDeque<PacketEntry> rnrQueue = new ArrayDeque<>();
 

@@ -13,6 +13,7 @@ import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
+import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 /**
  * The single-threaded progress engine behind {@link org.rpcrdma4j.efa.EfaEndpoint}; applications
@@ -22,8 +23,9 @@ import org.rpcrdma4j.efa.device.RmaIov;
  * <p>One call of {@link #progress(long)} polls the device, dispatches what arrived and answers
  * send completions, then works the queues in libfabric's order
  * ({@code efa_rdm_ep_progress_internal}): packets waiting for a full send queue or for a peer's
- * RNR backoff, HANDSHAKEs owed, CTS packets owed, messages with packets still to build, and
- * direct RDMA operations waiting for a handshake or for the send queue.
+ * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read reads waiting for the send queue with
+ * the EOR and READ_NACK packets owed, messages with packets still to build, and direct RDMA
+ * operations waiting for a handshake or for the send queue.
  *
  * <p>Buffer ownership: the engine owns its receive buffers (posted to the device, or being
  * dispatched) and its send packet buffers (see {@link PacketEntry}); the application's buffers
@@ -47,6 +49,8 @@ public final class ProgressEngine {
     private final ProtocolSelector selector;
     private final Handshake handshake;
     private final LongCtsReceiver longCtsReceiver;
+    private final LongReadSender longReadSender;
+    private final LongReadReceiver longReadReceiver;
     private final DirectRma directRma;
     private final PacketDispatcher dispatcher;
     private final ByteBuffer[] receiveBuffers;
@@ -71,16 +75,21 @@ public final class ProgressEngine {
         this.tx = new TxSide(txEntries, packets, txQueue, cq, counters);
         this.rx = new RxSide(config.rxEntryCount(), cq, counters);
         final ReqHeader reqHeader = new ReqHeader(self);
-        this.selector = new ProtocolSelector(config, mtu);
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
+        final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
+        this.selector = new ProtocolSelector(config, mtu, canRead, device.attributes().maxRdmaSize());
         final EagerRtm eager = new EagerRtm(reqHeader, rx);
         final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu);
-        final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, mtu, config.longCtsCredits());
+        final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, counters, mtu,
+                config.longCtsCredits());
         this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());
-        rx.longCts(longCtsReceiver);
-        tx.subprotocols(eager, medium, longCtsSender);
+        this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
+        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, canRead);
+        rx.subprotocols(longCtsReceiver, longReadReceiver);
+        tx.subprotocols(eager, medium, longCtsSender, longReadSender);
         this.directRma = new DirectRma(device, handshake, tx);
-        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver, tx);
+        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
+                longReadSender, longReadReceiver, tx);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
         this.receiveBuffers = new ByteBuffer[receiveCount];
         for (int i = 0; i < receiveCount; i++) {
@@ -141,6 +150,10 @@ public final class ProgressEngine {
         // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
         entry.msgId = peer.nextTxMsgId++;
         entry.protocol = selector.select(entry.length, peer, tagged, hasCqData);
+        if (entry.protocol == Protocol.LONG_READ && !longReadSender.register(entry)) {
+            // §4.1: registration is a limited resource; without it the message goes long-CTS.
+            entry.protocol = Protocol.LONG_CTS;
+        }
         tx.start(entry);
         return true;
     }
@@ -212,6 +225,7 @@ public final class ProgressEngine {
         work += txQueue.progress();
         work += handshake.progress();
         work += longCtsReceiver.progress();
+        work += longReadReceiver.progress();
         work += tx.progress();
         work += directRma.progress();
         return work;
@@ -251,7 +265,13 @@ public final class ProgressEngine {
                 device.postRecv(buffer, index);
             }
             case SEND -> tx.onSendCompleted(packets.get(completion.wrId()), completion.status());
-            case RDMA_READ, RDMA_WRITE -> tx.onRmaCompleted(completion.wrId(), completion.status());
+            case RDMA_READ, RDMA_WRITE -> {
+                if (LongReadReceiver.isReceiverRead(completion.wrId())) {
+                    longReadReceiver.onReadCompleted(completion.wrId(), completion.status());
+                } else {
+                    tx.onRmaCompleted(completion.wrId(), completion.status());
+                }
+            }
         }
     }
 }

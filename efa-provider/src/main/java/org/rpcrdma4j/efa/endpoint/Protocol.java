@@ -8,6 +8,8 @@ enum Protocol {
     MEDIUM,
     /** A LONGCTS_RTM, then CTSDATA packets in the windows the receiver's CTS packets grant. */
     LONG_CTS,
+    /** A LONGREAD_RTM describing the registered send buffer; the receiver RDMA-reads it and answers EOR. */
+    LONG_READ,
     /** One device RDMA read, no REQ packet. */
     DIRECT_READ,
     /** One device RDMA write, no REQ packet. */

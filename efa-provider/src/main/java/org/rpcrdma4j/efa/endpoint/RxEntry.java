@@ -1,11 +1,15 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.RmaIov;
 
 /**
  * One receive (libfabric's rxe): posted by the application, or created by a message that arrived
  * first (unexpected), or both once matched. Its {@link #id} is the {@code recv_id} of a long-CTS
- * message (§3.2 table 3.6); an unexpected entry has none until it is matched.
+ * message (§3.2 table 3.6) and of the EOR or READ_NACK of a long-read message (§4.1, §4.7); an
+ * unexpected entry has none until it is matched.
  *
  * <p>Ownership: {@link #buffer} is the application's from {@code recv} until the completion is
  * written. {@link #staging} is the entry's own copy of what arrived before the match; it is
@@ -37,6 +41,22 @@ final class RxEntry {
     long windowEnd;
     /** Whether the entry is on the engine's list of CTS packets still to send. */
     boolean ctsPending;
+    /** Long-read: the sender's buffer, from the RTM's read_iov (§4.1). */
+    RmaIov[] readIov;
+    /** Long-read: the registration of the bytes of {@link #buffer} the reads fill, while they run. */
+    MemoryRegion readRegion;
+    /** Long-read: whether the reads have been started (or refused with a READ_NACK). */
+    boolean readStarted;
+    /** Long-read: the message bytes to read, those that fit the receive buffer. */
+    long readEnd;
+    /** Long-read: message bytes covered by reads posted so far. */
+    long readPosted;
+    /** Long-read: reads posted and not yet completed. */
+    int readsOutstanding;
+    /** Long-read: this endpoint could not read and owes (or sent) the sender a READ_NACK (§4.7). */
+    boolean readNacked;
+    /** An error to complete the receive with instead of SUCCESS or MESSAGE_TRUNCATED. */
+    EfaErrorCode error = EfaErrorCode.SUCCESS;
 
     boolean isMatched() {
         return buffer != null;

@@ -9,7 +9,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
  * The receive operations: posting a receive, a message arriving (matched or unexpected), data
- * placed, the long-CTS window moving on, and the completion. The subprotocol classes call in here
+ * placed, the long-CTS window moving on, the long-read reads starting once matched, and the
+ * completion. The subprotocol classes call in here
  * with what their packets say; the matching itself is {@link RxMatcher}'s.
  */
 final class RxSide {
@@ -20,6 +21,7 @@ final class RxSide {
     private final CompletionQueue cq;
     private final Counters counters;
     private LongCtsReceiver longCts;
+    private LongReadReceiver longRead;
 
     RxSide(int rxEntryCount, CompletionQueue cq, Counters counters) {
         this.entries = new IdTable<>(rxEntryCount);
@@ -27,8 +29,9 @@ final class RxSide {
         this.counters = counters;
     }
 
-    void longCts(LongCtsReceiver value) {
-        longCts = value;
+    void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver) {
+        longCts = longCtsReceiver;
+        longRead = longReadReceiver;
     }
 
     /** §3.1 table 3.1: every RTM carries REQ_MSG, a TAGRTM REQ_TAGGED too. */
@@ -94,7 +97,16 @@ final class RxSide {
         return entry != null && entry.peer == peer && entry.protocol == Protocol.LONG_CTS ? entry : null;
     }
 
-    /** Data was placed: complete the receive, or grant the next long-CTS window. */
+    /** @return the matched long-read receive a read's work-request id names, or null */
+    RxEntry longReadEntry(int recvId) {
+        final RxEntry entry = entries.get(recvId);
+        return entry != null && entry.protocol == Protocol.LONG_READ && entry.readStarted ? entry : null;
+    }
+
+    /**
+     * Data was placed or the message matched: complete the receive, grant the next long-CTS
+     * window, or start reading a long-read message (§4.1: only once a receive has matched it).
+     */
     void afterData(RxEntry entry) {
         if (!entry.isMatched()) {
             return;
@@ -103,6 +115,8 @@ final class RxSide {
             complete(entry);
         } else if (entry.protocol == Protocol.LONG_CTS && entry.bytesReceived >= entry.windowEnd) {
             longCts.sendCts(entry);
+        } else if (entry.protocol == Protocol.LONG_READ && !entry.readStarted) {
+            longRead.start(entry);
         }
     }
 
@@ -113,8 +127,9 @@ final class RxSide {
     private void complete(RxEntry entry) {
         final long capacity = entry.buffer.capacity();
         final boolean truncated = entry.msgLength > capacity;
-        cq.recvDone(entry, Math.min(entry.msgLength, capacity),
-                truncated ? EfaErrorCode.MESSAGE_TRUNCATED : EfaErrorCode.SUCCESS);
+        final EfaErrorCode error = entry.error != EfaErrorCode.SUCCESS ? entry.error
+                : truncated ? EfaErrorCode.MESSAGE_TRUNCATED : EfaErrorCode.SUCCESS;
+        cq.recvDone(entry, Math.min(entry.msgLength, capacity), error);
         entries.remove(entry.id);
         if (entry.protocol == Protocol.MEDIUM) {
             entry.peer.mediumInProgress.remove(entry.msgId);

@@ -8,10 +8,11 @@ import org.rpcrdma4j.efa.device.RmaIov;
 
 /**
  * One send, read or write in progress (libfabric's txe). Its {@link #id} is the {@code send_id} of
- * a long-CTS message (§3.2 table 3.5).
+ * a long-CTS or long-read message (§3.2 table 3.5, §4.1 table 4.1).
  *
  * <p>Ownership: {@link #data} is the application's buffer; the engine reads it, packet by packet,
- * until the operation's completion is written, and the application must not change it before.
+ * until the operation's completion is written, and the application must not change it before. A
+ * long-read message's buffer is registered instead and read by the peer's device until its EOR.
  */
 final class TxEntry {
 
@@ -36,6 +37,12 @@ final class TxEntry {
     /** Long-CTS: the receiver's {@code recv_id} from its CTS. */
     int recvId;
     int packetsOutstanding;
+    /** Long-read: the send buffer's registration, held from the RTM until the EOR or READ_NACK. */
+    MemoryRegion sendRegion;
+    /** Long-read: the receiver's EOR arrived, so it has read everything (§4.1). */
+    boolean eorReceived;
+    /** The receiver answered READ_NACK: the message goes on as long-CTS, marked REQ_READ_NACK (§4.7). */
+    boolean readNacked;
     /** Whether the entry is on the engine's list of entries with packets still to build. */
     boolean pending;
     EfaErrorCode error = EfaErrorCode.SUCCESS;
@@ -44,8 +51,12 @@ final class TxEntry {
     long localOffset;
     RmaIov remote;
 
-    /** @return whether every byte is in a packet and every packet has completed */
+    /**
+     * @return whether every byte is in a packet (for long-read: described by the RTM) and every
+     *     packet has completed, and for long-read whether the receiver's EOR has arrived
+     */
     boolean isDone() {
-        return reqBuilt && bytesBuilt == length && packetsOutstanding == 0;
+        return reqBuilt && bytesBuilt == length && packetsOutstanding == 0
+                && (protocol != Protocol.LONG_READ || eorReceived);
     }
 }

@@ -25,6 +25,7 @@ final class TxSide {
     private EagerRtm eager;
     private MediumRtm medium;
     private LongCtsSender longCts;
+    private LongReadSender longRead;
     private long nowNs;
 
     TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters) {
@@ -35,10 +36,12 @@ final class TxSide {
         this.counters = counters;
     }
 
-    void subprotocols(EagerRtm eagerRtm, MediumRtm mediumRtm, LongCtsSender longCtsSender) {
+    void subprotocols(EagerRtm eagerRtm, MediumRtm mediumRtm, LongCtsSender longCtsSender,
+                      LongReadSender longReadSender) {
         eager = eagerRtm;
         medium = mediumRtm;
         longCts = longCtsSender;
+        longRead = longReadSender;
     }
 
     void now(long value) {
@@ -85,6 +88,7 @@ final class TxSide {
                         case EAGER -> eager.build(packet, entry);
                         case MEDIUM -> medium.build(packet, entry);
                         case LONG_CTS -> longCts.build(packet, entry);
+                        case LONG_READ -> longRead.build(packet, entry);
                         default -> throw new IllegalStateException(entry.protocol + " builds no packets");
                     }
                     entry.packetsOutstanding++;
@@ -139,9 +143,14 @@ final class TxSide {
         complete(entry);
     }
 
-    /** A CTS granted a window: its data packets become buildable. */
+    /** A CTS granted a window, or a READ_NACK turned the message into long-CTS: it has packets to build. */
     void onWindow(TxEntry entry) {
         markPending(entry);
+    }
+
+    /** A long-read message's EOR arrived (§4.1): the send completes unless its RTM is still in flight. */
+    void onEor(TxEntry entry) {
+        finishIfDone(entry);
     }
 
     private void finishIfDone(TxEntry entry) {
@@ -152,6 +161,8 @@ final class TxSide {
     }
 
     private void complete(TxEntry entry) {
+        // A long-read send that ends in an error still holds its registration.
+        longRead.release(entry);
         entry.completed = true;
         cq.sendDone(entry);
         entries.remove(entry.id);
@@ -162,6 +173,7 @@ final class TxSide {
             case EAGER -> !entry.reqBuilt;
             case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
             case LONG_CTS -> LongCtsSender.hasPacketToBuild(entry);
+            case LONG_READ -> !entry.reqBuilt;
             default -> false;
         };
     }

@@ -12,8 +12,10 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
 class ProtocolSelectorTest {
 
     private static final int MTU = 8192;
+    private static final long GIB = 1L << 30;
+    private static final int MIN_READ = EndpointConfig.DEFAULT_MIN_READ_MESSAGE_SIZE;
 
-    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU);
+    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, GIB);
 
     static Peer peer() {
         return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
@@ -53,9 +55,46 @@ class ProtocolSelectorTest {
     @Test
     void configuredThresholdsApply() {
         final ProtocolSelector small = new ProtocolSelector(
-                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU);
+                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, GIB);
         assertThat(small.select(100, peer(), false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(101, peer(), false, false)).isEqualTo(Protocol.MEDIUM);
         assertThat(small.select(1001, peer(), false, false)).isEqualTo(Protocol.LONG_CTS);
+    }
+
+    @Test
+    void longReadFromTheThresholdOnOnlyWhenBothSidesReadAfterTheHandshake() {
+        final Peer peer = peer();
+        assertThat(selector.select(MIN_READ, peer, false, false)).as("features unknown before the handshake")
+                .isEqualTo(Protocol.LONG_CTS);
+        peer.handshakeReceived = true;
+        assertThat(selector.select(MIN_READ, peer, false, false)).as("peer without RDMA read")
+                .isEqualTo(Protocol.LONG_CTS);
+        peer.extraInfo = ExtraFeature.RDMA_READ.mask();
+        assertThat(selector.select(MIN_READ - 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(selector.select(MIN_READ, peer, true, true)).isEqualTo(Protocol.LONG_READ);
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, GIB).select(MIN_READ, peer, false, false))
+                .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
+    }
+
+    @Test
+    void aSmallThresholdTakesPrecedenceOverEagerAndMediumAsInLibfabric() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.RDMA_READ.mask();
+        final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withMinReadMessageSize(1000), MTU,
+                true, GIB);
+        assertThat(small.select(999, peer, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(small.select(1000, peer, false, false)).isEqualTo(Protocol.LONG_READ);
+    }
+
+    @Test
+    void aMessageNeedingMoreReadIovEntriesThanThePeerAcceptsGoesLongCts() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.RDMA_READ.mask();
+        // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
+        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, 1 << 20);
+        assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 }

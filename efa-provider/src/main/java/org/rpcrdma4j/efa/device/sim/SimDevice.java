@@ -126,6 +126,9 @@ public final class SimDevice implements Device {
         if (memory.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
             throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
         }
+        if (registrations.size() >= config.maxRegistrations()) {
+            return null;
+        }
         final MemoryRegion region = new MemoryRegion(nextKey++, nextAddress, memory.remaining(), access);
         // Move past the region to a page boundary with a gap, so no two registrations touch.
         nextAddress += (region.length() / PAGE_SIZE + 1) * PAGE_SIZE;

@@ -1,0 +1,245 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.CompletionStatus;
+import org.rpcrdma4j.efa.device.Device;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.RmaIov;
+import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
+import org.rpcrdma4j.efa.wire.DecodedPacket;
+import org.rpcrdma4j.efa.wire.EorFlyweight;
+import org.rpcrdma4j.efa.wire.LongReadRtmFlyweight;
+import org.rpcrdma4j.efa.wire.PacketFlags;
+import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
+import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
+
+/**
+ * The receiving side of the long-read message subprotocol (efa-rdm-protocol-v4.md §4.1): the
+ * LONGREAD_RTM is matched like any RTM, but nothing is read before a receive matches it. Then the
+ * bytes that fit the receive buffer are registered for local write and read from the sender's
+ * {@code read_iov} with device RDMA reads of at most the device's largest RDMA size each; when all
+ * have completed, the registration goes, the receive completes (MESSAGE_TRUNCATED if the buffer
+ * was short) and an EOR tells the sender it may release its buffer.
+ *
+ * <p>If this endpoint cannot read (it does not use RDMA read, or the registration fails) it
+ * answers READ_NACK instead (§4.7) and keeps the receive for the long-CTS RTM the sender falls
+ * back to, which {@link LongCtsReceiver#onReadNackRtm} takes up.
+ *
+ * <p>Reads share the device's send queue: a read the queue refuses waits, with the rest of its
+ * message, for the next progress. An EOR or READ_NACK that finds no packet buffer waits too; both
+ * are rebuilt from the receive's state.
+ */
+final class LongReadReceiver {
+
+    /**
+     * Marks the work-request id of a read posted here, so its completion is told apart from a
+     * direct RDMA operation's, whose id is a TX entry id; the low 32 bits are the RX entry id.
+     */
+    private static final long READ_WR_ID_MARK = 1L << 32;
+
+    private final LongReadRtmFlyweight rtm = new LongReadRtmFlyweight();
+    private final RmaIovFlyweight iov = new RmaIovFlyweight();
+    private final EorFlyweight eor = new EorFlyweight();
+    private final ReadNackFlyweight nack = new ReadNackFlyweight();
+    private final BaseHeaderFlyweight base = new BaseHeaderFlyweight();
+    private final ArrayDeque<RxEntry> readsWaiting = new ArrayDeque<>();
+    private final ArrayDeque<RxEntry> answersOwed = new ArrayDeque<>();
+    private final Device device;
+    private final RxSide rx;
+    private final PacketPool packets;
+    private final TxQueue txQueue;
+    private final EndpointAddress self;
+    private final Counters counters;
+    private final boolean canRead;
+
+    /**
+     * @param canRead whether this endpoint announces and uses RDMA read; if not, every long-read
+     *     message is answered with READ_NACK
+     */
+    LongReadReceiver(Device device, RxSide rx, PacketPool packets, TxQueue txQueue, EndpointAddress self,
+                     Counters counters, boolean canRead) {
+        this.device = device;
+        this.rx = rx;
+        this.packets = packets;
+        this.txQueue = txQueue;
+        this.self = self;
+        this.counters = counters;
+        this.canRead = canRead;
+    }
+
+    /** @return whether a device completion is that of a read posted here */
+    static boolean isReceiverRead(long wrId) {
+        return (wrId & READ_WR_ID_MARK) != 0;
+    }
+
+    /** A LONGREAD_RTM is next in msg_id order: match it and keep its read_iov; read once matched. */
+    void onRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
+        rtm.wrap(buffer, packet.offset());
+        final RmaIov[] readIov = new RmaIov[packet.readIovCount()];
+        long undescribed = rtm.msgLength();
+        for (int i = 0; i < readIov.length && undescribed >= 0; i++) {
+            iov.wrap(buffer, packet.readIovOffset(i));
+            final long length = iov.len();
+            undescribed = length < 0 ? -1 : undescribed - length;
+            readIov[i] = undescribed < 0 ? null : new RmaIov(iov.addr(), length, (int) iov.key());
+        }
+        if (readIov.length == 0 || undescribed != 0) {
+            // §4.1: the read_iov describes the whole send buffer; a message it does not cover cannot be read.
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
+        final RxEntry entry = rx.arrive(peer, Protocol.LONG_READ, buffer, packet, (int) rtm.msgId(),
+                packet.type().isTagged() ? rtm.tag() : 0, rtm.msgLength(), 0);
+        entry.sendId = (int) rtm.sendId();
+        entry.readIov = readIov;
+        rx.afterData(entry);
+    }
+
+    /** The message is matched: register the receive buffer and read, or answer READ_NACK. */
+    void start(RxEntry entry) {
+        entry.readStarted = true;
+        entry.readEnd = Math.min(entry.msgLength, entry.buffer.capacity());
+        if (entry.readEnd > 0) {
+            entry.readRegion = canRead
+                    ? device.registerMemory(entry.buffer.slice(0, (int) entry.readEnd), EnumSet.of(Access.LOCAL_WRITE))
+                    : null;
+            if (entry.readRegion == null) {
+                refuse(entry);
+                return;
+            }
+        }
+        readsWaiting.add(entry);
+        postReads();
+    }
+
+    /** A read posted here completed. */
+    void onReadCompleted(long wrId, CompletionStatus status) {
+        final RxEntry entry = rx.longReadEntry((int) wrId);
+        if (entry == null) {
+            return;
+        }
+        entry.readsOutstanding--;
+        if (status != CompletionStatus.OK && entry.error == EfaErrorCode.SUCCESS) {
+            entry.error = EfaErrorCode.of(status);
+        }
+        finishIfRead(entry);
+    }
+
+    /** @return how many reads were posted and EOR and READ_NACK packets sent */
+    int progress() {
+        int done = postReads();
+        while (!answersOwed.isEmpty()) {
+            final PacketEntry packet = packets.acquire();
+            if (packet == null) {
+                break;
+            }
+            build(packet, answersOwed.poll());
+            txQueue.send(packet);
+            done++;
+        }
+        return done;
+    }
+
+    /** §4.7: this endpoint cannot read; the receive waits for the sender's long-CTS RTM. */
+    private void refuse(RxEntry entry) {
+        counters.increment(EndpointCounter.READ_NACKS_SENT);
+        entry.readNacked = true;
+        entry.protocol = Protocol.LONG_CTS;
+        entry.peer.readNacked.put(entry.msgId, entry);
+        answer(entry);
+    }
+
+    /** Posts the waiting reads, oldest message first, until the device's send queue is full. */
+    private int postReads() {
+        int posted = 0;
+        while (!readsWaiting.isEmpty()) {
+            final RxEntry entry = readsWaiting.peek();
+            if (entry.readPosted < entry.readEnd) {
+                if (!postNextRead(entry)) {
+                    break;
+                }
+                posted++;
+            } else {
+                readsWaiting.poll();
+                finishIfRead(entry);
+            }
+        }
+        return posted;
+    }
+
+    /** Posts the read of the next bytes, within one read_iov entry and the device's RDMA size. */
+    private boolean postNextRead(RxEntry entry) {
+        long start = entry.readPosted;
+        int index = 0;
+        while (start >= entry.readIov[index].length()) {
+            start -= entry.readIov[index].length();
+            index++;
+        }
+        final RmaIov source = entry.readIov[index];
+        final long length = Math.min(Math.min(source.length() - start, entry.readEnd - entry.readPosted),
+                device.attributes().maxRdmaSize());
+        final Peer peer = entry.peer;
+        final boolean posted = device.postRead(peer.ah, peer.address.qpn(), peer.address.connid(), entry.readRegion,
+                entry.readPosted, new RmaIov(source.address() + start, length, source.key()),
+                READ_WR_ID_MARK | entry.id);
+        if (posted) {
+            entry.readPosted += length;
+            entry.readsOutstanding++;
+        }
+        return posted;
+    }
+
+    /** When every read is posted and completed: deregister, complete the receive, owe the EOR. */
+    private void finishIfRead(RxEntry entry) {
+        if (entry.readPosted < entry.readEnd || entry.readsOutstanding > 0) {
+            return;
+        }
+        if (entry.readRegion != null) {
+            device.deregisterMemory(entry.readRegion);
+            entry.readRegion = null;
+        }
+        counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
+        entry.bytesReceived = entry.msgLength;
+        rx.afterData(entry);
+        // The EOR goes even after a failed read: nothing more will be read, so the sender may let go.
+        answer(entry);
+    }
+
+    /** Sends the EOR or READ_NACK now or, without a packet buffer, at a later progress. */
+    private void answer(RxEntry entry) {
+        final PacketEntry packet = answersOwed.isEmpty() ? packets.acquire() : null;
+        if (packet == null) {
+            answersOwed.add(entry);
+            return;
+        }
+        build(packet, entry);
+        txQueue.send(packet);
+    }
+
+    /**
+     * Builds an EOR (§4.1 table 4.2) or READ_NACK (§4.7): the sender's send_id, our recv_id and,
+     * as the provider always sends it, our connid (DISCREPANCIES.md B8).
+     */
+    private void build(PacketEntry packet, RxEntry entry) {
+        final ByteBuffer buffer = packet.buffer;
+        final PacketType type = entry.readNacked ? PacketType.READ_NACK : PacketType.EOR;
+        base.wrap(buffer, 0).type(type.id()).version(BaseHeaderFlyweight.PROTOCOL_VERSION)
+                .flags(PacketFlags.CONNID_HDR_FLAG);
+        final long sendId = Integer.toUnsignedLong(entry.sendId);
+        final long connid = Integer.toUnsignedLong(self.connid());
+        if (entry.readNacked) {
+            nack.wrap(buffer, 0).sendId(sendId).recvId(entry.id).connid(connid);
+        } else {
+            eor.wrap(buffer, 0).sendId(sendId).recvId(entry.id).connid(connid);
+        }
+        packet.length = type.mandatoryHeaderLength();
+        packet.peer = entry.peer;
+    }
+}

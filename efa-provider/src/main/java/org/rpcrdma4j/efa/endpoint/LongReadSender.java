@@ -1,0 +1,140 @@
+package org.rpcrdma4j.efa.endpoint;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.Device;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.wire.DecodedPacket;
+import org.rpcrdma4j.efa.wire.EorFlyweight;
+import org.rpcrdma4j.efa.wire.LongReadRtmFlyweight;
+import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
+import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
+
+/**
+ * The sending side of the long-read message subprotocol (efa-rdm-protocol-v4.md §4.1, tables 4.1
+ * and 4.2): the send buffer is registered for remote read, one LONGREAD_RTM carries its
+ * {@code read_iov} instead of data, and the TX entry stays until the receiver's EOR says every
+ * byte has been read; then the registration goes and the send completes. The RTM's
+ * {@code send_id} is the TX entry id, by which the EOR finds the operation again.
+ *
+ * <p>A receiver that cannot read answers READ_NACK (§4.7): the registration goes at once and the
+ * message starts over as long-CTS, with the same msg_id, its RTM marked {@code REQ_READ_NACK} and
+ * carrying no data (DISCREPANCIES.md B6).
+ */
+final class LongReadSender {
+
+    private final LongReadRtmFlyweight rtm = new LongReadRtmFlyweight();
+    private final RmaIovFlyweight iov = new RmaIovFlyweight();
+    private final EorFlyweight eor = new EorFlyweight();
+    private final ReadNackFlyweight nack = new ReadNackFlyweight();
+    private final Device device;
+    private final ReqHeader header;
+    private final IdTable<TxEntry> txEntries;
+    private final Counters counters;
+
+    LongReadSender(Device device, ReqHeader header, IdTable<TxEntry> txEntries, Counters counters) {
+        this.device = device;
+        this.header = header;
+        this.txEntries = txEntries;
+        this.counters = counters;
+    }
+
+    /**
+     * The number of {@code read_iov} entries describing {@code length} bytes, each at most the
+     * device's largest RDMA operation (§1.1); a long-read message is never empty.
+     */
+    static long readIovCount(long length, long maxRdmaSize) {
+        return (length + maxRdmaSize - 1) / maxRdmaSize;
+    }
+
+    /**
+     * Registers the send buffer for the peer to read (§4.1: "the sender needs to register the
+     * buffer in-line"). Registration is a limited resource and may fail.
+     *
+     * @return false if the device registered nothing; the message must then take another subprotocol
+     */
+    boolean register(TxEntry tx) {
+        tx.sendRegion = device.registerMemory(tx.data, EnumSet.of(Access.REMOTE_READ));
+        return tx.sendRegion != null;
+    }
+
+    /** Builds the LONGREAD_RTM: the REQ headers, then the read_iov as its application data. */
+    void build(PacketEntry packet, TxEntry tx) {
+        final PacketType type = tx.tagged ? PacketType.LONGREAD_TAGRTM : PacketType.LONGREAD_MSGRTM;
+        final ByteBuffer buffer = packet.buffer;
+        int at = header.write(buffer, type, RxSide.categoryFlags(tx.tagged), tx.peer, tx.hasCqData, tx.cqData);
+        final long maxRdmaSize = device.attributes().maxRdmaSize();
+        final long count = readIovCount(tx.length, maxRdmaSize);
+        rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
+                .readIovCount(count);
+        if (tx.tagged) {
+            rtm.tag(tx.tag);
+        }
+        for (long offset = 0; offset < tx.length; offset += maxRdmaSize) {
+            final long length = Math.min(maxRdmaSize, tx.length - offset);
+            iov.wrap(buffer, at).addr(tx.sendRegion.address() + offset).len(length)
+                    .key(Integer.toUnsignedLong(tx.sendRegion.key()));
+            at += RmaIovFlyweight.LENGTH;
+        }
+        packet.length = at;
+        packet.dataLength = 0;
+        tx.bytesBuilt = tx.length;
+        tx.reqBuilt = true;
+        counters.increment(EndpointCounter.LONG_READ_MESSAGES_SENT);
+    }
+
+    /**
+     * The receiver has read everything (§4.1): the registration goes; the send completes once
+     * the RTM's own send completion is in too.
+     *
+     * @return the operation, or null if the EOR names none of ours
+     */
+    TxEntry onEor(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
+        final TxEntry tx = find(peer, eor.wrap(buffer, packet.offset()).sendId());
+        if (tx == null) {
+            return null;
+        }
+        release(tx);
+        tx.eorReceived = true;
+        return tx;
+    }
+
+    /**
+     * The receiver cannot read (§4.7): release the registration and go on as long-CTS, with the
+     * same msg_id so that the receiver finds its receive again.
+     *
+     * @return the operation, now long-CTS with its RTM to build, or null if the READ_NACK names none of ours
+     */
+    TxEntry onReadNack(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
+        final TxEntry tx = find(peer, nack.wrap(buffer, packet.offset()).sendId());
+        if (tx == null) {
+            return null;
+        }
+        counters.increment(EndpointCounter.READ_NACKS_RECEIVED);
+        release(tx);
+        tx.protocol = Protocol.LONG_CTS;
+        tx.readNacked = true;
+        tx.reqBuilt = false;
+        tx.bytesBuilt = 0;
+        tx.windowEnd = 0;
+        return tx;
+    }
+
+    /** Deregisters the send buffer, if it is still registered. */
+    void release(TxEntry tx) {
+        if (tx.sendRegion != null) {
+            final MemoryRegion region = tx.sendRegion;
+            tx.sendRegion = null;
+            device.deregisterMemory(region);
+        }
+    }
+
+    private TxEntry find(Peer peer, long sendId) {
+        final TxEntry tx = txEntries.get(sendId);
+        return tx == null || tx.peer != peer || tx.protocol != Protocol.LONG_READ || tx.completed || !tx.reqBuilt
+                || tx.eorReceived ? null : tx;
+    }
+}
