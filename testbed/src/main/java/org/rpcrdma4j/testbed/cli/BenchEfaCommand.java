@@ -53,15 +53,17 @@ public final class BenchEfaCommand implements Callable<Integer> {
     }
 
     private static String toTable(List<Result> results) {
-        StringBuilder table = new StringBuilder(String.format("%-9s %10s %14s %14s %8s %s%n",
-                "test", "size", "efa", "memcpy", "ratio", "data"));
+        StringBuilder table = new StringBuilder(String.format("%-9s %10s %14s %14s %8s %16s %s%n",
+                "test", "size", "efa", "memcpy", "ratio", "memcpy 1 buffer", "data"));
         for (Result r : results) {
             String unit = r.test().equals("stream") ? " MB/s" : " us";
-            table.append(String.format("%-9s %10d %14s %14s %8.3f %s%n", r.test(), r.size(),
+            table.append(String.format("%-9s %10d %14s %14s %8.3f %16s %s%n", r.test(), r.size(),
                     String.format("%.2f", r.efa()) + unit, String.format("%.2f", r.memcpy()) + unit, r.ratio(),
-                    r.verified() ? "ok" : "DAMAGED"));
+                    String.format("%.2f", r.memcpyOneBuffer()) + unit, r.verified() ? "ok" : "DAMAGED"));
         }
-        table.append("ratio: efa/memcpy bandwidth for stream, memcpy/efa time for pingpong; latency is one way");
+        table.append("latency is one way; ratio is efa/memcpy bandwidth for streams, memcpy/efa time for ping-pongs;")
+                .append(System.lineSeparator())
+                .append("a stream's memcpy copies into the receiver's rotation of buffers, 'memcpy 1 buffer' into one");
         return table.toString();
     }
 
@@ -70,6 +72,7 @@ public final class BenchEfaCommand implements Callable<Integer> {
         for (Result r : results) {
             json.beginObject().name("test").value(r.test()).name("size").value(r.size())
                     .name("efa").value(r.efa()).name("memcpy").value(r.memcpy()).name("ratio").value(r.ratio())
+                    .name("memcpyOneBuffer").value(r.memcpyOneBuffer())
                     .name("unit").value(r.test().equals("stream") ? "MB/s" : "us")
                     .name("verified").value(r.verified()).endObject();
         }

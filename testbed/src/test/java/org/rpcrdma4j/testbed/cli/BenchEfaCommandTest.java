@@ -16,7 +16,7 @@ class BenchEfaCommandTest {
 
     private static final Pattern RESULT = Pattern.compile(
             "\\{\"test\":\"(\\w+)\",\"size\":(\\d+),\"efa\":([0-9.]+),\"memcpy\":([0-9.]+),\"ratio\":([0-9.]+),"
-                    + "\"unit\":\"([^\"]+)\",\"verified\":(true|false)}");
+                    + "\"memcpyOneBuffer\":([0-9.]+),\"unit\":\"([^\"]+)\",\"verified\":(true|false)}");
 
     @Test
     void measuresEverySizeWithIntactData() {
@@ -28,9 +28,10 @@ class BenchEfaCommandTest {
         List<String> rows = new ArrayList<>();
         Matcher m = RESULT.matcher(out.toString());
         while (m.find()) {
-            rows.add(m.group(1) + " " + m.group(2) + " " + m.group(6) + " " + m.group(7));
+            rows.add(m.group(1) + " " + m.group(2) + " " + m.group(7) + " " + m.group(8));
             assertThat(Double.parseDouble(m.group(3))).isPositive();
             assertThat(Double.parseDouble(m.group(4))).isPositive();
+            assertThat(Double.parseDouble(m.group(6))).isPositive();
         }
         assertThat(rows).containsExactly(
                 "pingpong 8 us true", "pingpong 4096 us true", "pingpong 65536 us true",
