@@ -20,8 +20,9 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * Messages go eager, medium, long-CTS or, between peers that both use RDMA read, long-read by size
  * ({@link EndpointConfig}); tagged messages match a receive when the tag bits outside its ignore
  * mask are equal; messages from one peer are matched in the order they were sent
- * ({@code FI_ORDER_SAS}); a message that arrives before its receive waits in the unexpected queue. Direct RDMA read and write go to a peer's registered memory and
- * need both sides to have announced the feature in the handshake.
+ * ({@code FI_ORDER_SAS}); a message that arrives before its receive waits in the unexpected queue.
+ * Direct RDMA read and write go to a peer's registered memory and need both sides to have announced
+ * the feature in the handshake.
  *
  * <h2>Progress</h2>
  * Manual ({@code FI_PROGRESS_MANUAL}): nothing happens unless {@link #progress(long)} is called,
