@@ -103,9 +103,11 @@ public final class RpcRdmaHeaderFlyweight {
         int xid = XdrWords.getInt(buffer, offset + XID_OFFSET);
         if (length < RpcRdmaHeader.FIXED_LENGTH) {
             String message = "header of " + length + " bytes is shorter than its four fixed words (16 bytes)";
-            throw length >= VERS_OFFSET + XdrWords.UNIT
-                    ? RpcRdmaDecodeException.withHeader(Rule.SHORT_HEADER, xid, XdrWords.getInt(buffer, offset + VERS_OFFSET), message)
-                    : RpcRdmaDecodeException.withXid(Rule.SHORT_HEADER, xid, message);
+            if (length < VERS_OFFSET + XdrWords.UNIT) {
+                throw RpcRdmaDecodeException.withXid(Rule.SHORT_HEADER, xid, message);
+            }
+            int vers = XdrWords.getInt(buffer, offset + VERS_OFFSET);
+            throw RpcRdmaDecodeException.withHeader(Rule.SHORT_HEADER, xid, vers, message);
         }
         int vers = XdrWords.getInt(buffer, offset + VERS_OFFSET);
         int procValue = XdrWords.getInt(buffer, offset + PROC_OFFSET);
