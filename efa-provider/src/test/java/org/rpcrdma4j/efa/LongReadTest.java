@@ -46,7 +46,7 @@ class LongReadTest {
     @MethodSource("sizes")
     void messageGoesLongReadFromTheThresholdOn(int size, boolean longRead) {
         final SimPair pair = new SimPair(seed.seed());
-        transfer(pair, size, false);
+        SizesTest.transfer(pair, size, false);
         assertProtocol(pair, longRead);
     }
 
@@ -54,7 +54,7 @@ class LongReadTest {
     @MethodSource("sizes")
     void taggedMessageArrivesIntactUnderReorderingAndSmallQueues(int size, boolean longRead) {
         final SimPair pair = new SimPair(seed.seed(), TIGHT, TIGHT, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
-        transfer(pair, size, true);
+        SizesTest.transfer(pair, size, true);
         assertProtocol(pair, longRead);
     }
 
@@ -143,7 +143,7 @@ class LongReadTest {
     void aSenderThatCannotRegisterSendsLongCtsAtOnce() {
         final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT.withMaxRegistrations(0),
                 SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
-        transfer(pair, MIN_READ, false);
+        SizesTest.transfer(pair, MIN_READ, false);
         assertProtocol(pair, false);
         assertThat(pair.b.counter(EndpointCounter.READ_NACKS_SENT)).isZero();
     }
@@ -161,7 +161,7 @@ class LongReadTest {
     void longReadIsNotUsedWhenEitherSideLacksRdmaRead(SimDeviceConfig deviceA, SimDeviceConfig deviceB,
                                                      EndpointConfig configB) {
         final SimPair pair = new SimPair(seed.seed(), deviceA, deviceB, EndpointConfig.DEFAULT, configB);
-        transfer(pair, MIN_READ, false);
+        SizesTest.transfer(pair, MIN_READ, false);
         assertProtocol(pair, false);
     }
 
@@ -215,25 +215,6 @@ class LongReadTest {
                 + pair.b.counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
         assertThat(pair.a.counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(7);
         assertThat(pair.b.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(7);
-    }
-
-    private static void transfer(SimPair pair, int size, boolean tagged) {
-        pair.handshake();
-        final ByteBuffer into = ByteBuffer.allocate(size);
-        final ByteBuffer data = SimPair.pattern(size, size);
-        if (tagged) {
-            pair.b.recvTagged(EfaEndpoint.ADDR_UNSPEC, into, 77, 0, 1);
-            assertThat(pair.a.sendTagged(pair.aToB, data, 77, 2)).isTrue();
-        } else {
-            pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 1);
-            assertThat(pair.a.send(pair.aToB, data, 2)).isTrue();
-        }
-        pair.runUntil(() -> pair.doneA.size() == 1 && pair.doneB.size() == 1);
-
-        assertThat(pair.doneA.get(0).ok()).isTrue();
-        assertThat(pair.doneB.get(0).ok()).isTrue();
-        assertThat(pair.doneB.get(0).length()).isEqualTo(size);
-        assertThat(into.rewind().equals(SimPair.pattern(size, size))).as("bytes of a %d-byte message", size).isTrue();
     }
 
     /**

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * Picks a seed per test, from {@code -Drpcrdma4j.seed} when given and at random otherwise, and
  * prints it when the test fails so that the run can be replayed (STYLE.md, "Tests").
  */
-final class SeedWatcher implements BeforeEachCallback, TestWatcher {
+public final class SeedWatcher implements BeforeEachCallback, TestWatcher {
 
     static final String PROPERTY = "rpcrdma4j.seed";
 
@@ -27,7 +27,8 @@ final class SeedWatcher implements BeforeEachCallback, TestWatcher {
                 + PROPERTY + "=" + seed);
     }
 
-    long seed() {
+    /** @return the seed of the running test */
+    public long seed() {
         return seed;
     }
 }

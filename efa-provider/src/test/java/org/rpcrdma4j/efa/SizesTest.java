@@ -46,7 +46,8 @@ class SizesTest {
         transfer(new SimPair(seed.seed(), tight, tight, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT), size, true);
     }
 
-    private static void transfer(SimPair pair, int size, boolean tagged) {
+    /** Sends one message of {@code size} bytes A to B after the handshakes and checks every byte. */
+    static void transfer(SimPair pair, int size, boolean tagged) {
         pair.handshake();
         final ByteBuffer into = ByteBuffer.allocate(size);
         final ByteBuffer data = SimPair.pattern(size, size);

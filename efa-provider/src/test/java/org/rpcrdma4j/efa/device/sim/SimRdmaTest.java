@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rpcrdma4j.efa.SeedWatcher;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.AddressHandle;
 import org.rpcrdma4j.efa.device.Capability;
