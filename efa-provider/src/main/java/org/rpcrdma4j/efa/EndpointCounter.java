@@ -27,6 +27,12 @@ public enum EndpointCounter {
     REORDERED_PACKETS,
     /** Messages that arrived before a matching receive was posted. */
     UNEXPECTED_MESSAGES,
+    /**
+     * Messages dropped because they arrived before any receive while every RX entry was taken: an
+     * unexpected message holds an RX entry until a receive takes it, which bounds what a peer that
+     * outruns the receives can make this endpoint hold (libfabric answers ENOBUFS there).
+     */
+    UNEXPECTED_DROPPED_MESSAGES,
     /** Packets that came back with receiver-not-ready and were queued for retransmission. */
     RNR_RETRANSMISSIONS,
     /** Times a peer entered RNR backoff. */

@@ -43,6 +43,9 @@ final class EagerRtm {
         final boolean tagged = packet.type().isTagged();
         final RxEntry entry = rx.arrive(peer, Protocol.EAGER, buffer, packet, (int) rtm.msgId(),
                 tagged ? rtm.tag() : 0, packet.payloadLength(), packet.payloadLength());
+        if (entry == null) {
+            return;
+        }
         entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());
         rx.afterData(entry);
     }

@@ -58,6 +58,9 @@ final class LongCtsReceiver {
         rtm.wrap(buffer, packet.offset());
         final RxEntry entry = rx.arrive(peer, Protocol.LONG_CTS, buffer, packet, (int) rtm.msgId(),
                 packet.type().isTagged() ? rtm.tag() : 0, rtm.msgLength(), packet.payloadLength());
+        if (entry == null) {
+            return;
+        }
         entry.sendId = (int) rtm.sendId();
         entry.creditRequest = rtm.creditRequest();
         entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());

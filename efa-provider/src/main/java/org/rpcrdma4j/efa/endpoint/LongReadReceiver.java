@@ -97,6 +97,9 @@ final class LongReadReceiver {
         }
         final RxEntry entry = rx.arrive(peer, Protocol.LONG_READ, buffer, packet, (int) rtm.msgId(),
                 packet.type().isTagged() ? rtm.tag() : 0, rtm.msgLength(), 0);
+        if (entry == null) {
+            return;
+        }
         entry.sendId = (int) rtm.sendId();
         entry.readIov = readIov;
         rx.afterData(entry);

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.MediumRtmFlyweight;
 import org.rpcrdma4j.efa.wire.PacketType;
@@ -21,11 +22,19 @@ final class MediumRtm {
     private final ReqHeader header;
     private final RxSide rx;
     private final int mtu;
+    private final int maxMessageSize;
+    private final Counters counters;
 
-    MediumRtm(ReqHeader header, RxSide rx, int mtu) {
+    /**
+     * @param maxMessageSize the largest medium message accepted: an unexpected one is staged whole,
+     *                       so {@code msg_length} from the wire must be bounded before it sizes anything
+     */
+    MediumRtm(ReqHeader header, RxSide rx, int mtu, int maxMessageSize, Counters counters) {
         this.header = header;
         this.rx = rx;
         this.mtu = mtu;
+        this.maxMessageSize = maxMessageSize;
+        this.counters = counters;
     }
 
     /** Builds the next segment, from where the previous one ended. */
@@ -49,9 +58,17 @@ final class MediumRtm {
     void onFirstSegment(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rtm.wrap(buffer, packet.offset());
         final long msgLength = rtm.msgLength();
+        if (Long.compareUnsigned(msgLength, maxMessageSize) > 0) {
+            // A sender picks medium only up to its medium limit (libfabric's default 64 KiB, as ours).
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
         final int msgId = (int) rtm.msgId();
         final RxEntry entry = rx.arrive(peer, Protocol.MEDIUM, buffer, packet, msgId,
-                packet.type().isTagged() ? rtm.tag() : 0, msgLength, (int) Math.min(msgLength, Integer.MAX_VALUE));
+                packet.type().isTagged() ? rtm.tag() : 0, msgLength, (int) msgLength);
+        if (entry == null) {
+            return;
+        }
         entry.place(rtm.segOffset(), buffer, packet.payloadOffset(), packet.payloadLength());
         if (!entry.isComplete()) {
             peer.mediumInProgress.put(msgId, entry);

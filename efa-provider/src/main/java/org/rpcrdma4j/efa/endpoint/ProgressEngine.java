@@ -79,7 +79,7 @@ public final class ProgressEngine {
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
         this.selector = new ProtocolSelector(config, mtu, canRead, device.attributes().maxRdmaSize());
         final EagerRtm eager = new EagerRtm(reqHeader, rx);
-        final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu);
+        final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu, config.mediumMaxSize(), counters);
         final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, counters, mtu,
                 config.longCtsCredits());
         this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());

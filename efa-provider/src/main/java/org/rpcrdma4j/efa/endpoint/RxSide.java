@@ -40,30 +40,34 @@ final class RxSide {
     }
 
     /**
-     * Posts a receive, or matches it with the oldest unexpected message it takes.
+     * Posts a receive, or matches it with the oldest unexpected message it takes. That message
+     * already holds an RX entry, which the receive takes over, so a table filled by unexpected
+     * messages never keeps the application from draining them.
      *
      * @return false if the RX entry table is full (EAGAIN)
      */
     boolean post(RxEntry posted) {
+        final RxEntry message = matcher.takeUnexpected(posted);
+        if (message != null) {
+            posted.id = message.id;
+            message.attach(posted);
+            afterData(message);
+            return true;
+        }
         final int id = entries.add(posted);
         if (id < 0) {
             return false;
         }
         posted.id = id;
-        final RxEntry message = matcher.takeUnexpected(posted);
-        if (message == null) {
-            matcher.addPosted(posted);
-        } else {
-            message.attach(posted);
-            entries.replace(id, message);
-            afterData(message);
-        }
+        matcher.addPosted(posted);
         return true;
     }
 
     /**
      * The first packet of a message is next in msg_id order: match it with a posted receive or
-     * queue it as unexpected, staging up to {@code stagingCapacity} bytes.
+     * queue it as unexpected, staging up to {@code stagingCapacity} bytes, bounded by the caller.
+     *
+     * @return the message, or null if it is unexpected and no RX entry is free: it is dropped
      */
     RxEntry arrive(Peer peer, Protocol protocol, ByteBuffer buffer, DecodedPacket packet, int msgId, long tag,
                    long msgLength, int stagingCapacity) {
@@ -83,7 +87,13 @@ final class RxSide {
             message.attach(posted);
             entries.replace(posted.id, message);
         } else {
+            final int id = entries.add(message);
+            if (id < 0) {
+                counters.increment(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES);
+                return null;
+            }
             counters.increment(EndpointCounter.UNEXPECTED_MESSAGES);
+            message.id = id;
             message.tagged = tagged;
             message.staging = ByteBuffer.allocate(stagingCapacity);
             matcher.addUnexpected(message, tagged);
@@ -94,7 +104,8 @@ final class RxSide {
     /** @return the matched long-CTS receive a CTSDATA names, or null */
     RxEntry longCtsEntry(Peer peer, long recvId) {
         final RxEntry entry = entries.get(recvId);
-        return entry != null && entry.peer == peer && entry.protocol == Protocol.LONG_CTS ? entry : null;
+        return entry != null && entry.peer == peer && entry.protocol == Protocol.LONG_CTS && entry.isMatched()
+                ? entry : null;
     }
 
     /** @return the matched long-read receive a read's work-request id names, or null */
