@@ -1,0 +1,94 @@
+package org.rpcrdma4j.transport;
+
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+
+/**
+ * The knobs of an RPC-over-RDMA connection, with Linux's defaults.
+ *
+ * @param inlineSendSize    the largest message this side sends inline, in bytes; advertised as the
+ *                          RFC 8797 Send Size
+ * @param inlineReceiveSize the largest message this side receives inline, in bytes: the size of each
+ *                          pre-posted receive buffer, advertised as the RFC 8797 Receive Size
+ * @param requesterCredits  the credits a requester asks for (RFC 8166 §3.3.1)
+ * @param responderCredits  the credits a responder grants; never 0 (RFC 8166 §3.3.1)
+ * @param maxConnections    the most connections a responder accepts; it keeps
+ *                          {@code responderCredits * maxConnections} receives posted
+ */
+public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int requesterCredits, int responderCredits,
+                              int maxConnections) {
+
+    /** Linux's inline threshold in both directions (net/sunrpc/xprtrdma: RPCRDMA_DEF_INLINE). */
+    public static final int DEFAULT_INLINE_SIZE = 4096;
+    /** What a requester asks for by default (Linux RPCRDMA_MAX_REQUESTS is 128). */
+    public static final int DEFAULT_REQUESTER_CREDITS = 128;
+    /** What a responder grants by default (Linux svcrdma's default is 64). */
+    public static final int DEFAULT_RESPONDER_CREDITS = 64;
+    /** Connections a responder accepts by default. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 8;
+    /** Linux's defaults. */
+    public static final TransportConfig DEFAULT = new TransportConfig(DEFAULT_INLINE_SIZE, DEFAULT_INLINE_SIZE,
+            DEFAULT_REQUESTER_CREDITS, DEFAULT_RESPONDER_CREDITS, DEFAULT_MAX_CONNECTIONS);
+
+    /**
+     * Checks the values. Inline sizes must be expressible as RFC 8797 private data: multiples of
+     * 1024 from 1024 (every receiver's minimum, RFC 8166 §3.3.2) to 262144.
+     *
+     * @param inlineSendSize    bytes
+     * @param inlineReceiveSize bytes
+     * @param requesterCredits  at least 1
+     * @param responderCredits  at least 1
+     * @param maxConnections    at least 1
+     */
+    public TransportConfig {
+        new ConnectPrivateData(false, inlineSendSize, inlineReceiveSize);
+        if (requesterCredits < 1 || responderCredits < 1 || maxConnections < 1) {
+            throw new IllegalArgumentException("credits and connections must be at least 1: requester "
+                    + requesterCredits + ", responder " + responderCredits + ", connections " + maxConnections);
+        }
+    }
+
+    /**
+     * @param bytes inline send size
+     * @return a copy with that value
+     */
+    public TransportConfig withInlineSendSize(int bytes) {
+        return new TransportConfig(bytes, inlineReceiveSize, requesterCredits, responderCredits, maxConnections);
+    }
+
+    /**
+     * @param bytes inline receive size
+     * @return a copy with that value
+     */
+    public TransportConfig withInlineReceiveSize(int bytes) {
+        return new TransportConfig(inlineSendSize, bytes, requesterCredits, responderCredits, maxConnections);
+    }
+
+    /**
+     * @param credits credits to request
+     * @return a copy with that value
+     */
+    public TransportConfig withRequesterCredits(int credits) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, credits, responderCredits, maxConnections);
+    }
+
+    /**
+     * @param credits credits to grant
+     * @return a copy with that value
+     */
+    public TransportConfig withResponderCredits(int credits) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, credits, maxConnections);
+    }
+
+    /**
+     * @param connections most connections accepted
+     * @return a copy with that value
+     */
+    public TransportConfig withMaxConnections(int connections) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits, connections);
+    }
+
+    /** @return the RFC 8797 private data this side advertises */
+    public ConnectPrivateData privateData() {
+        return new ConnectPrivateData(false, inlineSendSize, inlineReceiveSize);
+    }
+}

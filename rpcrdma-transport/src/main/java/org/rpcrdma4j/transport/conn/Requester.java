@@ -1,0 +1,299 @@
+package org.rpcrdma4j.transport.conn;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.xdr.ErrorCode;
+import org.rpcrdma4j.xdr.Proc;
+import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
+import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requester (client) side of one connection; the fabric has no other listener.
+ *
+ * <h2>Operation</h2>
+ * {@link #connect} sends CONNECT with this side's RFC 8797 private data; the connection is up when
+ * ACCEPT arrives with the responder's. Calls are sent inline while credits allow (RFC 8166 §3.3.1:
+ * one until the first reply, then the grant); the others wait in order. Each answer (a reply or an
+ * RDMA_ERROR) returns its credit and carries the new grant. Closing, by either side, fails every call
+ * sent or waiting with {@link RdmaTransportException.Scope#CONNECTION}.
+ *
+ * <p>A call that timed out above this layer keeps its credit until its answer comes: the responder
+ * still counts it (RFC 8166 §3.3.1).
+ *
+ * <h2>Buffer management</h2>
+ * One receive buffer of the inline receive size per credit requested is posted for the responder's
+ * replies before CONNECT is sent. A received buffer belongs to this class during
+ * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
+ * allocated per send and belong to the fabric until the send completes.
+ *
+ * <h2>Threads</h2>
+ * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
+ * {@link #close} and the counters, which are thread-safe.
+ */
+public final class Requester implements FabricListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
+    private static final int CONTROL_RECEIVES = 2;
+
+    private record Call(int xid, byte[] rpc) {
+    }
+
+    private final Fabric fabric;
+    private final TransportConfig config;
+    private final RequesterCredits credits;
+    private final ReplyHandler handler;
+    private final SendQueue sends;
+    private final ArrayDeque<Call> waiting = new ArrayDeque<>();
+    private final Set<Integer> outstanding = new HashSet<>();
+    private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
+    private final CompletableFuture<Connection> connected = new CompletableFuture<>();
+    private volatile Connection connection;
+    private volatile int outstandingCount;
+    private volatile int waitingCount;
+    private volatile int maxOutstanding;
+    private volatile int creditLimit = 1;
+
+    /**
+     * @param fabric  the fabric; this requester becomes its only listener on {@link #connect}
+     * @param config  the inline sizes and the credits to request
+     * @param handler gets the answers
+     */
+    public Requester(Fabric fabric, TransportConfig config, ReplyHandler handler) {
+        this.fabric = Objects.requireNonNull(fabric, "fabric");
+        this.config = Objects.requireNonNull(config, "config");
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.credits = new RequesterCredits(config.requesterCredits());
+        this.sends = new SendQueue(fabric);
+    }
+
+    /**
+     * Opens the connection. Thread-safe; call once.
+     *
+     * @param responder the responder's address
+     * @return completes with the connection when ACCEPT arrives, or exceptionally if it closes first
+     */
+    public CompletableFuture<Connection> connect(FabricAddress responder) {
+        fabric.listen(this);
+        fabric.execute(() -> {
+            long peer = fabric.insert(responder);
+            connection = new Connection(peer, fabric.localAddress(), responder);
+            for (int i = 0; i < CONTROL_RECEIVES; i++) {
+                post(Channel.CONTROL, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
+            }
+            for (int i = 0; i < credits.requested(); i++) {
+                post(Channel.DATA, ByteBuffer.allocate(config.inlineReceiveSize()));
+            }
+            sends.send(Channel.CONTROL, peer,
+                    ControlMessage.connect(config.privateData(), fabric.localAddress()).encode(), null);
+        });
+        return connected;
+    }
+
+    /**
+     * Sends a call, now or when a credit frees. Thread-safe. Its answer goes to the
+     * {@link ReplyHandler}.
+     *
+     * @param xid        the call's XID
+     * @param rpcMessage the whole RPC call message, owned by the requester from now on
+     * @throws RdmaTransportException CALL if the call does not fit inline, CONNECTION if the
+     *                                connection is not up
+     */
+    public void submit(int xid, byte[] rpcMessage) throws RdmaTransportException {
+        Connection current = connection;
+        if (current == null || current.state() != Connection.State.CONNECTED) {
+            throw closed(current, xid);
+        }
+        InlineMessage.checkFits(xid, rpcMessage.length, current.thresholds().send());
+        try {
+            fabric.execute(() -> {
+                if (current.state() != Connection.State.CONNECTED) {
+                    handler.onFailed(xid, closed(current, xid));
+                    return;
+                }
+                waiting.add(new Call(xid, rpcMessage));
+                pump();
+            });
+        } catch (IllegalStateException e) {
+            throw closed(current, xid);
+        }
+    }
+
+    /** Closes the connection, telling the responder, and fails every pending call. Thread-safe. */
+    public void close() {
+        try {
+            fabric.execute(() -> {
+                Connection current = connection;
+                if (current != null && current.state() != Connection.State.CLOSED) {
+                    sends.send(Channel.CONTROL, current.peer(), ControlMessage.close().encode(), null);
+                }
+                tearDown("closed by the requester");
+            });
+        } catch (IllegalStateException e) {
+            LOG.debug("progress thread already stopped", e);
+        }
+    }
+
+    /** @return calls sent and not yet answered */
+    public int outstandingCalls() {
+        return outstandingCount;
+    }
+
+    /** @return calls waiting for a credit */
+    public int waitingCalls() {
+        return waitingCount;
+    }
+
+    /** @return the most calls ever outstanding at once */
+    public int maxOutstandingCalls() {
+        return maxOutstanding;
+    }
+
+    /** @return how many calls may be outstanding now: 1 until the first answer, then the grant */
+    public int creditLimit() {
+        return creditLimit;
+    }
+
+    @Override
+    public void onReceived(Channel channel, long peer, ByteBuffer buffer, int length) {
+        try {
+            if (channel == Channel.CONTROL) {
+                onControl(buffer, length);
+            } else {
+                onData(buffer, length);
+            }
+        } finally {
+            buffer.clear();
+            post(channel, buffer);
+            pump();
+        }
+    }
+
+    @Override
+    public void onReceiveFailed(Channel channel, long peer, ByteBuffer buffer, String reason) {
+        LOG.warn("dropped a {} message from the responder: {}", channel, reason);
+        buffer.clear();
+        post(channel, buffer);
+    }
+
+    @Override
+    public void onSendCompleted(long context, String error) {
+        sends.onSendCompleted(context, error);
+    }
+
+    private void post(Channel channel, ByteBuffer buffer) {
+        Connection current = connection;
+        if (current.state() != Connection.State.CLOSED && !fabric.postReceive(channel, current.peer(), buffer)) {
+            LOG.warn("the fabric has no room for another {} receive", channel);
+        }
+    }
+
+    private void onControl(ByteBuffer buffer, int length) {
+        ControlMessage message = ControlMessage.decode(buffer, buffer.position(), length).orElse(null);
+        if (message == null) {
+            return;
+        }
+        if (message.type() == ControlMessage.Type.ACCEPT && connection.state() == Connection.State.CONNECTING) {
+            connection.up(InlineThresholds.of(config.privateData(), message.privateData()), message.number());
+            LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
+            connected.complete(connection);
+        } else if (message.type() == ControlMessage.Type.CLOSE) {
+            tearDown("closed by the responder");
+        }
+    }
+
+    private void onData(ByteBuffer buffer, int length) {
+        try {
+            header.wrap(buffer, buffer.position(), length);
+        } catch (RpcRdmaDecodeException e) {
+            // Only a responder answers with RDMA_ERROR (RFC 8166 §4.5); the call it was for times out.
+            LOG.warn("dropped a bad reply: {}", e.getMessage());
+            return;
+        }
+        int xid = header.xid();
+        if (!outstanding.remove(xid)) {
+            LOG.debug("dropped an answer to xid 0x{}: no such call outstanding", Integer.toHexString(xid));
+            return;
+        }
+        credits.onAnswered(header.credits());
+        creditLimit = credits.limit();
+        outstandingCount = outstanding.size();
+        if (header.proc() == Proc.RDMA_ERROR) {
+            handler.onFailed(xid, rdmaError(xid));
+        } else if (header.proc() != Proc.RDMA_MSG || header.readSegmentCount() > 0
+                || header.writeChunkCount() > 0 || header.hasReplyChunk()) {
+            handler.onFailed(xid, new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                    + Integer.toHexString(xid) + " uses chunks, not supported yet"));
+        } else {
+            byte[] rpc = new byte[header.payloadLength()];
+            buffer.get(header.payloadOffset(), rpc);
+            handler.onReply(xid, rpc);
+        }
+    }
+
+    private RdmaTransportException rdmaError(int xid) {
+        String detail = header.errorCode() == ErrorCode.ERR_VERS
+                ? "ERR_VERS (the responder supports versions " + Integer.toUnsignedLong(header.errorLow()) + " to "
+                        + Integer.toUnsignedLong(header.errorHigh()) + ")"
+                : "ERR_CHUNK (the responder could not use the call's header or chunks, or could not send the reply)";
+        return new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
+                + ": the responder answered RDMA_ERROR " + detail);
+    }
+
+    private void pump() {
+        Connection current = connection;
+        while (current.state() == Connection.State.CONNECTED && credits.canSend() && !waiting.isEmpty()) {
+            Call call = waiting.poll();
+            credits.onSent();
+            outstanding.add(call.xid());
+            sends.send(Channel.DATA, current.peer(), InlineMessage.msg(call.xid(), credits.requested(), call.rpc()),
+                    error -> {
+                        if (error != null && outstanding.remove(call.xid())) {
+                            credits.onUnanswered();
+                            handler.onFailed(call.xid(), error);
+                        }
+                    });
+        }
+        outstandingCount = outstanding.size();
+        waitingCount = waiting.size();
+        maxOutstanding = Math.max(maxOutstanding, outstandingCount);
+    }
+
+    private void tearDown(String reason) {
+        Connection current = connection;
+        if (current == null || !current.close(reason)) {
+            return;
+        }
+        connected.completeExceptionally(closed(current, 0));
+        List<Integer> failed = new ArrayList<>(outstanding);
+        waiting.forEach(call -> failed.add(call.xid()));
+        outstanding.clear();
+        waiting.clear();
+        outstandingCount = 0;
+        waitingCount = 0;
+        for (int xid : failed) {
+            handler.onFailed(xid, closed(current, xid));
+        }
+    }
+
+    private static RdmaTransportException closed(Connection connection, int xid) {
+        String state = connection == null ? "not connected"
+                : connection.state() == Connection.State.CLOSED ? connection + " closed: " + connection.closeReason()
+                : connection + " is not up";
+        return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                "call xid 0x" + Integer.toHexString(xid) + " failed: " + state);
+    }
+}

@@ -1,0 +1,13 @@
+/**
+ * RPC-over-RDMA connections over a connectionless {@link org.rpcrdma4j.transport.Fabric}: a
+ * connection is a pair of fabric addresses plus state, set up by an exchange of RFC 8797 private
+ * data on the control channel ({@link org.rpcrdma4j.transport.conn.ControlMessage}), with credits
+ * (RFC 8166 §3.3.1) and inline thresholds (§3.3.2) per connection.
+ *
+ * <p>{@link org.rpcrdma4j.transport.conn.Requester} is the client side and
+ * {@link org.rpcrdma4j.transport.conn.Responder} the server side. Both run on the fabric's progress
+ * thread; other threads reach them only through methods documented as thread-safe, which hand work
+ * to the progress thread with {@link org.rpcrdma4j.transport.Fabric#execute}. Only inline messages
+ * (RDMA_MSG with empty chunk lists) are supported so far.
+ */
+package org.rpcrdma4j.transport.conn;

@@ -1,0 +1,128 @@
+package org.rpcrdma4j.transport.efa;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.rpcrdma4j.efa.CompletionEntry;
+import org.rpcrdma4j.efa.EfaEndpoint;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricListener;
+
+/**
+ * {@link Fabric} over one {@link EfaEndpoint}: each {@link Channel} is a tag, matched exactly, so
+ * the data tag carries nothing but RPC-over-RDMA messages. Made by {@link EfaProgressLoop#attach};
+ * the loop's thread is the fabric's progress thread.
+ *
+ * <p>Buffer ownership follows the endpoint's: a posted or sent buffer belongs to the endpoint until
+ * its completion, which this class hands to the listener with the same buffer.
+ */
+public final class EfaFabric implements Fabric {
+
+    /** The tag of RPC-over-RDMA messages ("RDMA" then 1). */
+    public static final long DATA_TAG = 0x5244_4D41_0000_0001L;
+    /** The tag of connection control messages ("RDMA" then 2). */
+    public static final long CONTROL_TAG = 0x5244_4D41_0000_0002L;
+
+    private record PostedReceive(Channel channel, ByteBuffer buffer) {
+    }
+
+    private final EfaEndpoint endpoint;
+    private final EfaProgressLoop loop;
+    private final FabricAddress localAddress;
+    private final Map<Long, PostedReceive> receives = new HashMap<>();
+    private volatile FabricListener listener;
+    private long nextReceive;
+
+    EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this.loop = loop;
+        this.localAddress = addressOf(endpoint.address());
+    }
+
+    /**
+     * @param address an EFA endpoint address
+     * @return the transport's view of it: the raw address, the GID as identity, the QPN as number
+     */
+    public static FabricAddress addressOf(EndpointAddress address) {
+        ByteBuffer raw = ByteBuffer.allocate(EndpointAddress.LENGTH);
+        address.encode(raw, 0);
+        return new FabricAddress(raw.array(), address.gid().toBytes(), address.qpn());
+    }
+
+    @Override
+    public FabricAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public void listen(FabricListener newListener) {
+        this.listener = newListener;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        loop.execute(command);
+    }
+
+    @Override
+    public long insert(FabricAddress peer) {
+        return endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
+    }
+
+    @Override
+    public boolean postReceive(Channel channel, long peer, ByteBuffer buffer) {
+        long context = nextReceive++;
+        long source = peer == ANY_PEER ? EfaEndpoint.ADDR_UNSPEC : peer;
+        if (!endpoint.recvTagged(source, buffer, tag(channel), 0, context)) {
+            return false;
+        }
+        receives.put(context, new PostedReceive(channel, buffer));
+        return true;
+    }
+
+    @Override
+    public boolean send(Channel channel, long peer, ByteBuffer message, long context) {
+        return endpoint.sendTagged(peer, message, tag(channel), context);
+    }
+
+    /** Progresses the endpoint and hands completions to the listener; loop thread only. */
+    int progress(long nowNs, int pollMax) {
+        return endpoint.progress(nowNs) + endpoint.poll(this::onCompletion, pollMax);
+    }
+
+    private void onCompletion(CompletionEntry entry) {
+        FabricListener current = listener;
+        switch (entry.kind()) {
+            case TAGGED_RECV -> {
+                PostedReceive receive = receives.remove(entry.context());
+                if (receive == null || current == null) {
+                    return;
+                }
+                if (entry.ok()) {
+                    EfaProgressLoop.runSafely(() -> current.onReceived(receive.channel(), entry.source(),
+                            receive.buffer(), (int) entry.length()));
+                } else {
+                    EfaProgressLoop.runSafely(() -> current.onReceiveFailed(receive.channel(), entry.source(),
+                            receive.buffer(), entry.error().name()));
+                }
+            }
+            case TAGGED_SEND -> {
+                if (current != null) {
+                    EfaProgressLoop.runSafely(() -> current.onSendCompleted(entry.context(),
+                            entry.ok() ? null : entry.error().name()));
+                }
+            }
+            default -> {
+                // This fabric starts no other operation.
+            }
+        }
+    }
+
+    private static long tag(Channel channel) {
+        return channel == Channel.DATA ? DATA_TAG : CONTROL_TAG;
+    }
+}

@@ -1,0 +1,149 @@
+package org.rpcrdma4j.transport.efa;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import org.rpcrdma4j.efa.EfaEndpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The progress thread of one or more EFA endpoints, a duty-cycle agent (STYLE.md §2): it runs
+ * commands handed to {@link #execute} from other threads, then progresses each endpoint and hands its
+ * completions to its {@link EfaFabric}. Everything an endpoint and the transport above it do happens
+ * on this thread, so neither needs locks.
+ *
+ * <p>In production a loop serves one endpoint and reads {@link System#nanoTime()}. Endpoints on one
+ * simulated fabric share a loop, whose clock and hook advance the simulation in step with them.
+ *
+ * <p>Idle strategy: spin, then yield, then park briefly; {@link #execute} wakes the thread.
+ */
+public final class EfaProgressLoop implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
+    private static final int COMMANDS_PER_CYCLE = 256;
+    private static final int POLL_MAX = 64;
+    private static final int SPINS = 100;
+    private static final int YIELDS = 100;
+    private static final long PARK_NS = 50_000;
+
+    private final LongSupplier clock;
+    private final LongConsumer beforeProgress;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final List<EfaFabric> fabrics = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.beforeProgress = Objects.requireNonNull(beforeProgress, "beforeProgress");
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Starts a loop on the system clock.
+     *
+     * @param name the thread's name
+     * @return the running loop
+     */
+    public static EfaProgressLoop start(String name) {
+        return start(name, System::nanoTime, now -> { });
+    }
+
+    /**
+     * Starts a loop on a given clock.
+     *
+     * @param name           the thread's name
+     * @param clock          read once per cycle, on the loop's thread; must not go backwards
+     * @param beforeProgress called on the loop's thread with that time before the endpoints
+     *                       progress, for what must move in step with them (a simulated fabric)
+     * @return the running loop
+     */
+    public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress) {
+        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress);
+        loop.thread.start();
+        return loop;
+    }
+
+    /**
+     * Hands an endpoint to this loop and returns the fabric over it. Thread-safe.
+     *
+     * @param endpoint the endpoint; from now on only this loop's thread touches it
+     * @return the fabric
+     */
+    public EfaFabric attach(EfaEndpoint endpoint) {
+        EfaFabric fabric = new EfaFabric(endpoint, this);
+        execute(() -> fabrics.add(fabric));
+        return fabric;
+    }
+
+    /**
+     * Runs a command on the loop's thread, in order, before the next progress. Thread-safe.
+     *
+     * @param command what to run; it must not block
+     * @throws IllegalStateException if the loop is closed
+     */
+    public void execute(Runnable command) {
+        if (!running) {
+            throw new IllegalStateException("the progress loop is closed");
+        }
+        commands.add(Objects.requireNonNull(command, "command"));
+        LockSupport.unpark(thread);
+    }
+
+    /** @return whether the caller is the loop's thread */
+    boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Stops the thread and waits for it; commands not yet run are dropped. */
+    @Override
+    public void close() {
+        running = false;
+        LockSupport.unpark(thread);
+        if (!inLoop()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        int idle = 0;
+        while (running) {
+            int work = 0;
+            for (Runnable command; work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null; work++) {
+                runSafely(command);
+            }
+            long now = clock.getAsLong();
+            beforeProgress.accept(now);
+            for (int i = 0; i < fabrics.size(); i++) {
+                work += fabrics.get(i).progress(now, POLL_MAX);
+            }
+            idle = work > 0 ? 0 : idle + 1;
+            if (idle > SPINS + YIELDS) {
+                LockSupport.parkNanos(PARK_NS);
+            } else if (idle > SPINS) {
+                Thread.yield();
+            } else if (idle > 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** No RuntimeException escapes the agent (STYLE.md, "Errors"): one bad command must not stop all. */
+    static void runSafely(Runnable work) {
+        try {
+            work.run();
+        } catch (RuntimeException e) {
+            LOG.error("a command on the progress thread failed", e);
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.CompletionHandler;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
+import org.dcache.oncrpc4j.rpc.RpcAuthException;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conn.Connection;
+import org.rpcrdma4j.transport.conn.ReplyHandler;
+import org.rpcrdma4j.transport.conn.Requester;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An RPC-over-RDMA connection for oncrpc4j client code: {@link #transport()} is the
+ * {@link RpcTransport} for {@code new RpcCall(prog, vers, auth, transport)}, so existing clients run
+ * unchanged. Replies are matched by XID through oncrpc4j's {@link ReplyQueue}, which also times
+ * calls out with the timeouts the caller gives {@code RpcCall.call}.
+ *
+ * <p>One client per fabric. Reply handlers run on a single thread the client owns, never on the
+ * progress thread.
+ */
+public final class RdmaRpcClient implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaRpcClient.class);
+
+    private final Requester requester;
+    private final ReplyQueue replyQueue = new ReplyQueue();
+    private final ExecutorService replies = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "rdma-rpc-client-replies");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final Transport transport = new Transport();
+    private volatile Connection connection;
+
+    private RdmaRpcClient(Fabric fabric, TransportConfig config) {
+        this.requester = new Requester(fabric, config, new Replies());
+    }
+
+    /**
+     * Connects to a server and waits until the private data is exchanged.
+     *
+     * @param fabric  this client's fabric; the client becomes its listener but does not own it
+     * @param server  the server's fabric address
+     * @param config  inline sizes and the credits to request
+     * @param timeout how long to wait for the server's ACCEPT
+     * @return the connected client
+     * @throws IOException if the server did not accept in time or closed the connection
+     */
+    public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, Duration timeout)
+            throws IOException {
+        RdmaRpcClient client = new RdmaRpcClient(fabric, config);
+        try {
+            client.connection = client.requester.connect(Objects.requireNonNull(server, "server"))
+                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return client;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            client.close();
+            throw new IOException("interrupted while connecting to " + server, e);
+        } catch (ExecutionException | TimeoutException e) {
+            client.close();
+            throw new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                    "could not connect to " + server + " within " + timeout + ": " + e);
+        }
+    }
+
+    /** @return the transport to make calls on */
+    public RpcTransport transport() {
+        return transport;
+    }
+
+    /** @return calls sent and not yet answered */
+    public int outstandingCalls() {
+        return requester.outstandingCalls();
+    }
+
+    /** @return calls waiting for a credit */
+    public int waitingCalls() {
+        return requester.waitingCalls();
+    }
+
+    /** @return the most calls that were ever outstanding at once */
+    public int maxOutstandingCalls() {
+        return requester.maxOutstandingCalls();
+    }
+
+    /** @return how many calls may be outstanding now */
+    public int creditLimit() {
+        return requester.creditLimit();
+    }
+
+    /** Closes the connection; pending calls fail with a CONNECTION error. */
+    @Override
+    public void close() {
+        requester.close();
+        replies.execute(replyQueue::shutdown);
+        replies.shutdown();
+    }
+
+    /** Answers from the progress thread go to the reply thread, as oncrpc4j's protocol filter handles them. */
+    private final class Replies implements ReplyHandler {
+
+        @Override
+        public void onReply(int xid, byte[] rpcMessage) {
+            hand(() -> {
+                CompletionHandler<RpcReply, RpcTransport> handler = replyQueue.get(xid);
+                if (handler == null) {
+                    return;
+                }
+                try {
+                    Xdr xdr = new Xdr(rpcMessage);
+                    xdr.beginDecoding();
+                    xdr.xdrDecodeInt();
+                    xdr.xdrDecodeInt();
+                    RpcReply reply = new RpcReply(xid, xdr, transport);
+                    if (!reply.isAccepted()) {
+                        handler.failed(new OncRpcRejectedException(reply.getRejectStatus()), transport);
+                    } else if (reply.getAcceptStatus() != 0) {
+                        handler.failed(new OncRpcAcceptedException(reply.getAcceptStatus()), transport);
+                    } else {
+                        handler.completed(reply, transport);
+                    }
+                } catch (OncRpcException e) {
+                    handler.failed(e, transport);
+                } catch (IOException e) {
+                    handler.failed(e, transport);
+                }
+            });
+        }
+
+        @Override
+        public void onFailed(int xid, RdmaTransportException error) {
+            hand(() -> {
+                CompletionHandler<RpcReply, RpcTransport> handler = replyQueue.get(xid);
+                if (handler != null) {
+                    handler.failed(error, transport);
+                }
+            });
+        }
+
+        private void hand(Runnable work) {
+            try {
+                replies.execute(work);
+            } catch (RejectedExecutionException e) {
+                LOG.debug("client closed; answer dropped");
+            }
+        }
+    }
+
+    /** The client's {@link RpcTransport}. */
+    private final class Transport implements RpcTransport {
+
+        @Override
+        public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+            byte[] call = XdrBytes.of(xdr);
+            try {
+                requester.submit(XdrBytes.xid(call), call);
+                handler.completed(call.length, attachment);
+            } catch (RdmaTransportException e) {
+                // oncrpc4j's send handler fails the registered reply with this, so the call fails now.
+                handler.failed(e, attachment);
+            }
+        }
+
+        @Override
+        public ReplyQueue getReplyQueue() {
+            return replyQueue;
+        }
+
+        @Override
+        public boolean isOpen() {
+            Connection current = connection;
+            return current != null && current.state() == Connection.State.CONNECTED;
+        }
+
+        @Override
+        public InetSocketAddress getLocalSocketAddress() {
+            return connection.localSocketAddress(true);
+        }
+
+        @Override
+        public InetSocketAddress getRemoteSocketAddress() {
+            return connection.remoteSocketAddress(true);
+        }
+
+        @Override
+        public RpcTransport getPeerTransport() {
+            throw new UnsupportedOperationException("the RPC-over-RDMA backchannel (RFC 8167) is not implemented yet");
+        }
+
+        @Override
+        public void startTLS() throws RpcAuthException {
+            throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
+                    new RpcAuthError(RpcAuthStat.AUTH_REJECTEDCRED));
+        }
+
+        @Override
+        public boolean isTLS() {
+            return false;
+        }
+    }
+}

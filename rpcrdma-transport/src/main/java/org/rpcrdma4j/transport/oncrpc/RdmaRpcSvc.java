@@ -1,0 +1,142 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcException;
+import org.dcache.oncrpc4j.rpc.RpcMessageType;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conn.CallHandler;
+import org.rpcrdma4j.transport.conn.Connection;
+import org.rpcrdma4j.transport.conn.Responder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves oncrpc4j programs over RPC-over-RDMA: the RDMA counterpart of oncrpc4j's {@code OncRpcSvc}.
+ * Build one with {@link RdmaRpcSvcBuilder}.
+ *
+ * <p>The progress thread parses each call header as oncrpc4j's protocol filter does (rejecting a bad
+ * RPC version or credential there) and hands the call to {@link CallDispatcher}; the program runs on
+ * a worker and its reply goes back through the connection's {@link RdmaRpcTransport}.
+ */
+public final class RdmaRpcSvc {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaRpcSvc.class);
+    private static final long STOP_TIMEOUT_SECONDS = 10;
+
+    private final Map<OncRpcProgram, RpcDispatchable> programs;
+    private final Responder responder;
+    private final CallDispatcher dispatcher;
+    private final ReplyQueue replyQueue = new ReplyQueue();
+    private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
+
+    RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
+               Map<OncRpcProgram, RpcDispatchable> initialPrograms) {
+        this.programs = new ConcurrentHashMap<>(initialPrograms);
+        this.dispatcher = new CallDispatcher(programs, workers);
+        this.responder = new Responder(fabric, config, new Calls());
+    }
+
+    /**
+     * Registers a program, also while running.
+     *
+     * @param program    number and version
+     * @param dispatcher the program
+     */
+    public void register(OncRpcProgram program, RpcDispatchable dispatcher) {
+        programs.put(Objects.requireNonNull(program, "program"), Objects.requireNonNull(dispatcher, "dispatcher"));
+    }
+
+    /**
+     * Unregisters a program; its calls get PROG_UNAVAIL from now on.
+     *
+     * @param program number and version
+     */
+    public void unregister(OncRpcProgram program) {
+        programs.remove(program);
+    }
+
+    /** Starts accepting connections. */
+    public void start() {
+        responder.start();
+    }
+
+    /**
+     * Closes every connection (requesters are told, and fail their pending calls) and stops serving.
+     * The fabric and the worker executor stay with their owner.
+     *
+     * @throws IOException if the close messages could not be sent in time
+     */
+    public void stop() throws IOException {
+        try {
+            responder.stop().get(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while stopping", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("could not tell every requester the service stopped", e);
+        } finally {
+            replyQueue.shutdown();
+        }
+    }
+
+    /** @return received messages dropped without an answer (bad or unexpected) */
+    public long droppedMessages() {
+        return responder.dropped();
+    }
+
+    /** Receives calls on the progress thread; never waits. */
+    private final class Calls implements CallHandler {
+
+        @Override
+        public void onCall(Connection connection, int xid, byte[] rpcMessage) {
+            RdmaRpcTransport transport = transports.computeIfAbsent(connection,
+                    c -> new RdmaRpcTransport(responder, c, replyQueue));
+            Xdr xdr = new Xdr(rpcMessage);
+            RpcCall call;
+            try {
+                xdr.beginDecoding();
+                int rpcXid = xdr.xdrDecodeInt();
+                if (xdr.xdrDecodeInt() != RpcMessageType.CALL) {
+                    // A backward-direction reply (RFC 8167) has nowhere to go yet.
+                    LOG.debug("dropped a non-call RPC message on {}", connection);
+                    return;
+                }
+                call = new RpcCall(rpcXid, xdr, transport);
+                try {
+                    call.accept();
+                } catch (RpcException e) {
+                    call.reject(e.getStatus(), e.getRpcReply());
+                    LOG.info("RPC request rejected: {}", e.getMessage());
+                    return;
+                }
+            } catch (OncRpcException e) {
+                LOG.info("dropped an RPC call xid 0x{} that could not be decoded: {}",
+                        Integer.toHexString(xid), e.getMessage());
+                return;
+            } catch (IOException e) {
+                LOG.info("dropped an RPC call xid 0x{}: {}", Integer.toHexString(xid), e.getMessage());
+                return;
+            }
+            dispatcher.dispatch(call);
+        }
+
+        @Override
+        public void onClosed(Connection connection) {
+            transports.remove(connection);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
+import org.dcache.oncrpc4j.portmap.OncPortmapClient;
+import org.dcache.oncrpc4j.portmap.OncRpcPortmap;
+import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
+import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
+
+/** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */
+class RdmaRpcSvcTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
+    private static final long HANG_GUARD_S = 30;
+
+    private final SimHarness sim = new SimHarness(SEED);
+    private final TestProgram program = new TestProgram();
+    private RdmaRpcSvc svc;
+    private RdmaRpcClient client;
+
+    private void serve(TransportConfig config) {
+        svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(config)
+                .withWorkerThreadExecutionService(sim.workers)
+                .withRpcService(new OncRpcProgram(OncRpcPortmap.PORTMAP_PROGRAMM, OncRpcPortmap.PORTMAP_V4),
+                        new OncRpcbindServer())
+                .withRpcService(new OncRpcProgram(OncRpcPortmap.PORTMAP_PROGRAMM, OncRpcPortmap.PORTMAP_V2),
+                        new OncRpcbindServer())
+                .withRpcService(TestProgram.PROGRAM, program).build();
+        svc.start();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        program.gate.countDown();
+        if (client != null) {
+            client.close();
+        }
+        if (svc != null) {
+            svc.stop();
+        }
+        sim.close();
+    }
+
+    private RpcCall call() {
+        return new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                client.transport());
+    }
+
+    private byte[] echo(byte[] data) throws Exception {
+        TestProgram.Opaque result = new TestProgram.Opaque();
+        call().call(TestProgram.ECHO, new TestProgram.Opaque(data), result, HANG_GUARD_S, TimeUnit.SECONDS);
+        return result.bytes;
+    }
+
+    @Test
+    void portmapNullSetGetportDump() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        OncPortmapClient portmap = new GenericPortmapClient(client.transport());
+        assertThat(portmap.ping()).isTrue();
+        assertThat(portmap.setPort(100003, 4, "tcp", "0.0.0.0.8.1", "nfs")).isTrue();
+        assertThat(portmap.getPort(100003, 4, "tcp")).endsWith(".8.1");
+        assertThat(portmap.dump()).anySatisfy(entry -> assertThat(entry.toString()).contains("100003"));
+    }
+
+    @Test
+    void echoUpToTheInlineThresholdIsByteExactAndOneByteOverFailsClearly() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        // 28-byte RDMA_MSG header + 40-byte call header + 4-byte length + data <= 4096.
+        for (int size : new int[] {0, 1, 1000, 4023, 4024}) {
+            byte[] data = new byte[size];
+            new Random(size).nextBytes(data);
+            assertThat(echo(data)).as("echo of %d bytes", size).isEqualTo(data);
+        }
+        assertThatThrownBy(() -> echo(new byte[4025])).isInstanceOf(RdmaTransportException.class)
+                .hasMessageContaining("inline threshold of 4096").hasMessageContaining("needs chunks");
+        assertThat(echo(new byte[] {1, 2, 3})).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void failuresAreAnsweredAsOncRpc4jAnswersThem() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        RpcCall unknownProgram = new RpcCall(0x2000_0999, 1, new RpcAuthTypeNone(), client.transport());
+        assertThatThrownBy(() -> unknownProgram.call(0, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, HANG_GUARD_S,
+                TimeUnit.SECONDS)).isInstanceOf(OncRpcAcceptedException.class).hasMessageContaining("PROG_UNAVAIL");
+        assertThatThrownBy(() -> call().call(99, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, HANG_GUARD_S, TimeUnit.SECONDS))
+                .isInstanceOf(OncRpcAcceptedException.class).hasMessageContaining("PROC_UNAVAIL");
+        assertThatThrownBy(() -> call().call(TestProgram.EXPECT_INT_PAIR, new TestProgram.Opaque(new byte[1]),
+                XdrVoid.XDR_VOID, HANG_GUARD_S, TimeUnit.SECONDS))
+                .isInstanceOf(OncRpcAcceptedException.class).hasMessageContaining("GARBAGE_ARGS");
+        assertThatThrownBy(() -> call().call(TestProgram.THROW_RUNTIME, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID,
+                HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(OncRpcAcceptedException.class).hasMessageContaining("SYSTEM");
+        assertThatThrownBy(() -> call().call(TestProgram.THROW_REJECT, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID,
+                HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(OncRpcRejectedException.class).hasMessageContaining("AUTH_ERROR");
+        assertThat(echo(new byte[] {9})).containsExactly(9);
+    }
+
+    @Test
+    void aReplyOverTheRequestersThresholdFailsTheCallWithErrChunk() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT.withInlineReceiveSize(1024));
+        assertThatThrownBy(() -> echo(new byte[2000])).isInstanceOf(RdmaTransportException.class)
+                .hasMessageContaining("RDMA_ERROR ERR_CHUNK");
+        assertThat(echo(new byte[900])).hasSize(900);
+    }
+
+    @Test
+    void theRequesterStartsWithOneCreditThenNeverExceedsTheGrant() throws Exception {
+        serve(TransportConfig.DEFAULT.withResponderCredits(2));
+        client = sim.connect(TransportConfig.DEFAULT);
+        program.gate = new CountDownLatch(1);
+        List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
+        }
+        waitFor(() -> program.inProgress.get() == 1 && client.waitingCalls() == 9);
+        assertThat(client.outstandingCalls()).as("one credit until the first reply").isEqualTo(1);
+        program.gate.countDown();
+        for (CompletableFuture<XdrVoid> call : calls) {
+            call.get(HANG_GUARD_S, TimeUnit.SECONDS);
+        }
+        assertThat(client.creditLimit()).isEqualTo(2);
+        assertThat(client.maxOutstandingCalls()).isEqualTo(2);
+        assertThat(program.maxInProgress.get()).isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void stoppingTheServerFailsAPendingCallPromptly() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        program.gate = new CountDownLatch(1);
+        CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
+        waitFor(() -> program.inProgress.get() == 1);
+        svc.stop();
+        svc = null;
+        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
+                .hasMessageContaining("closed by the responder");
+        assertThat(client.transport().isOpen()).isFalse();
+        assertThatThrownBy(() -> echo(new byte[1])).isInstanceOf(RdmaTransportException.class)
+                .hasMessageContaining("closed by the responder");
+    }
+
+    @Test
+    void closingTheClientFailsItsPendingCalls() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        program.gate = new CountDownLatch(1);
+        CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
+        waitFor(() -> program.inProgress.get() == 1);
+        client.close();
+        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS))
+                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the requester");
+        client = null;
+    }
+
+    @Test
+    void eachConnectionHasItsOwnAddressFromTheGid() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        assertThat(client.transport().getLocalSocketAddress().getAddress().getHostAddress()).startsWith("fe80");
+        assertThat(client.transport().getRemoteSocketAddress().getPort()).isEqualTo(7);
+        assertThatThrownBy(() -> client.transport().getPeerTransport())
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("backchannel");
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not reached (hang guard)");
+            }
+            Thread.sleep(1);
+        }
+    }
+}

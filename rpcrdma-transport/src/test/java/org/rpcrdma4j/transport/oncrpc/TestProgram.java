@@ -1,0 +1,99 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcException;
+import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+
+/** A small program: echo, failures of every kind, and a gated procedure that counts concurrency. */
+final class TestProgram implements RpcDispatchable {
+
+    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0123, 1);
+    static final int NULL = 0;
+    static final int ECHO = 1;
+    static final int THROW_RUNTIME = 2;
+    static final int THROW_REJECT = 3;
+    static final int EXPECT_INT_PAIR = 4;
+    static final int GATED = 5;
+
+    final AtomicInteger inProgress = new AtomicInteger();
+    final AtomicInteger maxInProgress = new AtomicInteger();
+    volatile CountDownLatch gate = new CountDownLatch(0);
+
+    /** Variable-length opaque data. */
+    static final class Opaque implements XdrAble {
+        byte[] bytes = new byte[0];
+
+        Opaque() {
+        }
+
+        Opaque(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
+            bytes = xdr.xdrDecodeDynamicOpaque();
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
+            xdr.xdrEncodeDynamicOpaque(bytes);
+        }
+    }
+
+    /** Two ints, which a single opaque of a few bytes cannot satisfy. */
+    private static final class IntPair implements XdrAble {
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
+            xdr.xdrDecodeInt();
+            xdr.xdrDecodeInt();
+            xdr.xdrDecodeInt();
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) {
+        }
+    }
+
+    @Override
+    public void dispatchOncRpcCall(RpcCall call) throws IOException {
+        switch (call.getProcedure()) {
+            case NULL -> call.reply(XdrVoid.XDR_VOID);
+            case ECHO -> {
+                Opaque data = new Opaque();
+                call.retrieveCall(data);
+                call.reply(data);
+            }
+            case THROW_RUNTIME -> throw new IllegalStateException("program bug");
+            case THROW_REJECT -> throw new RpcException(RpcRejectStatus.AUTH_ERROR, "no",
+                    new RpcAuthError(RpcAuthStat.AUTH_TOOWEAK));
+            case EXPECT_INT_PAIR -> {
+                call.retrieveCall(new IntPair());
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case GATED -> {
+                int now = inProgress.incrementAndGet();
+                maxInProgress.accumulateAndGet(now, Math::max);
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inProgress.decrementAndGet();
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            default -> call.failProcedureUnavailable();
+        }
+    }
+}
