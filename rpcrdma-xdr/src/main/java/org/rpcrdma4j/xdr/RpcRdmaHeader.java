@@ -12,8 +12,8 @@ import java.util.Objects;
  * three chunk lists (RDMA_MSG, RDMA_NOMSG) or an error body (RDMA_ERROR).
  *
  * <p>The reserved procedures RDMA_MSGP and RDMA_DONE cannot be represented: they are never sent.
- * The version is kept as given so that tests and error replies can carry any value; a decoded
- * RDMA_MSG or RDMA_NOMSG header always has version 1.
+ * The version is kept as given: an RDMA_ERROR echoes the version of the message that failed (RFC
+ * 8166 §4.5), so it may carry any value; a decoded RDMA_MSG or RDMA_NOMSG header always has version 1.
  *
  * @param xid        the transaction ID, equal to the RPC message's XID
  * @param vers       the RPC-over-RDMA version, u32

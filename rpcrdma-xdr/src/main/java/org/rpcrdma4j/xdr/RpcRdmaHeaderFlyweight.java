@@ -114,7 +114,8 @@ public final class RpcRdmaHeaderFlyweight {
         int end = offset + length;
         int p;
         if (procValue == Proc.RDMA_ERROR.value()) {
-            // Checked before the version: an RDMA_ERROR is never answered, whatever it carries.
+            // Before the version check: an RDMA_ERROR echoes the version of the message that failed
+            // (RFC 8166 §4.5), which is how ERR_VERS reaches a requester speaking another version.
             p = checkErrorBody(buffer, offset, end, xid, vers);
         } else {
             if (vers != RpcRdmaHeader.VERSION) {
@@ -154,10 +155,6 @@ public final class RpcRdmaHeaderFlyweight {
     /** Checks the body of an RDMA_ERROR; returns the index after it. Malformed ones are dropped. */
     private static int checkErrorBody(ByteBuffer buffer, int offset, int end, int xid, int vers)
             throws RpcRdmaDecodeException {
-        if (vers != RpcRdmaHeader.VERSION) {
-            throw RpcRdmaDecodeException.withHeader(Rule.BAD_RDMA_ERROR, xid, vers,
-                    "RDMA_ERROR of version " + Integer.toUnsignedString(vers));
-        }
         int p = offset + BODY_OFFSET;
         if (end - p < XdrWords.UNIT) {
             throw RpcRdmaDecodeException.withHeader(Rule.BAD_RDMA_ERROR, xid, vers, "RDMA_ERROR without rdma_err");
@@ -353,7 +350,7 @@ public final class RpcRdmaHeaderFlyweight {
         return XdrWords.getInt(buffer, base + XID_OFFSET);
     }
 
-    /** @return the version (always 1 once wrapped) */
+    /** @return the version: 1, or for an RDMA_ERROR the version of the message that failed */
     public int vers() {
         checkWrapped();
         return XdrWords.getInt(buffer, base + VERS_OFFSET);

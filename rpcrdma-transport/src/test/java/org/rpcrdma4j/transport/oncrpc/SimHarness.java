@@ -13,7 +13,7 @@ import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.EfaProgressLoop;
 
 /**
- * A server and a client endpoint on one seeded simulated fabric, driven by one progress loop whose
+ * A server, a client and a raw endpoint on one seeded simulated fabric, driven by one progress loop whose
  * virtual clock advances {@link #STEP_NS} per cycle and moves the simulation in step.
  */
 final class SimHarness implements AutoCloseable {
@@ -24,6 +24,8 @@ final class SimHarness implements AutoCloseable {
     final EfaProgressLoop loop;
     final EfaFabric serverFabric;
     final EfaFabric clientFabric;
+    /** A third endpoint, for tests that speak the wire protocol by hand. */
+    final EfaFabric rawFabric;
     final ExecutorService workers = Executors.newFixedThreadPool(4);
     private long now;
 
@@ -33,10 +35,13 @@ final class SimHarness implements AutoCloseable {
                 EndpointConfig.DEFAULT.withRandomSeed(seed));
         EfaEndpoint client = new EfaEndpoint(sim.createDevice(new Gid(0xfe80_0000_0000_0000L, 2), 9),
                 EndpointConfig.DEFAULT.withRandomSeed(~seed));
+        EfaEndpoint raw = new EfaEndpoint(sim.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), 11),
+                EndpointConfig.DEFAULT.withRandomSeed(seed + 1));
         // The clock is read only on the loop's thread.
         loop = EfaProgressLoop.start("sim-progress", () -> now += STEP_NS, sim::progress);
         serverFabric = loop.attach(server);
         clientFabric = loop.attach(client);
+        rawFabric = loop.attach(raw);
     }
 
     RdmaRpcClient connect(TransportConfig config) throws IOException {
