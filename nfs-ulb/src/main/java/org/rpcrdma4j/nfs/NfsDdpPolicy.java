@@ -2,13 +2,14 @@ package org.rpcrdma4j.nfs;
 
 import java.util.List;
 import org.rpcrdma4j.nfs.v3.Nfs3DdpPolicy;
+import org.rpcrdma4j.nfs.v4.Nfs4DdpPolicy;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
- * The upper-layer binding of the NFS program (100003, RFC 8267) for the transport: each version's
- * rules, and nothing DDP-eligible for a version it does not know yet (NFSv4 comes with its COMPOUND
- * walk).
+ * The upper-layer binding of the NFS program (100003, RFC 8267) for the transport: version 3's
+ * rules and version 4's COMPOUND walk (all minor versions), and nothing DDP-eligible for another
+ * program or version.
  */
 public final class NfsDdpPolicy implements DdpPolicy {
 
@@ -16,6 +17,7 @@ public final class NfsDdpPolicy implements DdpPolicy {
     public static final int PROGRAM = 100003;
 
     private final DdpPolicy v3 = new Nfs3DdpPolicy();
+    private final DdpPolicy v4 = new Nfs4DdpPolicy();
 
     @Override
     public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
@@ -33,6 +35,13 @@ public final class NfsDdpPolicy implements DdpPolicy {
     }
 
     private DdpPolicy forVersion(RpcProcedure procedure) {
-        return procedure.program() == PROGRAM && procedure.version() == 3 ? v3 : NONE;
+        if (procedure.program() != PROGRAM) {
+            return NONE;
+        }
+        return switch (procedure.version()) {
+            case 3 -> v3;
+            case 4 -> v4;
+            default -> NONE;
+        };
     }
 }

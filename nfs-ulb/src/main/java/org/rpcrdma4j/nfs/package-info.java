@@ -1,7 +1,7 @@
 /**
  * The NFS upper-layer binding for RPC-over-RDMA (RFC 8267): which XDR items of NFS calls and replies
  * are DDP-eligible and how large replies can grow, as {@link org.rpcrdma4j.transport.DdpPolicy}
- * implementations ({@link org.rpcrdma4j.nfs.NfsDdpPolicy}). NFS versions 3 so far; NFSv4 (the
- * COMPOUND walk) and the NFSv4.1 backchannel binding are to come.
+ * implementations ({@link org.rpcrdma4j.nfs.NfsDdpPolicy}) for NFS versions 3 and 4. The NFSv4.1
+ * backchannel binding is to come.
  */
 package org.rpcrdma4j.nfs;

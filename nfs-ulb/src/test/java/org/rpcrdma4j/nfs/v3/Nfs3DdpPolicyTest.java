@@ -3,26 +3,18 @@ package org.rpcrdma4j.nfs.v3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.nfs.LinuxMessages;
+import org.rpcrdma4j.nfs.LinuxMessages.Message;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
-import org.rpcrdma4j.nfs.XdrCursor;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.DdpPolicy.ReplySize;
 import org.rpcrdma4j.transport.DdpPolicy.RpcMessage;
 import org.rpcrdma4j.transport.DdpPolicy.RpcProcedure;
-import org.rpcrdma4j.xdr.DecodedHeader;
-import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.ReadChunk;
 import org.rpcrdma4j.xdr.ReducedStream;
-import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
@@ -36,67 +28,8 @@ class Nfs3DdpPolicyTest {
 
     private final DdpPolicy policy = new NfsDdpPolicy();
 
-    /** A Linux message: its transport header and the RPC message rebuilt with zeros for chunk data. */
-    private record Message(DecodedHeader header, byte[] rpc) {
-        RpcProcedure procedure() {
-            XdrCursor cursor = new XdrCursor(rpc, 12, rpc.length);
-            return new RpcProcedure(cursor.int32(), cursor.int32(), cursor.int32());
-        }
-    }
-
-    private static Message linux(String trace, int frame) throws IOException, RpcRdmaDecodeException {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(
-                Nfs3DdpPolicyTest.class.getResourceAsStream("/vectors/linux/nfs3-messages.tsv"), StandardCharsets.UTF_8))) {
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                String[] f = line.split("\t");
-                if (f[0].equals(trace) && f[1].equals(Integer.toString(frame))) {
-                    byte[] send = HexFormat.of().parseHex(f[12]);
-                    DecodedHeader header = new HeaderDecoder().decode(send);
-                    return new Message(header, rebuild(header, send));
-                }
-            }
-        }
-        throw new AssertionError(trace + " frame " + frame + " is not in the vectors");
-    }
-
-    /** The RPC message Linux encoded: the inline part with each Read chunk's bytes (zeros) put back. */
-    private static byte[] rebuild(DecodedHeader header, byte[] send) {
-        List<XdrItem> chunks = new ArrayList<>();
-        for (ReadChunk chunk : header.header().readChunks()) {
-            chunks.add(new XdrItem(chunk.unsignedPosition(), chunk.length()));
-        }
-        ReducedStream stream = ReducedStream.expand(header.payloadLength(), chunks);
-        byte[] rpc = new byte[(int) stream.streamLength()];
-        for (ReducedStream.Region region : stream.regions()) {
-            if (region.kind() == ReducedStream.Kind.INLINE) {
-                System.arraycopy(send, header.payloadOffset() + (int) region.inlineOffset(), rpc,
-                        (int) region.streamOffset(), (int) region.length());
-            }
-        }
-        return rpc;
-    }
-
-    /** Where the arguments of a call begin: after xid, type, rpcvers, prog, vers, proc, cred and verf. */
-    private static int callBody(byte[] rpc) {
-        XdrCursor cursor = new XdrCursor(rpc, 24, rpc.length);
-        cursor.int32();
-        cursor.opaque(400);
-        cursor.int32();
-        cursor.opaque(400);
-        return cursor.position();
-    }
-
-    /** Where the results of an accepted reply begin: after xid, type, reply_stat, verf and accept_stat. */
-    private static int replyBody(byte[] rpc) {
-        XdrCursor cursor = new XdrCursor(rpc, 12, rpc.length);
-        cursor.int32();
-        cursor.opaque(400);
-        cursor.int32();
-        return cursor.position();
-    }
-
-    private static RpcMessage call(Message message) {
-        return new RpcMessage(message.rpc(), callBody(message.rpc()));
+    private static Message linux(String trace, int frame) throws Exception {
+        return LinuxMessages.load("nfs3-messages.tsv", trace, frame);
     }
 
     @Test
@@ -104,7 +37,7 @@ class Nfs3DdpPolicyTest {
         for (Message m : List.of(linux("v3-write-default", 82), linux("v3-inline1k", 398))) {
             ReadChunk linuxChunk = m.header().header().readChunks().get(0);
 
-            List<XdrItem> items = policy.callPayloads(m.procedure(), call(m));
+            List<XdrItem> items = policy.callPayloads(m.procedure(), m.call());
 
             assertThat(m.procedure().procedure()).isEqualTo(Nfs3DdpPolicy.WRITE);
             assertThat(items).containsExactly(new XdrItem(linuxChunk.unsignedPosition(), linuxChunk.length()));
@@ -118,7 +51,7 @@ class Nfs3DdpPolicyTest {
             ReadChunk linuxChunk = m.header().header().readChunks().get(0);
 
             assertThat(m.procedure().procedure()).isEqualTo(Nfs3DdpPolicy.SYMLINK);
-            assertThat(policy.callPayloads(m.procedure(), call(m)))
+            assertThat(policy.callPayloads(m.procedure(), m.call()))
                     .containsExactly(new XdrItem(linuxChunk.unsignedPosition(), linuxChunk.length()));
         }
     }
@@ -126,18 +59,18 @@ class Nfs3DdpPolicyTest {
     @Test
     void readAsksForTheWriteChunkLinuxProvided() throws Exception {
         for (Message m : List.of(linux("v3-read", 68), linux("v3-inline1k", 726))) {
-            ReplySize size = policy.replySize(m.procedure(), call(m));
+            ReplySize size = policy.replySize(m.procedure(), m.call());
 
             assertThat(size.payloadMaxLengths()).containsExactly(m.header().header().writeList().get(0).length());
             assertThat(size.maxLength()).isGreaterThan(LINUX_INLINE_THRESHOLD);
-            assertThat(policy.callPayloads(m.procedure(), call(m))).isEmpty();
+            assertThat(policy.callPayloads(m.procedure(), m.call())).isEmpty();
         }
     }
 
     @Test
     void readlinkAndReaddirplusAskForAReplyChunkAsLinuxDid() throws Exception {
         for (Message m : List.of(linux("v3-small", 290), linux("v3-small", 70))) {
-            ReplySize size = policy.replySize(m.procedure(), call(m));
+            ReplySize size = policy.replySize(m.procedure(), m.call());
 
             assertThat(m.header().header().hasReplyChunk()).isTrue();
             assertThat(size.payloadMaxLengths()).isEmpty();
@@ -149,8 +82,8 @@ class Nfs3DdpPolicyTest {
     void nullNeedsNoChunk() throws Exception {
         Message m = linux("v3-small", 28);
 
-        assertThat(policy.callPayloads(m.procedure(), call(m))).isEmpty();
-        assertThat(policy.replySize(m.procedure(), call(m))).isEqualTo(ReplySize.INLINE);
+        assertThat(policy.callPayloads(m.procedure(), m.call())).isEmpty();
+        assertThat(policy.replySize(m.procedure(), m.call())).isEqualTo(ReplySize.INLINE);
     }
 
     @Test
@@ -161,8 +94,8 @@ class Nfs3DdpPolicyTest {
         // The Send holds the reply up to the data's length word; the data went in the Write chunk.
         byte[] rpc = ByteBuffer.allocate(reply.rpc().length + (int) written).put(reply.rpc()).array();
 
-        List<XdrItem> items = policy.replyPayloads(callMessage.procedure(), call(callMessage),
-                new RpcMessage(rpc, replyBody(rpc)));
+        List<XdrItem> items = policy.replyPayloads(callMessage.procedure(), callMessage.call(),
+                LinuxMessages.reply(rpc));
 
         assertThat(items).containsExactly(new XdrItem(reply.header().payloadLength(), written));
     }
@@ -174,7 +107,7 @@ class Nfs3DdpPolicyTest {
                 .putInt(5).putInt(0).array();
 
         assertThat(policy.replyPayloads(new RpcProcedure(100003, 3, Nfs3DdpPolicy.READ), new RpcMessage(rpc, 0),
-                new RpcMessage(rpc, replyBody(rpc)))).isEmpty();
+                LinuxMessages.reply(rpc))).isEmpty();
     }
 
     @Test
@@ -183,8 +116,8 @@ class Nfs3DdpPolicyTest {
         RpcProcedure nfsacl = new RpcProcedure(100227, 3, Nfs3DdpPolicy.WRITE);
         RpcProcedure v4 = new RpcProcedure(100003, 4, 1);
 
-        assertThat(policy.callPayloads(nfsacl, call(m))).isEmpty();
-        assertThat(policy.callPayloads(v4, call(m))).isEmpty();
+        assertThat(policy.callPayloads(nfsacl, m.call())).isEmpty();
+        assertThat(policy.callPayloads(v4, m.call())).isEmpty();
     }
 
     @Test

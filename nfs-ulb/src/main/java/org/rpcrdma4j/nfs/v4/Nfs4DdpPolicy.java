@@ -1,0 +1,242 @@
+package org.rpcrdma4j.nfs.v4;
+
+import java.util.List;
+import org.rpcrdma4j.nfs.XdrCursor;
+import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/**
+ * The RPC-over-RDMA binding of NFS version 4 (RFC 8267 §4; operations of RFC 7530 and RFC 8881):
+ * walks the COMPOUND to find the DDP-eligible items, the data of WRITE arguments and READ results,
+ * the link target of CREATE(NF4LNK) arguments and READLINK results.
+ *
+ * <p>The walk knows the arguments and results of the operations that come before those in practice
+ * (SEQUENCE, PUTFH, GETATTR, LOOKUP, ACCESS, ...) and stops at any other: what lies after an operation
+ * it cannot step over is not looked at, so such a message moves nothing by DDP.
+ *
+ * <p>Reply sizes add up a bound per operation, with the Linux client's choices in mind: READ gets a
+ * Write chunk of its {@code count}; READLINK, READDIR, OPEN, EXCHANGE_ID, an ACL GETATTR and any
+ * operation the walk does not know are bounded so that they get a Reply chunk at Linux's 4096-byte
+ * threshold. These bounds are estimates to be checked against Linux traces by the conformance replay.
+ */
+public final class Nfs4DdpPolicy implements DdpPolicy {
+
+    /** The COMPOUND procedure; procedure 0 is NULL. */
+    static final int COMPOUND = 1;
+
+    static final int OP_ACCESS = 3;
+    static final int OP_CLOSE = 4;
+    static final int OP_COMMIT = 5;
+    static final int OP_CREATE = 6;
+    static final int OP_GETATTR = 9;
+    static final int OP_GETFH = 10;
+    static final int OP_LOOKUP = 15;
+    static final int OP_LOOKUPP = 16;
+    static final int OP_OPEN = 18;
+    static final int OP_PUTFH = 22;
+    static final int OP_PUTPUBFH = 23;
+    static final int OP_PUTROOTFH = 24;
+    static final int OP_READ = 25;
+    static final int OP_READDIR = 26;
+    static final int OP_READLINK = 27;
+    static final int OP_RESTOREFH = 31;
+    static final int OP_SAVEFH = 32;
+    static final int OP_WRITE = 38;
+    static final int OP_EXCHANGE_ID = 42;
+    static final int OP_SEQUENCE = 53;
+
+    private static final int NFS4_OK = 0;
+    private static final int NFS4_FHSIZE = 128;
+    private static final int STATEID = 16;
+    private static final int SESSIONID = 16;
+    private static final int NF4LNK = 5;
+    private static final int NF4BLK = 3;
+    private static final int NF4CHR = 4;
+    /** FATTR4_ACL: a GETATTR asking for it may return a large ACL. */
+    private static final int FATTR4_ACL = 12;
+    private static final long UNBOUNDED = Integer.MAX_VALUE;
+
+    /** The largest RPC accepted-reply header: five words and a verifier body of up to 400 bytes. */
+    private static final int RPC_REPLY_HEADER_MAX = 6 * 4 + 400;
+    /** A result no larger than this: status and a few fixed fields (stateids, change_info, verifiers). */
+    private static final int SMALL_RESULT = 128;
+    /** Attributes of a GETATTR without ACLs: status, bitmap and the usual attribute values. */
+    private static final int GETATTR_RESULT = 640;
+    /** What a result of unknown or variable size (ACLs, owners, directory entries) is given. */
+    private static final int LARGE_RESULT = 65536;
+    /** The largest link target the Linux client provides for (one page). */
+    private static final int MAXPATHLEN = 4096;
+
+    @Override
+    public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
+        if (procedure.procedure() != COMPOUND) {
+            return List.of();
+        }
+        XdrCursor args = compoundArgs(call);
+        for (long ops = args.uint32(); ops > 0; ops--) {
+            int op = args.int32();
+            if (op == OP_WRITE) {
+                args.skip(STATEID);
+                args.hyper();                    // offset
+                args.int32();                    // stable
+                return List.of(args.opaque(UNBOUNDED));
+            }
+            if (op == OP_CREATE) {
+                if (args.int32() == NF4LNK) {
+                    return List.of(args.opaque(UNBOUNDED));
+                }
+                return List.of();
+            }
+            if (!skipArgs(op, args)) {
+                return List.of();
+            }
+        }
+        return List.of();
+    }
+
+    @Override
+    public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+        if (procedure.procedure() != COMPOUND) {
+            return ReplySize.INLINE;
+        }
+        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        long tag = args.opaque(UNBOUNDED).length();
+        args.uint32();                           // minorversion
+        // COMPOUND4res: status, the echoed tag and the result count, then each result with its opcode.
+        long max = RPC_REPLY_HEADER_MAX + 4 + 4 + tag + 3 + 4;
+        Long readCount = null;
+        for (long ops = args.uint32(); ops > 0; ops--) {
+            int op = args.int32();
+            max += 4;
+            switch (op) {
+                case OP_READ -> {
+                    args.skip(STATEID);
+                    args.hyper();                // offset
+                    long count = args.uint32();
+                    readCount = count;
+                    max += 4 + 4 + 4 + count + 3;
+                }
+                case OP_GETATTR -> max += requestsAcl(args) ? LARGE_RESULT : GETATTR_RESULT;
+                case OP_GETFH -> max += 4 + 4 + NFS4_FHSIZE;
+                case OP_READLINK -> max += 4 + 4 + MAXPATHLEN;
+                case OP_READDIR -> {
+                    args.hyper();                // cookie
+                    args.skip(8);                // cookieverf
+                    args.uint32();               // dircount
+                    max += 4 + args.uint32();    // maxcount bounds the whole READDIR4resok
+                    skipBitmap(args);
+                }
+                case OP_OPEN, OP_EXCHANGE_ID -> {
+                    max += MAXPATHLEN;
+                    return readCount == null ? new ReplySize(max, List.of())
+                            : new ReplySize(max, List.of(readCount));
+                }
+                default -> {
+                    if (!skipArgs(op, args)) {
+                        return new ReplySize(max + LARGE_RESULT, readCount == null ? List.of() : List.of(readCount));
+                    }
+                    max += SMALL_RESULT;
+                }
+            }
+        }
+        return new ReplySize(max, readCount == null ? List.of() : List.of(readCount));
+    }
+
+    @Override
+    public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
+        if (procedure.procedure() != COMPOUND) {
+            return List.of();
+        }
+        XdrCursor results = new XdrCursor(reply.bytes(), reply.bodyOffset(), reply.bytes().length);
+        results.int32();                         // the COMPOUND's status: the last result's
+        results.opaque(UNBOUNDED);               // tag
+        for (long ops = results.uint32(); ops > 0; ops--) {
+            int op = results.int32();
+            if (results.int32() != NFS4_OK) {
+                return List.of();                // a failed operation ends the COMPOUND
+            }
+            if (op == OP_READ) {
+                results.bool();                  // eof
+                return List.of(results.opaque(UNBOUNDED));
+            }
+            if (op == OP_READLINK) {
+                return List.of(results.opaque(UNBOUNDED));
+            }
+            if (!skipResult(op, results)) {
+                return List.of();
+            }
+        }
+        return List.of();
+    }
+
+    /** Steps over COMPOUND4args' tag and minorversion to the operation count. */
+    private static XdrCursor compoundArgs(RpcMessage call) {
+        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        args.opaque(UNBOUNDED);                  // tag
+        args.uint32();                           // minorversion
+        return args;
+    }
+
+    /** Steps over the arguments of an operation the walk knows; false for any other. */
+    private static boolean skipArgs(int op, XdrCursor args) {
+        switch (op) {
+            case OP_PUTROOTFH, OP_PUTPUBFH, OP_SAVEFH, OP_RESTOREFH, OP_GETFH, OP_LOOKUPP, OP_READLINK -> {
+            }
+            case OP_PUTFH -> args.opaque(NFS4_FHSIZE);
+            case OP_SEQUENCE -> args.skip(SESSIONID + 4 * 4);
+            case OP_GETATTR -> skipBitmap(args);
+            case OP_LOOKUP -> args.opaque(UNBOUNDED);
+            case OP_ACCESS -> args.uint32();
+            case OP_READ -> args.skip(STATEID + 8 + 4);
+            case OP_CLOSE -> args.skip(4 + STATEID);
+            case OP_COMMIT -> args.skip(8 + 4);
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Steps over the result of an operation the walk knows, its status already read as OK. */
+    private static boolean skipResult(int op, XdrCursor results) {
+        switch (op) {
+            case OP_PUTFH, OP_PUTROOTFH, OP_PUTPUBFH, OP_SAVEFH, OP_RESTOREFH, OP_LOOKUP, OP_LOOKUPP -> {
+            }
+            case OP_SEQUENCE -> results.skip(SESSIONID + 5 * 4);
+            case OP_GETFH -> results.opaque(NFS4_FHSIZE);
+            case OP_GETATTR -> {
+                skipBitmap(results);
+                results.opaque(UNBOUNDED);       // attrlist4
+            }
+            case OP_ACCESS -> results.skip(8);
+            case OP_CLOSE -> results.skip(STATEID);
+            case OP_COMMIT -> results.skip(8);
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void skipBitmap(XdrCursor cursor) {
+        long words = cursor.uint32();
+        if (words > 8) {
+            throw new IllegalArgumentException("bitmap4 of " + words + " words");
+        }
+        cursor.skip((int) words * 4);
+    }
+
+    /** Reads a GETATTR's attr_request and tells whether it asks for the ACL. */
+    private static boolean requestsAcl(XdrCursor args) {
+        long words = args.uint32();
+        if (words > 8) {
+            throw new IllegalArgumentException("bitmap4 of " + words + " words");
+        }
+        boolean acl = false;
+        for (int i = 0; i < words; i++) {
+            int word = args.int32();
+            acl |= i == FATTR4_ACL / 32 && (word & 1 << FATTR4_ACL % 32) != 0;
+        }
+        return acl;
+    }
+}
