@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 @Command(
         name = "decode",
         mixinStandardHelpOptions = true,
-        description = "Decode hex packets read from stdin, one per line, into one JSON object per line.",
-        subcommands = {DecodeRpcRdmaCommand.class, DecodeEfaCommand.class})
+        description = "Decode packets into one JSON object per line: hex lines from stdin, or captures.",
+        subcommands = {DecodeRpcRdmaCommand.class, DecodeEfaCommand.class, DecodePcapCommand.class})
 public final class DecodeCommand {
 }

@@ -42,6 +42,18 @@ public final class DecodeRpcRdmaCommand extends HexLinesCommand {
             return new Json().beginObject().name("error").value("hex").name("message").value(e.getMessage())
                     .endObject().toString();
         }
+        return describe(decoder, message);
+    }
+
+    /**
+     * Decodes one RPC-over-RDMA message into its JSON object: the header, or the answer a responder
+     * gives to a bad one.
+     *
+     * @param decoder the strict decoder
+     * @param message the RDMA Send payload
+     * @return one JSON object
+     */
+    static String describe(HeaderDecoder decoder, byte[] message) {
         try {
             return toJson(decoder.decode(message));
         } catch (RpcRdmaDecodeException e) {

@@ -94,6 +94,14 @@ final class Json {
         return this;
     }
 
+    /** Writes an already encoded JSON value, such as an object another writer produced. */
+    Json raw(String json) {
+        separate();
+        out.append(json);
+        needComma = true;
+        return this;
+    }
+
     @Override
     public String toString() {
         return out.toString();

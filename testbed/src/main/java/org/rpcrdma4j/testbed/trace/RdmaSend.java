@@ -1,0 +1,17 @@
+package org.rpcrdma4j.testbed.trace;
+
+/**
+ * One RDMA Send as it crossed the wire, reassembled from its packets: on an RPC-over-RDMA connection,
+ * one RPC-over-RDMA message.
+ *
+ * @param frame       the frame that completed it (SEND_LAST or SEND_ONLY, with or without invalidate)
+ * @param fromClient  whether the side that sent the RDMA-CM ConnectRequest sent it
+ * @param bytes       the Send's payload
+ */
+public record RdmaSend(int frame, boolean fromClient, byte[] bytes) {
+
+    /** @return "client->server" or "server->client" */
+    public String direction() {
+        return fromClient ? "client->server" : "server->client";
+    }
+}
