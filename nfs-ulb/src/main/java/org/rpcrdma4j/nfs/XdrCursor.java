@@ -94,6 +94,23 @@ public final class XdrCursor {
         return new XdrItem(start, length);
     }
 
+    /**
+     * Reads the length of a variable-length opaque or string and tells where its data starts, without
+     * requiring the data to be there: the reply a requester splices Write-chunk data into lacks it.
+     * The cursor is left at the start of the data.
+     *
+     * @param maxLength the XDR bound of the item
+     * @return where its data sits, or will, and how long it is
+     * @throws IllegalArgumentException if the length word is missing or exceeds the bound
+     */
+    public XdrItem opaqueHeader(long maxLength) {
+        long length = uint32();
+        if (length > maxLength) {
+            throw new IllegalArgumentException("opaque of " + length + " bytes exceeds its bound " + maxLength);
+        }
+        return new XdrItem(position, length);
+    }
+
     private void require(long count, String what) {
         if (count > end - position) {
             throw new IllegalArgumentException("XDR stream ends at " + end + " inside " + what + " at " + position);

@@ -30,6 +30,17 @@ class XdrCursorTest {
     }
 
     @Test
+    void anOpaqueHeaderIsFoundWithoutItsData() {
+        byte[] stream = words(7, 1000);
+        XdrCursor cursor = new XdrCursor(stream, 0, stream.length);
+        cursor.int32();
+
+        assertThat(cursor.opaqueHeader(4096)).isEqualTo(new XdrItem(8, 1000));
+        assertThatThrownBy(() -> new XdrCursor(stream, 4, 8).opaqueHeader(999))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bound");
+    }
+
+    @Test
     void refusesWhatLiesPastTheEndOrItsBound() {
         assertThatThrownBy(() -> new XdrCursor(words(9), 0, 4).opaque(8))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bound");

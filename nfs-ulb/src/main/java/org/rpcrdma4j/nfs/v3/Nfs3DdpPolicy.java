@@ -19,7 +19,8 @@ import org.rpcrdma4j.xdr.XdrItem;
  * it there.
  *
  * <p>The messages are the caller's own encodings; one that does not parse is a bug and is refused
- * with {@link IllegalArgumentException}.
+ * with {@link IllegalArgumentException}. A reply may lack the data of its DDP-eligible result (the
+ * requester asks where to splice it): results are located from the bytes before them.
  */
 public final class Nfs3DdpPolicy implements DdpPolicy {
 
@@ -119,7 +120,7 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
             results.uint32();            // count
             results.bool();              // eof
         }
-        return List.of(results.opaque(UNBOUNDED));
+        return List.of(results.opaqueHeader(UNBOUNDED));
     }
 
     /** post_op_attr: a boolean, then a fattr3 when it is true. */

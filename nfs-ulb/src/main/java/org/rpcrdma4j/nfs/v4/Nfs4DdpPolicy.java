@@ -12,7 +12,9 @@ import org.rpcrdma4j.xdr.XdrItem;
  *
  * <p>The walk knows the arguments and results of the operations that come before those in practice
  * (SEQUENCE, PUTFH, GETATTR, LOOKUP, ACCESS, ...) and stops at any other: what lies after an operation
- * it cannot step over is not looked at, so such a message moves nothing by DDP.
+ * it cannot step over is not looked at, so such a message moves nothing by DDP. A reply may lack the
+ * data of its READ or READLINK result (the requester asks where to splice it): the result is located
+ * from the bytes before it.
  *
  * <p>Reply sizes add up a bound per operation, with the Linux client's choices in mind: READ gets a
  * Write chunk of its {@code count}; READLINK, READDIR, OPEN, EXCHANGE_ID, an ACL GETATTR and any
@@ -157,10 +159,10 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
             }
             if (op == OP_READ) {
                 results.bool();                  // eof
-                return List.of(results.opaque(UNBOUNDED));
+                return List.of(results.opaqueHeader(UNBOUNDED));
             }
             if (op == OP_READLINK) {
-                return List.of(results.opaque(UNBOUNDED));
+                return List.of(results.opaqueHeader(UNBOUNDED));
             }
             if (!skipResult(op, results)) {
                 return List.of();

@@ -98,6 +98,9 @@ class Nfs3DdpPolicyTest {
                 LinuxMessages.reply(rpc));
 
         assertThat(items).containsExactly(new XdrItem(reply.header().payloadLength(), written));
+        // The requester asks on the reply as it came inline, without the data, to know where to splice it.
+        assertThat(policy.replyPayloads(callMessage.procedure(), callMessage.call(), LinuxMessages.reply(reply.rpc())))
+                .isEqualTo(items);
     }
 
     @Test

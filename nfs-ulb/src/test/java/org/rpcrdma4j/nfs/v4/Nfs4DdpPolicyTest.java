@@ -69,6 +69,9 @@ class Nfs4DdpPolicyTest {
 
         assertThat(written).isEqualTo(21);
         assertThat(items).containsExactly(new XdrItem(reply.header().payloadLength(), written));
+        // The requester asks on the reply as it came inline, without the data, to know where to splice it.
+        assertThat(policy.replyPayloads(call.procedure(), call.call(), LinuxMessages.reply(reply.rpc())))
+                .isEqualTo(items);
     }
 
     @Test
