@@ -60,6 +60,11 @@ public interface DdpPolicy {
     /**
      * Responder: the DDP-eligible data items of a reply, such as the data of an NFS READ result.
      *
+     * <p>The requester asks too, to splice the data of Write chunk {@code i} back into a reply: with
+     * the reply rebuilt so far, in which results from {@code i} on are still missing, it uses only
+     * the offset of result {@code i}. So an implementation must find each result's offset from the
+     * bytes before it, and must not reject a reply whose later results run past its end.
+     *
      * @param procedure what the call asked for
      * @param call      the call the reply answers
      * @param reply     the encoded reply, whose body is the procedure's results
@@ -109,8 +114,11 @@ public interface DdpPolicy {
      */
     record ReplySize(long maxLength, List<Long> payloadMaxLengths) {
 
-        /** A reply known to fit any inline threshold (at least 1024 bytes, RFC 8166 §3.3.2). */
-        public static final ReplySize INLINE = new ReplySize(1024, List.of());
+        /**
+         * A reply known to fit any inline threshold: every receiver takes 1024 bytes (RFC 8166 §3.3.2),
+         * less the 28-byte RDMA_MSG header with three empty chunk lists.
+         */
+        public static final ReplySize INLINE = new ReplySize(1024 - 28, List.of());
 
         /**
          * Copies the list and checks the lengths.

@@ -37,4 +37,12 @@ public interface FabricListener {
      * @param error   {@code null} on success, otherwise what the fabric reported
      */
     void onSendCompleted(long context, String error);
+
+    /**
+     * An RDMA Read or Write ended; its local bytes belong to the caller again.
+     *
+     * @param context the context given to {@link Fabric#read} or {@link Fabric#write}
+     * @param error   {@code null} on success, otherwise what the fabric reported
+     */
+    void onRdmaCompleted(long context, String error);
 }

@@ -13,9 +13,13 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * @param responderCredits  the credits a responder grants; never 0 (RFC 8166 §3.3.1)
  * @param maxConnections    the most connections a responder accepts; it keeps
  *                          {@code responderCredits * maxConnections} receives posted
+ * @param maxSegmentSize    the largest RDMA segment a requester advertises and the largest RDMA Read a
+ *                          responder posts, in bytes (Linux uses segments of at most 131072)
+ * @param maxMessageSize    the largest RPC message a responder rebuilds from Read chunks, in bytes;
+ *                          a call announcing more is answered ERR_CHUNK
  */
 public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int requesterCredits, int responderCredits,
-                              int maxConnections) {
+                              int maxConnections, int maxSegmentSize, int maxMessageSize) {
 
     /** Linux's inline threshold in both directions (net/sunrpc/xprtrdma: RPCRDMA_DEF_INLINE). */
     public static final int DEFAULT_INLINE_SIZE = 4096;
@@ -25,9 +29,14 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
     public static final int DEFAULT_RESPONDER_CREDITS = 64;
     /** Connections a responder accepts by default. */
     public static final int DEFAULT_MAX_CONNECTIONS = 8;
+    /** The largest segment Linux xprtrdma advertises (seen in the traces: 2 × 131072 per 256 KiB). */
+    public static final int DEFAULT_MAX_SEGMENT_SIZE = 131072;
+    /** The largest call rebuilt from Read chunks by default: 16 MiB. */
+    public static final int DEFAULT_MAX_MESSAGE_SIZE = 16 << 20;
     /** Linux's defaults. */
     public static final TransportConfig DEFAULT = new TransportConfig(DEFAULT_INLINE_SIZE, DEFAULT_INLINE_SIZE,
-            DEFAULT_REQUESTER_CREDITS, DEFAULT_RESPONDER_CREDITS, DEFAULT_MAX_CONNECTIONS);
+            DEFAULT_REQUESTER_CREDITS, DEFAULT_RESPONDER_CREDITS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SEGMENT_SIZE,
+            DEFAULT_MAX_MESSAGE_SIZE);
 
     /**
      * Checks the values. Inline sizes must be expressible as RFC 8797 private data: multiples of
@@ -38,12 +47,18 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @param requesterCredits  at least 1
      * @param responderCredits  at least 1
      * @param maxConnections    at least 1
+     * @param maxSegmentSize    at least 4, a multiple of 4
+     * @param maxMessageSize    at least the inline receive size
      */
     public TransportConfig {
         new ConnectPrivateData(false, inlineSendSize, inlineReceiveSize);
         if (requesterCredits < 1 || responderCredits < 1 || maxConnections < 1) {
             throw new IllegalArgumentException("credits and connections must be at least 1: requester "
                     + requesterCredits + ", responder " + responderCredits + ", connections " + maxConnections);
+        }
+        if (maxSegmentSize < 4 || maxSegmentSize % 4 != 0 || maxMessageSize < inlineReceiveSize) {
+            throw new IllegalArgumentException("segment size " + maxSegmentSize + " must be a positive multiple of 4"
+                    + " and message size " + maxMessageSize + " at least the inline receive size");
         }
     }
 
@@ -52,7 +67,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @return a copy with that value
      */
     public TransportConfig withInlineSendSize(int bytes) {
-        return new TransportConfig(bytes, inlineReceiveSize, requesterCredits, responderCredits, maxConnections);
+        return new TransportConfig(bytes, inlineReceiveSize, requesterCredits, responderCredits,
+                maxConnections, maxSegmentSize, maxMessageSize);
     }
 
     /**
@@ -60,7 +76,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @return a copy with that value
      */
     public TransportConfig withInlineReceiveSize(int bytes) {
-        return new TransportConfig(inlineSendSize, bytes, requesterCredits, responderCredits, maxConnections);
+        return new TransportConfig(inlineSendSize, bytes, requesterCredits, responderCredits,
+                maxConnections, maxSegmentSize, maxMessageSize);
     }
 
     /**
@@ -68,7 +85,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @return a copy with that value
      */
     public TransportConfig withRequesterCredits(int credits) {
-        return new TransportConfig(inlineSendSize, inlineReceiveSize, credits, responderCredits, maxConnections);
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, credits, responderCredits,
+                maxConnections, maxSegmentSize, maxMessageSize);
     }
 
     /**
@@ -76,7 +94,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @return a copy with that value
      */
     public TransportConfig withResponderCredits(int credits) {
-        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, credits, maxConnections);
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, credits,
+                maxConnections, maxSegmentSize, maxMessageSize);
     }
 
     /**
@@ -84,7 +103,26 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @return a copy with that value
      */
     public TransportConfig withMaxConnections(int connections) {
-        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits, connections);
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
+                connections, maxSegmentSize, maxMessageSize);
+    }
+
+    /**
+     * @param bytes largest RDMA segment
+     * @return a copy with that value
+     */
+    public TransportConfig withMaxSegmentSize(int bytes) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
+                maxConnections, bytes, maxMessageSize);
+    }
+
+    /**
+     * @param bytes largest call rebuilt from Read chunks
+     * @return a copy with that value
+     */
+    public TransportConfig withMaxMessageSize(int bytes) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
+                maxConnections, maxSegmentSize, bytes);
     }
 
     /** @return the RFC 8797 private data this side advertises */

@@ -3,14 +3,15 @@
  * transport configuration and the transport's exception.
  *
  * <h2>The fabric seam</h2>
- * {@link org.rpcrdma4j.transport.Fabric} is all the transport asks of a fabric. It declares only
- * what inline messaging uses: post a receive buffer, send a message, name peers, and run work on the
- * fabric's single progress thread. RDMA Read, RDMA Write and memory registration join the seam with
- * chunk support (RFC 8166 §3.4); until then a message that does not fit inline fails with
- * {@link org.rpcrdma4j.transport.RdmaTransportException.Scope#CALL}.
+ * {@link org.rpcrdma4j.transport.Fabric} is all the transport asks of a fabric: post a receive
+ * buffer, send a message, register local memory, RDMA Read and RDMA Write (RFC 8166 §3.4), name
+ * peers, and run work on the fabric's single progress thread.
+ * {@link org.rpcrdma4j.transport.DdpPolicy} is what it asks of a program's upper-layer binding.
  *
  * <h2>Packages</h2>
- * {@code .conn} holds connections, credits and the control-tag exchange of RFC 8797 private data;
+ * {@code .marshal} decides how calls and replies travel (inline, Read, Write and Reply chunks);
+ * {@code .rw} moves chunk data by RDMA Read and Write; {@code .conn} holds connections, credits and
+ * the control-tag exchange of RFC 8797 private data;
  * {@code .efa} implements the seam over the EFA endpoint (and is the only importer of
  * {@code org.rpcrdma4j.efa}); {@code .oncrpc} bridges to oncrpc4j: a server hosting
  * {@code RpcDispatchable} programs and a client {@code RpcTransport}.

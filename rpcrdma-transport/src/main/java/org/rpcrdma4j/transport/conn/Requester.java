@@ -3,17 +3,21 @@ package org.rpcrdma4j.transport.conn;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricListener;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.marshal.CallPlan;
+import org.rpcrdma4j.transport.marshal.ChunkedCall;
+import org.rpcrdma4j.transport.marshal.ReplySplicer;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
@@ -26,10 +30,13 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Operation</h2>
  * {@link #connect} sends CONNECT with this side's RFC 8797 private data; the connection is up when
- * ACCEPT arrives with the responder's. Calls are sent inline while credits allow (RFC 8166 §3.3.1:
- * one until the first reply, then the grant); the others wait in order. Each answer (a reply or an
- * RDMA_ERROR) returns its credit and carries the new grant. Closing, by either side, fails every call
- * sent or waiting with {@link RdmaTransportException.Scope#CONNECTION}.
+ * ACCEPT arrives with the responder's. Each call is planned when submitted ({@link CallPlan}: inline,
+ * Read chunks or a Position-zero Read chunk, and Write chunks or a Reply chunk for its reply, as the
+ * program's {@link DdpPolicy} says) and sent while credits allow (RFC 8166 §3.3.1: one until the first
+ * reply, then the grant); the others wait in order. Each answer (a reply or an RDMA_ERROR) returns its
+ * credit and carries the new grant; a reply that used chunks is rebuilt by {@link ReplySplicer}.
+ * Closing, by either side, fails every call sent or waiting with
+ * {@link RdmaTransportException.Scope#CONNECTION}.
  *
  * <p>A call that timed out above this layer keeps its credit until its answer comes: the responder
  * still counts it (RFC 8166 §3.3.1).
@@ -38,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
  * replies before CONNECT is sent. A received buffer belongs to this class during
  * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
- * allocated per send and belong to the fabric until the send completes.
+ * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
+ * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
+ * used, when its send fails or when the connection closes ({@link ChunkedCall}).
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
@@ -49,16 +58,14 @@ public final class Requester implements FabricListener {
     private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
     private static final int CONTROL_RECEIVES = 2;
 
-    private record Call(int xid, byte[] rpc) {
-    }
-
     private final Fabric fabric;
     private final TransportConfig config;
     private final RequesterCredits credits;
     private final ReplyHandler handler;
+    private final DdpPolicy policy;
     private final SendQueue sends;
-    private final ArrayDeque<Call> waiting = new ArrayDeque<>();
-    private final Set<Integer> outstanding = new HashSet<>();
+    private final ArrayDeque<CallPlan> waiting = new ArrayDeque<>();
+    private final Map<Integer, ChunkedCall> outstanding = new HashMap<>();
     private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
     private final CompletableFuture<Connection> connected = new CompletableFuture<>();
     private volatile Connection connection;
@@ -66,15 +73,18 @@ public final class Requester implements FabricListener {
     private volatile int waitingCount;
     private volatile int maxOutstanding;
     private volatile int creditLimit = 1;
+    private volatile int chunkBuffers;
 
     /**
      * @param fabric  the fabric; this requester becomes its only listener on {@link #connect}
-     * @param config  the inline sizes and the credits to request
+     * @param config  the inline sizes, the segment size and the credits to request
+     * @param policy  the DDP policy of the calls sent ({@link DdpPolicy#NONE} for none)
      * @param handler gets the answers
      */
-    public Requester(Fabric fabric, TransportConfig config, ReplyHandler handler) {
+    public Requester(Fabric fabric, TransportConfig config, DdpPolicy policy, ReplyHandler handler) {
         this.fabric = Objects.requireNonNull(fabric, "fabric");
         this.config = Objects.requireNonNull(config, "config");
+        this.policy = Objects.requireNonNull(policy, "policy");
         this.handler = Objects.requireNonNull(handler, "handler");
         this.credits = new RequesterCredits(config.requesterCredits());
         this.sends = new SendQueue(fabric);
@@ -109,22 +119,23 @@ public final class Requester implements FabricListener {
      *
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC call message, owned by the requester from now on
-     * @throws RdmaTransportException CALL if the call does not fit inline, CONNECTION if the
-     *                                connection is not up
+     * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}),
+     *                                CONNECTION if the connection is not up
      */
     public void submit(int xid, byte[] rpcMessage) throws RdmaTransportException {
         Connection current = connection;
         if (current == null || current.state() != Connection.State.CONNECTED) {
             throw closed(current, xid);
         }
-        InlineMessage.checkFits(xid, rpcMessage.length, current.thresholds().send());
+        CallPlan plan = CallPlan.of(xid, rpcMessage, policy, current.thresholds().send(),
+                current.thresholds().receive(), config.maxSegmentSize());
         try {
             fabric.execute(() -> {
                 if (current.state() != Connection.State.CONNECTED) {
                     handler.onFailed(xid, closed(current, xid));
                     return;
                 }
-                waiting.add(new Call(xid, rpcMessage));
+                waiting.add(plan);
                 pump();
             });
         } catch (IllegalStateException e) {
@@ -162,6 +173,11 @@ public final class Requester implements FabricListener {
         return maxOutstanding;
     }
 
+    /** @return chunk buffers registered for calls not yet answered; 0 when nothing leaks */
+    public int chunkBuffers() {
+        return chunkBuffers;
+    }
+
     /** @return how many calls may be outstanding now: 1 until the first answer, then the grant */
     public int creditLimit() {
         return creditLimit;
@@ -194,6 +210,12 @@ public final class Requester implements FabricListener {
         sends.onSendCompleted(context, error);
     }
 
+    @Override
+    public void onRdmaCompleted(long context, String error) {
+        // A requester starts no RDMA: the responder moves every chunk (RFC 8166 §3.4).
+        LOG.warn("unexpected RDMA completion {} on a requester: {}", context, error);
+    }
+
     private void post(Channel channel, ByteBuffer buffer) {
         Connection current = connection;
         if (current.state() != Connection.State.CLOSED && !fabric.postReceive(channel, current.peer(), buffer)) {
@@ -224,24 +246,33 @@ public final class Requester implements FabricListener {
             return;
         }
         int xid = header.xid();
-        if (!outstanding.remove(xid)) {
+        ChunkedCall call = outstanding.remove(xid);
+        if (call == null) {
             LOG.debug("dropped an answer to xid 0x{}: no such call outstanding", Integer.toHexString(xid));
             return;
         }
         credits.onAnswered(header.credits());
         creditLimit = credits.limit();
         outstandingCount = outstanding.size();
-        if (header.proc() == Proc.RDMA_ERROR) {
-            handler.onFailed(xid, rdmaError(xid));
-        } else if (header.proc() != Proc.RDMA_MSG || header.readSegmentCount() > 0
-                || header.writeChunkCount() > 0 || header.hasReplyChunk()) {
-            handler.onFailed(xid, new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                    + Integer.toHexString(xid) + " uses chunks, not supported yet"));
-        } else {
-            byte[] rpc = new byte[header.payloadLength()];
-            buffer.get(header.payloadOffset(), rpc);
-            handler.onReply(xid, rpc);
+        try {
+            if (header.proc() == Proc.RDMA_ERROR) {
+                handler.onFailed(xid, rdmaError(xid));
+            } else if (header.readSegmentCount() > 0) {
+                handler.onFailed(xid, new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                        + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)"));
+            } else {
+                handler.onReply(xid, ReplySplicer.reply(call, header, buffer));
+            }
+        } catch (RdmaTransportException e) {
+            handler.onFailed(xid, e);
+        } finally {
+            release(call);
         }
+    }
+
+    private void release(ChunkedCall call) {
+        call.release(fabric);
+        chunkBuffers -= call.buffers();
     }
 
     private RdmaTransportException rdmaError(int xid) {
@@ -256,16 +287,23 @@ public final class Requester implements FabricListener {
     private void pump() {
         Connection current = connection;
         while (current.state() == Connection.State.CONNECTED && credits.canSend() && !waiting.isEmpty()) {
-            Call call = waiting.poll();
+            CallPlan plan = waiting.poll();
+            ChunkedCall call = plan.register(fabric, credits.requested());
+            if (call == null) {
+                handler.onFailed(plan.xid(), new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
+                        + Integer.toHexString(plan.xid()) + ": the fabric could not register the chunk memory"));
+                continue;
+            }
             credits.onSent();
-            outstanding.add(call.xid());
-            sends.send(Channel.DATA, current.peer(), InlineMessage.msg(call.xid(), credits.requested(), call.rpc()),
-                    error -> {
-                        if (error != null && outstanding.remove(call.xid())) {
-                            credits.onUnanswered();
-                            handler.onFailed(call.xid(), error);
-                        }
-                    });
+            outstanding.put(plan.xid(), call);
+            chunkBuffers += call.buffers();
+            sends.send(Channel.DATA, current.peer(), call.message(), error -> {
+                if (error != null && outstanding.remove(plan.xid(), call)) {
+                    credits.onUnanswered();
+                    release(call);
+                    handler.onFailed(plan.xid(), error);
+                }
+            });
         }
         outstandingCount = outstanding.size();
         waitingCount = waiting.size();
@@ -278,8 +316,9 @@ public final class Requester implements FabricListener {
             return;
         }
         connected.completeExceptionally(closed(current, 0));
-        List<Integer> failed = new ArrayList<>(outstanding);
-        waiting.forEach(call -> failed.add(call.xid()));
+        List<Integer> failed = new ArrayList<>(outstanding.keySet());
+        waiting.forEach(plan -> failed.add(plan.xid()));
+        outstanding.values().forEach(this::release);
         outstanding.clear();
         waiting.clear();
         outstandingCount = 0;

@@ -2,6 +2,7 @@ package org.rpcrdma4j.transport.conn;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,14 +12,24 @@ import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Channel;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.marshal.ProvidedChunks;
+import org.rpcrdma4j.transport.marshal.ReplyPlan;
+import org.rpcrdma4j.transport.rw.RdmaBatch;
+import org.rpcrdma4j.transport.rw.RdmaQueue;
+import org.rpcrdma4j.transport.rw.ReadChunkPull;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RdmaError;
+import org.rpcrdma4j.xdr.ReadChunk;
 import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
+import org.rpcrdma4j.xdr.XdrItem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +40,22 @@ import org.slf4j.LoggerFactory;
  * Accepts CONNECT on the control channel and answers ACCEPT with its RFC 8797 private data; decodes
  * and validates every data message and answers a bad one as Linux svcrdma does
  * ({@code svc_rdma_xdr_decode_req}): ERR_VERS, ERR_CHUNK or a silent drop, as the decoder's exception
- * names. A good inline call goes to the {@link CallHandler}; its reply comes back through
- * {@link #reply}. Every message sent carries the grant (RFC 8166 §3.3.1).
+ * names. A call with Read chunks (Position-zero included) is first rebuilt by RDMA Read
+ * ({@link ReadChunkPull}; RFC 8166 §3.4.5, §3.5.4); the reads complete on the progress thread, which
+ * never waits for them. A failed RDMA Read closes the connection, as svcrdma drops a connection whose
+ * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
+ * for the reply; the reply comes back through {@link #reply}, which conveys it as {@link ReplyPlan}
+ * decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every message sent carries
+ * the grant (RFC 8166 §3.3.1).
  *
  * <h2>Buffer management</h2>
  * Receive buffers of the inline receive size are posted up front, {@code credits × maxConnections}
  * for data and a few for control, from any peer. A received buffer belongs to this class during
  * {@link #onReceived}: the RPC message is copied out for the worker, and the buffer is posted again
- * at once, so the receive path never waits for a worker. Reply buffers are allocated per send and
- * belong to the fabric until the send completes.
+ * at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
+ * array registered for the reads and deregistered when they end; the array then belongs to the
+ * handler. Reply buffers are allocated per send and belong to the fabric until the send completes;
+ * a reply with chunk data is registered until its RDMA Writes complete.
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #start}, {@link #reply} and
@@ -54,12 +72,16 @@ public final class Responder implements FabricListener {
     private final ResponderCredits credits;
     private final CallHandler handler;
     private final SendQueue sends;
+    private final RdmaQueue rdma;
     private final Map<Long, Connection> byPeer = new HashMap<>();
     private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
+    private final HeaderDecoder decoder = new HeaderDecoder();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private int lastNumber;
     private boolean stopping;
     private volatile long dropped;
+    private volatile int pendingChunkWork;
+    private volatile int chunkBuffers;
 
     /**
      * @param fabric  the fabric to serve on; this responder becomes its listener on {@link #start}
@@ -72,6 +94,7 @@ public final class Responder implements FabricListener {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.credits = new ResponderCredits(config.responderCredits());
         this.sends = new SendQueue(fabric);
+        this.rdma = new RdmaQueue(fabric);
     }
 
     /** Listens on the fabric and posts the receive buffers. Thread-safe. */
@@ -88,29 +111,88 @@ public final class Responder implements FabricListener {
     }
 
     /**
-     * Sends a reply inline. Thread-safe. A reply larger than the requester's inline threshold is not
-     * sent: the requester gets RDMA_ERROR / ERR_CHUNK for the call instead, as Linux svcrdma answers a
-     * reply it cannot send ({@code svc_rdma_send_error_msg}), so its call fails at once.
+     * Conveys a reply as {@link ReplyPlan} decides. Thread-safe. A reply that cannot be conveyed (a
+     * result larger than its Write chunk, a reply larger than the Reply chunk, or over the requester's
+     * inline threshold without one) is not sent, never truncated: the requester gets RDMA_ERROR /
+     * ERR_CHUNK for the call instead (RFC 8166 §4.5, Linux {@code svc_rdma_send_error_msg}).
      *
      * @param connection the connection the call came on
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC reply message, owned by the responder from now on
+     * @param provided   the chunks the call provided for its reply
+     * @param payloads   the reply's DDP-eligible results ({@code DdpPolicy.replyPayloads})
      * @param done       called with {@code null} once sent, or with the error, on the progress thread
      */
-    public void reply(Connection connection, int xid, byte[] rpcMessage, Consumer<RdmaTransportException> done) {
-        try {
-            InlineMessage.checkFits(xid, rpcMessage.length, connection.thresholds().send());
-        } catch (RdmaTransportException e) {
-            execute(() -> sendError(connection, xid, RdmaError.errChunk()), done, e);
+    public void reply(Connection connection, int xid, byte[] rpcMessage, ProvidedChunks provided,
+                      List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
+        ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
+                connection.thresholds().send());
+        if (plan == null) {
+            execute(() -> sendError(connection, xid, RdmaError.errChunk()), done,
+                    new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                            + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes does not fit the chunks"
+                            + " provided or the inline threshold; answered ERR_CHUNK"));
             return;
         }
         execute(() -> {
             if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
+            } else if (plan.writes().isEmpty()) {
+                sends.send(Channel.DATA, connection.peer(), plan.message(), done);
             } else {
-                sends.send(Channel.DATA, connection.peer(), InlineMessage.msg(xid, credits.granted(), rpcMessage), done);
+                writeThenSend(connection, xid, plan, done);
             }
         }, done, null);
+    }
+
+    /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
+    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
+        Registration source = fabric.register(ByteBuffer.wrap(plan.source()), EnumSet.noneOf(MemoryAccess.class));
+        if (source == null) {
+            sendError(connection, xid, RdmaError.errChunk());
+            done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                    + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
+            return;
+        }
+        chunkWorkStarted();
+        RdmaBatch batch = new RdmaBatch(error -> {
+            fabric.deregister(source);
+            chunkWorkEnded();
+            if (error != null) {
+                // svcrdma closes the connection when it cannot Write a chunk: the requester's memory is gone.
+                closeWithPeer(connection, "RDMA Write of the reply to xid 0x" + Integer.toHexString(xid)
+                        + " failed: " + error);
+                done.accept(closed(connection, xid));
+            } else if (connection.state() != Connection.State.CONNECTED) {
+                done.accept(closed(connection, xid));
+            } else {
+                sends.send(Channel.DATA, connection.peer(), plan.message(), done);
+            }
+        });
+        for (ReplyPlan.Write write : plan.writes()) {
+            rdma.write(connection.peer(), source, write.sourceOffset(), write.target(), batch.operation());
+        }
+        batch.seal();
+    }
+
+    /** @return calls whose Read chunks or reply chunk data are moving now; 0 when idle */
+    public int pendingChunkWork() {
+        return pendingChunkWork;
+    }
+
+    /** @return chunk buffers registered now; 0 when nothing leaks */
+    public int chunkBuffers() {
+        return chunkBuffers;
+    }
+
+    private void chunkWorkStarted() {
+        pendingChunkWork++;
+        chunkBuffers++;
+    }
+
+    private void chunkWorkEnded() {
+        pendingChunkWork--;
+        chunkBuffers--;
     }
 
     private void execute(Runnable command, Consumer<RdmaTransportException> done, RdmaTransportException result) {
@@ -174,7 +256,15 @@ public final class Responder implements FabricListener {
     @Override
     public void onSendCompleted(long context, String error) {
         sends.onSendCompleted(context, error);
+        rdma.retry();
         completeStopIfIdle();
+    }
+
+    @Override
+    public void onRdmaCompleted(long context, String error) {
+        rdma.onRdmaCompleted(context, error);
+        rdma.retry();
+        sends.retry();
     }
 
     private void post(Channel channel, ByteBuffer buffer) {
@@ -233,15 +323,87 @@ public final class Responder implements FabricListener {
             dropped++;
             return;
         }
-        if (header.proc() != Proc.RDMA_MSG || header.readSegmentCount() > 0 || header.writeChunkCount() > 0
-                || header.hasReplyChunk()) {
-            LOG.debug("xid 0x{} from {} uses chunks, not supported yet", Integer.toHexString(header.xid()), connection);
-            sendError(connection, header.xid(), RdmaError.errChunk());
+        int xid = header.xid();
+        if (header.readSegmentCount() == 0 && header.writeChunkCount() == 0 && !header.hasReplyChunk()) {
+            if (header.proc() == Proc.RDMA_NOMSG) {
+                // RDMA_NOMSG without a Position-zero Read chunk carries no call (RFC 8166 §5.1).
+                sendError(connection, xid, RdmaError.errChunk());
+            } else {
+                handler.onCall(connection, xid, payload(buffer), ProvidedChunks.NONE);
+            }
             return;
         }
+        RpcRdmaHeader decoded;
+        try {
+            decoded = decoder.decode(buffer, buffer.position(), length).header();
+        } catch (RpcRdmaDecodeException e) {
+            // The flyweight accepted it; the decoder's rules are the same, so this does not happen.
+            sendError(connection, xid, RdmaError.errChunk());
+            return;
+        }
+        ProvidedChunks provided = new ProvidedChunks(decoded.writeList(), decoded.replyChunk());
+        List<ReadChunk> reads = decoded.readChunks();
+        if (!reads.isEmpty()) {
+            pull(connection, xid, reads, provided, buffer);
+        } else if (header.proc() == Proc.RDMA_NOMSG) {
+            sendError(connection, xid, RdmaError.errChunk());
+        } else {
+            handler.onCall(connection, xid, payload(buffer), provided);
+        }
+    }
+
+    private byte[] payload(ByteBuffer buffer) {
         byte[] rpc = new byte[header.payloadLength()];
         buffer.get(header.payloadOffset(), rpc);
-        handler.onCall(connection, header.xid(), rpc);
+        return rpc;
+    }
+
+    /**
+     * Starts pulling a call's Read chunks. A layout the decoder let through but that does not make a
+     * stream, or a call longer than the configured maximum, is answered ERR_CHUNK, as svcrdma answers
+     * a Read list it will not pull; so is a call whose memory cannot be registered.
+     */
+    private void pull(Connection connection, int xid, List<ReadChunk> reads, ProvidedChunks provided,
+                      ByteBuffer buffer) {
+        ReadChunkPull pull;
+        try {
+            pull = new ReadChunkPull(header.payloadLength(), reads);
+        } catch (IllegalArgumentException e) {
+            sendError(connection, xid, RdmaError.errChunk());
+            return;
+        }
+        if (pull.streamLength() > config.maxMessageSize()) {
+            LOG.debug("xid 0x{} from {}: a {}-byte call exceeds the {}-byte maximum", Integer.toHexString(xid),
+                    connection, pull.streamLength(), config.maxMessageSize());
+            sendError(connection, xid, RdmaError.errChunk());
+            return;
+        }
+        chunkWorkStarted();
+        boolean started = pull.start(fabric, rdma, connection.peer(), buffer, header.payloadOffset(),
+                config.maxSegmentSize(), (message, error) -> {
+                    chunkWorkEnded();
+                    if (connection.state() != Connection.State.CONNECTED) {
+                        return;
+                    }
+                    if (error != null) {
+                        closeWithPeer(connection, "RDMA Read of a Read chunk of xid 0x" + Integer.toHexString(xid)
+                                + " failed: " + error);
+                    } else {
+                        handler.onCall(connection, xid, message, provided);
+                    }
+                });
+        if (!started) {
+            chunkWorkEnded();
+            sendError(connection, xid, RdmaError.errChunk());
+        }
+    }
+
+    private void closeWithPeer(Connection connection, String reason) {
+        if (connection.state() != Connection.State.CLOSED) {
+            LOG.warn("closing {}: {}", connection, reason);
+            sends.send(Channel.CONTROL, connection.peer(), ControlMessage.close().encode(), null);
+            closeLocally(connection, reason);
+        }
     }
 
     private void sendError(Connection connection, int xid, RdmaError error) {

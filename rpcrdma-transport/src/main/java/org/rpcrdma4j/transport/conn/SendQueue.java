@@ -58,6 +58,11 @@ final class SendQueue {
             done.accept(error == null ? null
                     : new RdmaTransportException(RdmaTransportException.Scope.CALL, "send failed: " + error));
         }
+        retry();
+    }
+
+    /** Sends what waits for room, in order, until the fabric is full again. */
+    void retry() {
         while (!waiting.isEmpty()) {
             Pending next = waiting.peek();
             if (!fabric.send(next.channel(), next.peer(), next.message(), next.context())) {

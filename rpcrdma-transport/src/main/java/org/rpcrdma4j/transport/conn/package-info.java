@@ -7,7 +7,8 @@
  * <p>{@link org.rpcrdma4j.transport.conn.Requester} is the client side and
  * {@link org.rpcrdma4j.transport.conn.Responder} the server side. Both run on the fabric's progress
  * thread; other threads reach them only through methods documented as thread-safe, which hand work
- * to the progress thread with {@link org.rpcrdma4j.transport.Fabric#execute}. Only inline messages
- * (RDMA_MSG with empty chunk lists) are supported so far.
+ * to the progress thread with {@link org.rpcrdma4j.transport.Fabric#execute}. Calls and replies are
+ * marshalled by {@code org.rpcrdma4j.transport.marshal}; chunk data moves by
+ * {@code org.rpcrdma4j.transport.rw}.
  */
 package org.rpcrdma4j.transport.conn;

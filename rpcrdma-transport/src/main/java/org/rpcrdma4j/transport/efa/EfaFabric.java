@@ -1,16 +1,24 @@
 package org.rpcrdma4j.transport.efa;
 
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.RmaIov;
 import org.rpcrdma4j.transport.Channel;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.Segment;
 
 /**
  * {@link Fabric} over one {@link EfaEndpoint}: each {@link Channel} is a tag, matched exactly, so
@@ -19,6 +27,11 @@ import org.rpcrdma4j.transport.FabricListener;
  *
  * <p>Buffer ownership follows the endpoint's: a posted or sent buffer belongs to the endpoint until
  * its completion, which this class hands to the listener with the same buffer.
+ *
+ * <p>RDMA: a {@link Registration} is an endpoint {@link MemoryRegion} (handle = key, address = the
+ * region's address); a segment maps onto {@code efa_rma_iov} (handle = key, offset = addr, length =
+ * len) and the endpoint's direct RDMA read and write move it (DESIGN.md, "The fabric seen by the
+ * transport").
  */
 public final class EfaFabric implements Fabric {
 
@@ -34,6 +47,8 @@ public final class EfaFabric implements Fabric {
     private final EfaProgressLoop loop;
     private final FabricAddress localAddress;
     private final Map<Long, PostedReceive> receives = new HashMap<>();
+    private final Map<Integer, MemoryRegion> regions = new HashMap<>();
+    private volatile int registrations;
     private volatile FabricListener listener;
     private long nextReceive;
 
@@ -89,6 +104,58 @@ public final class EfaFabric implements Fabric {
         return endpoint.sendTagged(peer, message, tag(channel), context);
     }
 
+    @Override
+    public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
+        Set<Access> rights = EnumSet.noneOf(Access.class);
+        for (MemoryAccess right : access) {
+            rights.add(Access.valueOf(right.name()));
+        }
+        MemoryRegion region = endpoint.register(memory, rights);
+        if (region == null) {
+            return null;
+        }
+        regions.put(region.key(), region);
+        registrations = regions.size();
+        return new Registration(region.key(), region.address(), region.length());
+    }
+
+    @Override
+    public void deregister(Registration registration) {
+        MemoryRegion region = regions.remove(registration.handle());
+        if (region == null) {
+            throw new IllegalStateException("not registered here or deregistered already: " + registration);
+        }
+        registrations = regions.size();
+        endpoint.deregister(region);
+    }
+
+    @Override
+    public boolean read(long peer, Registration local, long localOffset, Segment remote, long context) {
+        return endpoint.read(peer, region(local), localOffset, iov(remote), context);
+    }
+
+    @Override
+    public boolean write(long peer, Registration local, long localOffset, Segment remote, long context) {
+        return endpoint.write(peer, region(local), localOffset, iov(remote), context);
+    }
+
+    /** @return live registrations, for tests that check nothing leaks; thread-safe */
+    public int registrations() {
+        return registrations;
+    }
+
+    private MemoryRegion region(Registration registration) {
+        MemoryRegion region = regions.get(registration.handle());
+        if (region == null) {
+            throw new IllegalStateException("not registered here: " + registration);
+        }
+        return region;
+    }
+
+    private static RmaIov iov(Segment segment) {
+        return new RmaIov(segment.offset(), segment.unsignedLength(), segment.handle());
+    }
+
     /** Progresses the endpoint and hands completions to the listener; loop thread only. */
     int progress(long nowNs, int pollMax) {
         return endpoint.progress(nowNs) + endpoint.poll(this::onCompletion, pollMax);
@@ -116,8 +183,14 @@ public final class EfaFabric implements Fabric {
                             entry.ok() ? null : entry.error().name()));
                 }
             }
+            case READ, WRITE -> {
+                if (current != null) {
+                    EfaProgressLoop.runSafely(() -> current.onRdmaCompleted(entry.context(),
+                            entry.ok() ? null : entry.error().name()));
+                }
+            }
             default -> {
-                // This fabric starts no other operation.
+                // This fabric starts no untagged send or receive.
             }
         }
     }

@@ -21,6 +21,7 @@ import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -54,12 +55,12 @@ public final class RdmaRpcClient implements AutoCloseable {
     private final Transport transport = new Transport();
     private volatile Connection connection;
 
-    private RdmaRpcClient(Fabric fabric, TransportConfig config) {
-        this.requester = new Requester(fabric, config, new Replies());
+    private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy) {
+        this.requester = new Requester(fabric, config, policy, new Replies());
     }
 
     /**
-     * Connects to a server and waits until the private data is exchanged.
+     * Connects to a server for calls without DDP-eligible items ({@link DdpPolicy#NONE}).
      *
      * @param fabric  this client's fabric; the client becomes its listener but does not own it
      * @param server  the server's fabric address
@@ -70,7 +71,24 @@ public final class RdmaRpcClient implements AutoCloseable {
      */
     public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, Duration timeout)
             throws IOException {
-        RdmaRpcClient client = new RdmaRpcClient(fabric, config);
+        return connect(fabric, server, config, DdpPolicy.NONE, timeout);
+    }
+
+    /**
+     * Connects to a server and waits until the private data is exchanged.
+     *
+     * @param fabric  this client's fabric; the client becomes its listener but does not own it
+     * @param server  the server's fabric address
+     * @param config  inline sizes, segment size and the credits to request
+     * @param policy  the DDP policy of the program called: which call items go in Read chunks, which
+     *                results get Write chunks and when a Reply chunk is needed
+     * @param timeout how long to wait for the server's ACCEPT
+     * @return the connected client
+     * @throws IOException if the server did not accept in time or closed the connection
+     */
+    public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, DdpPolicy policy,
+                                        Duration timeout) throws IOException {
+        RdmaRpcClient client = new RdmaRpcClient(fabric, config, Objects.requireNonNull(policy, "policy"));
         try {
             client.connection = client.requester.connect(Objects.requireNonNull(server, "server"))
                     .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -104,6 +122,11 @@ public final class RdmaRpcClient implements AutoCloseable {
     /** @return the most calls that were ever outstanding at once */
     public int maxOutstandingCalls() {
         return requester.maxOutstandingCalls();
+    }
+
+    /** @return chunk buffers registered for unanswered calls; 0 when nothing leaks */
+    public int chunkBuffers() {
+        return requester.chunkBuffers();
     }
 
     /** @return how many calls may be outstanding now */

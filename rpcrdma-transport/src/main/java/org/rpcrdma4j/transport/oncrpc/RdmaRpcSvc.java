@@ -16,11 +16,13 @@ import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conn.CallHandler;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.Responder;
+import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,10 +44,12 @@ public final class RdmaRpcSvc {
     private final CallDispatcher dispatcher;
     private final ReplyQueue replyQueue = new ReplyQueue();
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
+    private final Map<OncRpcProgram, DdpPolicy> policies;
 
     RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
-               Map<OncRpcProgram, RpcDispatchable> initialPrograms) {
+               Map<OncRpcProgram, RpcDispatchable> initialPrograms, Map<OncRpcProgram, DdpPolicy> ddpPolicies) {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
+        this.policies = Map.copyOf(ddpPolicies);
         this.dispatcher = new CallDispatcher(programs, workers);
         this.responder = new Responder(fabric, config, new Calls());
     }
@@ -93,6 +97,27 @@ public final class RdmaRpcSvc {
         }
     }
 
+    /**
+     * @return calls in the transport: Read chunks being pulled, replies being written, and calls
+     *     received and not yet replied to; 0 when idle
+     */
+    public int pendingCalls() {
+        int waiting = 0;
+        for (RdmaRpcTransport transport : transports.values()) {
+            waiting += transport.pendingCalls();
+        }
+        return responder.pendingChunkWork() + waiting;
+    }
+
+    /** @return chunk buffers registered now; 0 when nothing leaks */
+    public int chunkBuffers() {
+        return responder.chunkBuffers();
+    }
+
+    private DdpPolicy policy(DdpPolicy.RpcProcedure procedure) {
+        return policies.getOrDefault(new OncRpcProgram(procedure.program(), procedure.version()), DdpPolicy.NONE);
+    }
+
     /** @return received messages dropped without an answer (bad or unexpected) */
     public long droppedMessages() {
         return responder.dropped();
@@ -102,9 +127,9 @@ public final class RdmaRpcSvc {
     private final class Calls implements CallHandler {
 
         @Override
-        public void onCall(Connection connection, int xid, byte[] rpcMessage) {
+        public void onCall(Connection connection, int xid, byte[] rpcMessage, ProvidedChunks provided) {
             RdmaRpcTransport transport = transports.computeIfAbsent(connection,
-                    c -> new RdmaRpcTransport(responder, c, replyQueue));
+                    c -> new RdmaRpcTransport(responder, c, replyQueue, RdmaRpcSvc.this::policy));
             Xdr xdr = new Xdr(rpcMessage);
             RpcCall call;
             try {
@@ -116,6 +141,9 @@ public final class RdmaRpcSvc {
                     return;
                 }
                 call = new RpcCall(rpcXid, xdr, transport);
+                // From here every outcome replies, and the reply must use the chunks provided. A copy:
+                // oncrpc4j encodes the reply over the call's buffer, and the policy reads the call then.
+                transport.received(rpcXid, rpcMessage.clone(), provided);
                 try {
                     call.accept();
                 } catch (RpcException e) {
@@ -124,10 +152,12 @@ public final class RdmaRpcSvc {
                     return;
                 }
             } catch (OncRpcException e) {
+                transport.dropped(xid);
                 LOG.info("dropped an RPC call xid 0x{} that could not be decoded: {}",
                         Integer.toHexString(xid), e.getMessage());
                 return;
             } catch (IOException e) {
+                transport.dropped(xid);
                 LOG.info("dropped an RPC call xid 0x{}: {}", Integer.toHexString(xid), e.getMessage());
                 return;
             }

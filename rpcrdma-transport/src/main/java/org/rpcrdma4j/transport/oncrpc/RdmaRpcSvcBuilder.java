@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.TransportConfig;
 
@@ -16,6 +17,7 @@ import org.rpcrdma4j.transport.TransportConfig;
 public final class RdmaRpcSvcBuilder {
 
     private final Map<OncRpcProgram, RpcDispatchable> programs = new HashMap<>();
+    private final Map<OncRpcProgram, DdpPolicy> policies = new HashMap<>();
     private Fabric fabric;
     private TransportConfig config = TransportConfig.DEFAULT;
     private ExecutorService workers;
@@ -58,6 +60,20 @@ public final class RdmaRpcSvcBuilder {
     }
 
     /**
+     * Gives a program's upper-layer binding: where the DDP-eligible results of its replies sit, to
+     * RDMA-Write them into the requester's Write chunks. A program without one uses
+     * {@link DdpPolicy#NONE}: its replies go inline or through the Reply chunk.
+     *
+     * @param program the program number and version
+     * @param policy  its DDP policy
+     * @return this builder
+     */
+    public RdmaRpcSvcBuilder withDdpPolicy(OncRpcProgram program, DdpPolicy policy) {
+        policies.put(Objects.requireNonNull(program, "program"), Objects.requireNonNull(policy, "policy"));
+        return this;
+    }
+
+    /**
      * @return the service, not started
      * @throws IllegalArgumentException if the fabric or the executor is missing
      */
@@ -68,6 +84,6 @@ public final class RdmaRpcSvcBuilder {
         if (workers == null) {
             throw new IllegalArgumentException("a worker executor is required: withWorkerThreadExecutionService(...)");
         }
-        return new RdmaRpcSvc(fabric, config, workers, programs);
+        return new RdmaRpcSvc(fabric, config, workers, programs, policies);
     }
 }

@@ -2,19 +2,30 @@ package org.rpcrdma4j.transport.oncrpc;
 
 import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.Responder;
+import org.rpcrdma4j.transport.marshal.ProvidedChunks;
+import org.rpcrdma4j.transport.marshal.RpcHeaders;
+import org.rpcrdma4j.xdr.XdrItem;
 
 /**
  * The server side's {@link RpcTransport} for one connection: {@link #send} hands a reply to the
- * {@link Responder}, which sends it inline from the progress thread.
+ * {@link Responder}, which conveys it from the progress thread. Between a call's arrival and its
+ * reply this class keeps the call and the chunks it provided, keyed by XID; at the reply it asks the
+ * program's {@link DdpPolicy#replyPayloads} where the DDP-eligible results sit (as nfsd tells svcrdma
+ * with {@code svc_rdma_result_payload}).
  *
  * <p>The send's {@link CompletionHandler} runs on the progress thread (oncrpc4j's reply handlers only
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
@@ -24,23 +35,70 @@ public final class RdmaRpcTransport implements RpcTransport {
     private final Responder responder;
     private final Connection connection;
     private final ReplyQueue replyQueue;
+    private final Function<DdpPolicy.RpcProcedure, DdpPolicy> policies;
+    private final Map<Integer, PendingCall> pending = new ConcurrentHashMap<>();
 
-    RdmaRpcTransport(Responder responder, Connection connection, ReplyQueue replyQueue) {
+    /** A call waiting for its reply: the call and what it provided for the reply. */
+    private record PendingCall(byte[] call, ProvidedChunks provided) {
+    }
+
+    RdmaRpcTransport(Responder responder, Connection connection, ReplyQueue replyQueue,
+                     Function<DdpPolicy.RpcProcedure, DdpPolicy> policies) {
         this.responder = Objects.requireNonNull(responder, "responder");
         this.connection = Objects.requireNonNull(connection, "connection");
         this.replyQueue = Objects.requireNonNull(replyQueue, "replyQueue");
+        this.policies = Objects.requireNonNull(policies, "policies");
+    }
+
+    /**
+     * Remembers a call until its reply.
+     *
+     * @param xid      the call's XID
+     * @param call     the whole call
+     * @param provided the chunks it provided for the reply
+     */
+    void received(int xid, byte[] call, ProvidedChunks provided) {
+        pending.put(xid, new PendingCall(call, provided));
+    }
+
+    /**
+     * Forgets a call that will get no reply (it could not be decoded).
+     *
+     * @param xid the call's XID
+     */
+    void dropped(int xid) {
+        pending.remove(xid);
+    }
+
+    /** @return calls received and not yet replied to */
+    int pendingCalls() {
+        return pending.size();
     }
 
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
         byte[] reply = XdrBytes.of(xdr);
-        responder.reply(connection, XdrBytes.xid(reply), reply, error -> {
+        int xid = XdrBytes.xid(reply);
+        PendingCall call = pending.remove(xid);
+        ProvidedChunks provided = call == null ? ProvidedChunks.NONE : call.provided();
+        responder.reply(connection, xid, reply, provided, call == null ? List.of() : payloads(call, reply), error -> {
             if (error == null) {
                 handler.completed(reply.length, attachment);
             } else {
                 handler.failed(error, attachment);
             }
         });
+    }
+
+    private List<XdrItem> payloads(PendingCall call, byte[] reply) {
+        try {
+            DdpPolicy.RpcProcedure procedure = RpcHeaders.procedure(call.call());
+            return policies.apply(procedure).replyPayloads(procedure, RpcHeaders.call(call.call()),
+                    RpcHeaders.reply(reply));
+        } catch (IllegalArgumentException e) {
+            // A call the transport cannot parse has no DDP-eligible results: the reply goes whole.
+            return List.of();
+        }
     }
 
     @Override

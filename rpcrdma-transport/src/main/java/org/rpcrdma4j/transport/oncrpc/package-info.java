@@ -6,6 +6,7 @@
  *
  * <p>Threads: the fabric's progress thread decodes calls and replies and never waits; programs run on
  * the worker executor; client reply handlers run on the client's executor. TLS and RPCSEC_GSS are
- * refused. Only inline messages are supported so far.
+ * refused. Chunks follow each program's {@code DdpPolicy}; the backchannel (RFC 8167) is not
+ * implemented yet.
  */
 package org.rpcrdma4j.transport.oncrpc;

@@ -99,6 +99,11 @@ class BadPeerTest {
             public void onSendCompleted(long context, String error) {
                 assertThat(error).isNull();
             }
+
+            @Override
+            public void onRdmaCompleted(long context, String error) {
+                throw new AssertionError("this peer starts no RDMA");
+            }
         });
         for (int i = 0; i < 4; i++) {
             sim.rawFabric.postReceive(Channel.CONTROL, -1, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));

@@ -83,7 +83,8 @@ class RdmaRpcSvcTest {
     }
 
     @Test
-    void echoUpToTheInlineThresholdIsByteExactAndOneByteOverFailsClearly() throws Exception {
+    void echoUpToTheInlineThresholdIsByteExactAndALongerReplyWithoutAReplyChunkFailsWithErrChunk()
+            throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
         // 28-byte RDMA_MSG header + 40-byte call header + 4-byte length + data <= 4096.
@@ -92,8 +93,11 @@ class RdmaRpcSvcTest {
             new Random(size).nextBytes(data);
             assertThat(echo(data)).as("echo of %d bytes", size).isEqualTo(data);
         }
-        assertThatThrownBy(() -> echo(new byte[4025])).isInstanceOf(RdmaTransportException.class)
-                .hasMessageContaining("inline threshold of 4096").hasMessageContaining("needs chunks");
+        // Without a DdpPolicy a longer call goes Position-zero; its 4052-byte reply still fits inline.
+        assertThat(echo(new byte[4025])).hasSize(4025);
+        // A 4128-byte reply does not, and nothing provided a Reply chunk for it.
+        assertThatThrownBy(() -> echo(new byte[4100])).isInstanceOf(RdmaTransportException.class)
+                .hasMessageContaining("RDMA_ERROR ERR_CHUNK");
         assertThat(echo(new byte[] {1, 2, 3})).containsExactly(1, 2, 3);
     }
 

@@ -1,0 +1,265 @@
+package org.rpcrdma4j.transport.marshal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.ReadSegment;
+import org.rpcrdma4j.xdr.ReducedStream;
+import org.rpcrdma4j.xdr.ReplyChunk;
+import org.rpcrdma4j.xdr.RoundUp;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/**
+ * How one call travels: the requester's marshalling decision, made as Linux
+ * {@code rpcrdma_marshal_req} makes it and as {@link DdpPolicy} states.
+ *
+ * <h2>The call (RFC 8166 §3.5)</h2>
+ * <ol>
+ * <li>RDMA_MSG with the whole call inline when the transport header and the call fit the peer's
+ *     receive threshold ("Short Message", §3.5.2);</li>
+ * <li>otherwise RDMA_MSG whose Read list carries each non-empty DDP-eligible item as a Read chunk at
+ *     its XDR position, the rest inline; the XDR pad is neither moved nor sent (§3.4.5, round-up);</li>
+ * <li>otherwise (no DDP-eligible item, or the reduced call still too long) RDMA_NOMSG with the whole
+ *     call in a Position-zero Read chunk ("Long Call", §3.5.4).</li>
+ * </ol>
+ *
+ * <h2>The reply (RFC 8166 §3.4.6, §3.5.3)</h2>
+ * None when {@link DdpPolicy.ReplySize#maxLength} plus the RDMA_MSG header fits this side's receive
+ * threshold; otherwise one Write chunk per DDP-eligible result, of its largest length; otherwise a
+ * Reply chunk of the largest reply. Linux's combinations follow: Read, Write, Reply, Read+Write,
+ * Read+Reply, Position-zero with either.
+ *
+ * <p>Chunks are split into segments of at most the configured size (Linux: 131072 bytes). Planning
+ * touches no fabric and may run on any thread; {@link #register} runs on the progress thread.
+ */
+public final class CallPlan {
+
+    private static final Registration PLACEHOLDER = new Registration(0, 0, Long.MAX_VALUE);
+    private static final int MSG_HEADER_LENGTH =
+            HeaderEncoder.encodedLength(RpcRdmaHeader.msg(0, 0, null, null, null));
+
+    private final int xid;
+    private final byte[] rpc;
+    private final DdpPolicy policy;
+    private final DdpPolicy.RpcProcedure procedure;
+    private final DdpPolicy.RpcMessage call;
+    private final int maxSegment;
+    private final List<XdrItem> readItems;
+    private final boolean positionZero;
+    private final byte[] inline;
+    private final List<Long> writeChunkLengths;
+    private final long replyChunkLength;
+
+    private CallPlan(int xid, byte[] rpc, DdpPolicy policy, DdpPolicy.RpcMessage call, int maxSegment,
+                     List<XdrItem> readItems, boolean positionZero, byte[] inline, List<Long> writeChunkLengths,
+                     long replyChunkLength) {
+        this.xid = xid;
+        this.rpc = rpc;
+        this.policy = policy;
+        this.procedure = RpcHeaders.procedure(rpc);
+        this.call = call;
+        this.maxSegment = maxSegment;
+        this.readItems = readItems;
+        this.positionZero = positionZero;
+        this.inline = inline;
+        this.writeChunkLengths = writeChunkLengths;
+        this.replyChunkLength = replyChunkLength;
+    }
+
+    /**
+     * Decides how a call travels.
+     *
+     * @param xid        the call's XID
+     * @param rpc        the whole encoded call; the plan keeps it, and the caller must not change it
+     * @param policy     the program's DDP policy
+     * @param send       the peer's inline receive threshold: the largest message to send
+     * @param receive    this side's inline receive threshold: the largest reply that needs no chunk
+     * @param maxSegment the largest segment to advertise
+     * @return the plan
+     * @throws RdmaTransportException CALL if the call is not a well-formed RPC call, the policy's items
+     *                                do not lie in it, or even the transport header does not fit
+     */
+    public static CallPlan of(int xid, byte[] rpc, DdpPolicy policy, int send, int receive, int maxSegment)
+            throws RdmaTransportException {
+        DdpPolicy.RpcMessage call;
+        DdpPolicy.ReplySize replySize;
+        List<XdrItem> payloads = new ArrayList<>();
+        try {
+            call = RpcHeaders.call(rpc);
+            DdpPolicy.RpcProcedure procedure = RpcHeaders.procedure(rpc);
+            replySize = policy.replySize(procedure, call);
+            for (XdrItem item : policy.callPayloads(procedure, call)) {
+                if (item.length() > 0) {
+                    payloads.add(item);
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
+                    + ": cannot marshal the call: " + e.getMessage());
+        }
+        List<Long> writes = List.of();
+        long replyChunk = 0;
+        if (replySize.maxLength() + MSG_HEADER_LENGTH > receive) {
+            if (replySize.payloadMaxLengths().isEmpty()) {
+                replyChunk = RoundUp.roundUp(replySize.maxLength());
+            } else {
+                writes = replySize.payloadMaxLengths();
+            }
+        }
+        CallPlan inlinePlan = new CallPlan(xid, rpc, policy, call, maxSegment, List.of(), false, rpc, writes,
+                replyChunk);
+        if (inlinePlan.fits(send)) {
+            return inlinePlan;
+        }
+        if (!payloads.isEmpty()) {
+            ReducedStream reduced;
+            try {
+                reduced = ReducedStream.reduce(rpc.length, payloads);
+            } catch (IllegalArgumentException e) {
+                throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
+                        + Integer.toHexString(xid) + ": the DDP policy's call items are wrong: " + e.getMessage());
+            }
+            CallPlan readPlan = new CallPlan(xid, rpc, policy, call, maxSegment, List.copyOf(payloads), false,
+                    inlinePart(rpc, reduced), writes, replyChunk);
+            if (readPlan.fits(send)) {
+                return readPlan;
+            }
+        }
+        CallPlan longCall = new CallPlan(xid, rpc, policy, call, maxSegment, List.of(), true, new byte[0], writes,
+                replyChunk);
+        if (!longCall.fits(send)) {
+            throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
+                    + ": even the transport header of a Position-zero call exceeds the peer's inline threshold of "
+                    + send + " bytes");
+        }
+        return longCall;
+    }
+
+    /** @return the call's XID */
+    public int xid() {
+        return xid;
+    }
+
+    /** @return the policy the call was planned with, to splice its reply */
+    public DdpPolicy policy() {
+        return policy;
+    }
+
+    /** @return the procedure called */
+    public DdpPolicy.RpcProcedure procedure() {
+        return procedure;
+    }
+
+    /** @return the call and where its arguments start */
+    public DdpPolicy.RpcMessage call() {
+        return call;
+    }
+
+    /**
+     * Registers the call's chunk memory and encodes the message. Progress thread only.
+     *
+     * @param fabric  the fabric
+     * @param credits the credit value to put in the header
+     * @return the call ready to send, or {@code null} if memory could not be registered
+     */
+    public ChunkedCall register(Fabric fabric, int credits) {
+        Registration callMemory = null;
+        if (positionZero || !readItems.isEmpty()) {
+            // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
+            callMemory = fabric.register(ByteBuffer.wrap(rpc), EnumSet.of(MemoryAccess.REMOTE_READ));
+            if (callMemory == null) {
+                return null;
+            }
+        }
+        ByteBuffer replyBuffer = null;
+        Registration replyMemory = null;
+        long replyBytes = replyMemoryLength();
+        if (replyBytes > 0 || !writeChunkLengths.isEmpty() || replyChunkLength > 0) {
+            replyBuffer = ByteBuffer.allocate(Math.toIntExact(replyBytes));
+            replyMemory = fabric.register(replyBuffer, EnumSet.of(MemoryAccess.REMOTE_WRITE));
+            if (replyMemory == null) {
+                if (callMemory != null) {
+                    fabric.deregister(callMemory);
+                }
+                return null;
+            }
+        }
+        RpcRdmaHeader header = header(credits, callMemory, replyMemory);
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length);
+        int at = HeaderEncoder.encode(header, message, 0);
+        message.put(at, inline);
+        return new ChunkedCall(this, message, header, callMemory, replyMemory, replyBuffer);
+    }
+
+    private boolean fits(int send) {
+        return HeaderEncoder.encodedLength(header(0, PLACEHOLDER, PLACEHOLDER)) + inline.length <= send;
+    }
+
+    private long replyMemoryLength() {
+        long length = replyChunkLength;
+        for (long write : writeChunkLengths) {
+            length += RoundUp.roundUp(write);
+        }
+        return length;
+    }
+
+    private RpcRdmaHeader header(int credits, Registration callMemory, Registration replyMemory) {
+        List<ReadSegment> reads = new ArrayList<>();
+        if (positionZero) {
+            for (Segment segment : segments(callMemory, 0, rpc.length)) {
+                reads.add(new ReadSegment(0, segment));
+            }
+        }
+        for (XdrItem item : readItems) {
+            for (Segment segment : segments(callMemory, item.offset(), item.length())) {
+                reads.add(new ReadSegment((int) item.offset(), segment));
+            }
+        }
+        List<WriteChunk> writes = new ArrayList<>(writeChunkLengths.size());
+        long base = 0;
+        for (long length : writeChunkLengths) {
+            writes.add(new WriteChunk(segments(replyMemory, base, length)));
+            base += RoundUp.roundUp(length);
+        }
+        ReplyChunk reply = replyChunkLength == 0 ? null : new ReplyChunk(segments(replyMemory, base, replyChunkLength));
+        return positionZero ? RpcRdmaHeader.nomsg(xid, credits, reads, writes, reply)
+                : RpcRdmaHeader.msg(xid, credits, reads, writes, reply);
+    }
+
+    /** @return where Reply chunk data starts in the reply memory: after every Write chunk */
+    long replyChunkBase() {
+        return replyMemoryLength() - replyChunkLength;
+    }
+
+    private List<Segment> segments(Registration memory, long offset, long length) {
+        List<Segment> segments = new ArrayList<>();
+        long at = 0;
+        do {
+            long piece = Math.min(maxSegment, length - at);
+            segments.add(memory.segment(offset + at, piece));
+            at += piece;
+        } while (at < length);
+        return segments;
+    }
+
+    private static byte[] inlinePart(byte[] rpc, ReducedStream reduced) {
+        byte[] inline = new byte[(int) reduced.inlineLength()];
+        for (ReducedStream.Region region : reduced.regions()) {
+            if (region.kind() == ReducedStream.Kind.INLINE) {
+                System.arraycopy(rpc, (int) region.streamOffset(), inline, (int) region.inlineOffset(),
+                        (int) region.length());
+            }
+        }
+        return inline;
+    }
+}

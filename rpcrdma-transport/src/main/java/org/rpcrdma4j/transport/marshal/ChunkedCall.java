@@ -1,0 +1,83 @@
+package org.rpcrdma4j.transport.marshal;
+
+import java.nio.ByteBuffer;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+
+/**
+ * A call marshalled and registered, from its send until its answer: the message to send, the
+ * transport header it carries (whose Write list and Reply chunk its reply must echo), and the memory
+ * the responder reads (the call, for Read chunks) or writes (one buffer behind every Write chunk and
+ * the Reply chunk).
+ *
+ * <h2>Buffer ownership</h2>
+ * The message belongs to the fabric while it is sent. The registered memory belongs to the
+ * responder, which may read or write it, until {@link #release}: the requester calls it when the
+ * answer has been used, when the call fails, or when the connection closes (RFC 8166 §3.4.3: the
+ * requester invalidates a chunk once the responder is done with it). A call that timed out above
+ * the transport keeps its memory until then, as it keeps its credit: the responder may still write.
+ */
+public final class ChunkedCall {
+
+    private final CallPlan plan;
+    private final ByteBuffer message;
+    private final RpcRdmaHeader header;
+    private final Registration callMemory;
+    private final Registration replyMemory;
+    private final ByteBuffer replyBuffer;
+
+    ChunkedCall(CallPlan plan, ByteBuffer message, RpcRdmaHeader header, Registration callMemory,
+                Registration replyMemory, ByteBuffer replyBuffer) {
+        this.plan = plan;
+        this.message = message;
+        this.header = header;
+        this.callMemory = callMemory;
+        this.replyMemory = replyMemory;
+        this.replyBuffer = replyBuffer;
+    }
+
+    /** @return the plan it was made from */
+    public CallPlan plan() {
+        return plan;
+    }
+
+    /** @return the message to send, position 0; the fabric's while sent */
+    public ByteBuffer message() {
+        return message;
+    }
+
+    /** @return the transport header sent */
+    public RpcRdmaHeader header() {
+        return header;
+    }
+
+    /** @return the memory behind the Write and Reply chunks, or {@code null} when none was provided */
+    ByteBuffer replyBuffer() {
+        return replyBuffer;
+    }
+
+    /** @return the registration of {@link #replyBuffer}, or {@code null} */
+    Registration replyMemory() {
+        return replyMemory;
+    }
+
+    /** @return how many chunk buffers the call holds: the call memory and the reply memory */
+    public int buffers() {
+        return (callMemory == null ? 0 : 1) + (replyMemory == null ? 0 : 1);
+    }
+
+    /**
+     * Invalidates the call's chunks: deregisters its memory. Progress thread only; call once.
+     *
+     * @param fabric the fabric that registered it
+     */
+    public void release(Fabric fabric) {
+        if (callMemory != null) {
+            fabric.deregister(callMemory);
+        }
+        if (replyMemory != null) {
+            fabric.deregister(replyMemory);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package org.rpcrdma4j.transport.marshal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.ReducedStream;
+import org.rpcrdma4j.xdr.ReplyChunk;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/**
+ * How one reply travels: the responder's decision, made as Linux {@code svc_rdma_sendto} makes it.
+ *
+ * <ol>
+ * <li>DDP-eligible results ({@link DdpPolicy#replyPayloads}) go, in order, into the Write chunks the
+ *     call provided, one each, by RDMA Write of their data only (no pad); each chunk is echoed with
+ *     its segments' lengths set to the bytes written, an unused chunk with zero lengths (RFC 8166
+ *     §3.4.6, §4.3.2). Results beyond the Write chunks stay inline.</li>
+ * <li>When the call provided a Reply chunk the rest of the reply is written into it and the message
+ *     is RDMA_NOMSG, whatever its size: Linux always uses the Reply chunk then (RFC 8166 §3.5.3). The
+ *     Reply chunk is echoed with the bytes written per segment, filling segments in order.</li>
+ * <li>Otherwise the rest goes inline in RDMA_MSG.</li>
+ * </ol>
+ * A result larger than its Write chunk, a reply larger than the Reply chunk, or an inline reply over
+ * the requester's threshold cannot be sent: {@link #of} returns {@code null} and the responder answers
+ * RDMA_ERROR / ERR_CHUNK (RFC 8166 §4.5), never a truncated reply.
+ *
+ * @param source  the bytes the RDMA Writes come from: the reply, then its reduced part when a Reply
+ *                chunk carries it
+ * @param writes  the RDMA Writes, empty when the reply goes inline
+ * @param message the transport header and inline part to send after the writes, position 0
+ */
+public record ReplyPlan(byte[] source, List<Write> writes, ByteBuffer message) {
+
+    /**
+     * One RDMA Write.
+     *
+     * @param sourceOffset where the bytes start in {@link #source}
+     * @param target       the requester's segment, with the byte count as length
+     */
+    public record Write(long sourceOffset, Segment target) {
+    }
+
+    /**
+     * Plans a reply.
+     *
+     * @param xid       the call's XID
+     * @param credits   the grant to carry
+     * @param reply     the whole RPC reply
+     * @param provided  what the call provided
+     * @param payloads  the reply's DDP-eligible results, in stream order
+     * @param threshold the requester's inline receive threshold
+     * @return the plan, or {@code null} if the reply cannot be conveyed (answer ERR_CHUNK)
+     */
+    public static ReplyPlan of(int xid, int credits, byte[] reply, ProvidedChunks provided, List<XdrItem> payloads,
+                               int threshold) {
+        List<WriteChunk> writeList = provided.writeList();
+        List<XdrItem> moved = payloads.subList(0, Math.min(payloads.size(), writeList.size()));
+        ReducedStream reduced;
+        try {
+            reduced = ReducedStream.reduce(reply.length, moved);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        List<Write> writes = new ArrayList<>();
+        List<WriteChunk> echoedWrites = new ArrayList<>(writeList.size());
+        for (int c = 0; c < writeList.size(); c++) {
+            WriteChunk chunk = writeList.get(c);
+            XdrItem item = c < moved.size() ? moved.get(c) : new XdrItem(0, 0);
+            if (item.length() > chunk.length()) {
+                return null;
+            }
+            echoedWrites.add(new WriteChunk(fill(chunk.segments(), item.offset(), item.length(), writes)));
+        }
+        byte[] inline = new byte[(int) reduced.inlineLength()];
+        for (ReducedStream.Region region : reduced.regions()) {
+            if (region.kind() == ReducedStream.Kind.INLINE) {
+                System.arraycopy(reply, (int) region.streamOffset(), inline, (int) region.inlineOffset(),
+                        (int) region.length());
+            }
+        }
+        ReplyChunk replyChunk = provided.replyChunk();
+        if (replyChunk != null) {
+            if (inline.length > replyChunk.length()) {
+                return null;
+            }
+            byte[] source = new byte[reply.length + inline.length];
+            System.arraycopy(reply, 0, source, 0, reply.length);
+            System.arraycopy(inline, 0, source, reply.length, inline.length);
+            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), reply.length, inline.length, writes));
+            RpcRdmaHeader header = RpcRdmaHeader.nomsg(xid, credits, null, echoedWrites, echoed);
+            return HeaderEncoder.encodedLength(header) > threshold ? null
+                    : new ReplyPlan(source, writes, encode(header, new byte[0]));
+        }
+        RpcRdmaHeader header = RpcRdmaHeader.msg(xid, credits, null, echoedWrites, null);
+        return HeaderEncoder.encodedLength(header) + inline.length > threshold ? null
+                : new ReplyPlan(reply, writes, encode(header, inline));
+    }
+
+    /** Fills segments in order with {@code length} bytes from {@code from}; returns them echoed. */
+    private static List<Segment> fill(List<Segment> segments, long from, long length, List<Write> writes) {
+        List<Segment> echoed = new ArrayList<>(segments.size());
+        long left = length;
+        long at = from;
+        for (Segment segment : segments) {
+            long bytes = Math.min(left, segment.unsignedLength());
+            Segment written = new Segment(segment.handle(), (int) bytes, segment.offset());
+            if (bytes > 0) {
+                writes.add(new Write(at, written));
+            }
+            echoed.add(written);
+            left -= bytes;
+            at += bytes;
+        }
+        return echoed;
+    }
+
+    private static ByteBuffer encode(RpcRdmaHeader header, byte[] inline) {
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length);
+        message.put(HeaderEncoder.encode(header, message, 0), inline);
+        return message;
+    }
+}

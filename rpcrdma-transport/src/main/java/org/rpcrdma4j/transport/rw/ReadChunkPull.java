@@ -1,0 +1,114 @@
+package org.rpcrdma4j.transport.rw;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.ReadChunk;
+import org.rpcrdma4j.xdr.ReducedStream;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/**
+ * The responder's pull of a call's Read chunks (RFC 8166 §3.4.5, §3.5.4; Linux
+ * {@code svc_rdma_rw.c}, {@code svc_rdma_process_read_list}): rebuilds the unreduced RPC call in one
+ * new array, with the inline part copied at once, each Read chunk RDMA-Read at its position, and
+ * the XDR pad after an odd-length chunk left as zeros, since the requester never moves pad. A
+ * Position-zero Read chunk is the whole call (RDMA_NOMSG, no inline part).
+ *
+ * <h2>Buffer ownership</h2>
+ * {@link #start} copies what it needs of the received buffer before returning, so the caller may
+ * post that buffer again. The rebuilt array is registered for the reads and deregistered when they
+ * all end; then it belongs to the callback.
+ *
+ * <p>Progress thread only; never waits: the reads complete on the progress thread.
+ */
+public final class ReadChunkPull {
+
+    /** Gets the outcome of a pull, on the progress thread. */
+    public interface Done {
+
+        /**
+         * @param message the rebuilt RPC call, owned by the callee; {@code null} on error
+         * @param error   {@code null}, or why a read failed
+         */
+        void onPulled(byte[] message, String error);
+    }
+
+    private final List<ReadChunk> chunks;
+    private final ReducedStream stream;
+
+    /**
+     * Lays the call out.
+     *
+     * @param inlineLength bytes of the call sent inline, after the transport header
+     * @param chunks       the Read chunks, by ascending position
+     * @throws IllegalArgumentException if the chunks do not fit the inline part (the decoder's checks
+     *                                  make this a peer error: answer ERR_CHUNK)
+     */
+    public ReadChunkPull(int inlineLength, List<ReadChunk> chunks) {
+        this.chunks = List.copyOf(chunks);
+        List<XdrItem> items = new ArrayList<>(chunks.size());
+        for (ReadChunk chunk : chunks) {
+            items.add(new XdrItem(chunk.unsignedPosition(), chunk.length()));
+        }
+        this.stream = ReducedStream.expand(inlineLength, items);
+    }
+
+    /** @return bytes of the rebuilt call, pad included */
+    public long streamLength() {
+        return stream.streamLength();
+    }
+
+    /**
+     * Copies the inline part and starts the reads. The rebuilt call must fit an array: check
+     * {@link #streamLength} first.
+     *
+     * @param fabric       the fabric
+     * @param queue        where the reads go
+     * @param peer         the requester's handle
+     * @param received     the received message
+     * @param inlineOffset index in it of the first inline byte of the call
+     * @param maxRead      the largest single RDMA Read to post
+     * @param done         gets the rebuilt call or the error
+     * @return false if the memory could not be registered (nothing started)
+     */
+    public boolean start(Fabric fabric, RdmaQueue queue, long peer, ByteBuffer received, int inlineOffset,
+                         int maxRead, Done done) {
+        byte[] message = new byte[Math.toIntExact(stream.streamLength())];
+        for (ReducedStream.Region region : stream.regions()) {
+            if (region.kind() == ReducedStream.Kind.INLINE) {
+                received.get(inlineOffset + (int) region.inlineOffset(), message, (int) region.streamOffset(),
+                        (int) region.length());
+            }
+        }
+        Registration target = fabric.register(ByteBuffer.wrap(message), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        if (target == null) {
+            return false;
+        }
+        RdmaBatch batch = new RdmaBatch(error -> {
+            fabric.deregister(target);
+            done.onPulled(error == null ? message : null, error);
+        });
+        for (ReducedStream.Region region : stream.regions()) {
+            if (region.kind() == ReducedStream.Kind.CHUNK) {
+                long at = region.streamOffset();
+                for (Segment segment : chunks.get(region.chunk()).segments()) {
+                    // Several reads of at most maxRead per segment, as svcrdma splits by its rdma_rw limit.
+                    for (long moved = 0; moved < segment.unsignedLength(); moved += maxRead) {
+                        long length = Math.min(maxRead, segment.unsignedLength() - moved);
+                        queue.read(peer, target, at + moved,
+                                new Segment(segment.handle(), (int) length, segment.offset() + moved),
+                                batch.operation());
+                    }
+                    at += segment.unsignedLength();
+                }
+            }
+        }
+        batch.seal();
+        return true;
+    }
+}

@@ -1,0 +1,206 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.zip.CRC32;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.dcache.oncrpc4j.xdr.XdrInt;
+import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.xdr.RoundUp;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/**
+ * A program whose procedures need every chunk combination, and its {@link DdpPolicy} (the same on
+ * both sides, as an upper-layer binding is):
+ * <ul>
+ * <li>PUT: DDP-eligible opaque argument (WRITE-like: Read chunk), CRC32 result;</li>
+ * <li>GET(length, fail): DDP-eligible opaque result after a status (READ-like: Write chunk); with
+ *     {@code fail} the result has no data arm, so the Write chunk goes unused;</li>
+ * <li>ECHO_DDP: DDP-eligible argument and result (Read + Write);</li>
+ * <li>LIST(length, claimed): a long non-DDP result (Reply chunk); {@code claimed} is the bound the
+ *     policy announces, to provoke a reply larger than the Reply chunk;</li>
+ * <li>PUT_ECHO: DDP-eligible argument echoed as a non-DDP result (Read + Reply);</li>
+ * <li>SUM: a non-DDP opaque argument (Position-zero when long), CRC32 result.</li>
+ * </ul>
+ */
+final class ChunkProgram implements RpcDispatchable {
+
+    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0124, 1);
+    static final int PUT = 1;
+    static final int GET = 2;
+    static final int ECHO_DDP = 3;
+    static final int LIST = 4;
+    static final int PUT_ECHO = 5;
+    static final int SUM = 6;
+    private static final int REPLY_OVERHEAD = 64;
+
+    volatile CountDownLatch gate = new CountDownLatch(0);
+
+    static byte[] pattern(int length) {
+        byte[] data = new byte[length];
+        for (int i = 0; i < length; i++) {
+            data[i] = (byte) (i * 31 + 7);
+        }
+        return data;
+    }
+
+    static int crc(byte[] data) {
+        CRC32 crc = new CRC32();
+        crc.update(data);
+        return (int) crc.getValue();
+    }
+
+    /** Variable-length opaque data. */
+    static final class Opaque implements XdrAble {
+        byte[] bytes = new byte[0];
+
+        Opaque() {
+        }
+
+        Opaque(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
+            bytes = xdr.xdrDecodeDynamicOpaque();
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
+            xdr.xdrEncodeDynamicOpaque(bytes);
+        }
+    }
+
+    /** Two ints: GET's and LIST's arguments. */
+    static final class IntPair implements XdrAble {
+        int first;
+        int second;
+
+        IntPair() {
+        }
+
+        IntPair(int first, int second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
+            first = xdr.xdrDecodeInt();
+            second = xdr.xdrDecodeInt();
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
+            xdr.xdrEncodeInt(first);
+            xdr.xdrEncodeInt(second);
+        }
+    }
+
+    /** GET's result: a status, then the data when it is 0. */
+    public static final class GetResult implements XdrAble {
+        int status;
+        byte[] data;
+
+        /** For oncrpc4j, which instantiates results by reflection. */
+        public GetResult() {
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
+            status = xdr.xdrDecodeInt();
+            data = status == 0 ? xdr.xdrDecodeDynamicOpaque() : null;
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
+            xdr.xdrEncodeInt(status);
+            if (status == 0) {
+                xdr.xdrEncodeDynamicOpaque(data);
+            }
+        }
+    }
+
+    @Override
+    public void dispatchOncRpcCall(RpcCall call) throws IOException {
+        switch (call.getProcedure()) {
+            case PUT, SUM -> {
+                Opaque data = new Opaque();
+                call.retrieveCall(data);
+                call.reply(new XdrInt(crc(data.bytes)));
+            }
+            case GET -> {
+                IntPair args = new IntPair();
+                call.retrieveCall(args);
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                GetResult result = new GetResult();
+                result.status = args.second;
+                result.data = pattern(args.first);
+                call.reply(result);
+            }
+            case ECHO_DDP, PUT_ECHO -> {
+                Opaque data = new Opaque();
+                call.retrieveCall(data);
+                call.reply(data);
+            }
+            case LIST -> {
+                IntPair args = new IntPair();
+                call.retrieveCall(args);
+                call.reply(new Opaque(pattern(args.first)));
+            }
+            default -> call.failProcedureUnavailable();
+        }
+    }
+
+    /** Where this program's DDP-eligible items sit. */
+    static final DdpPolicy POLICY = new DdpPolicy() {
+        @Override
+        public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
+            return switch (procedure.procedure()) {
+                case PUT, ECHO_DDP, PUT_ECHO -> List.of(new XdrItem(call.bodyOffset() + 4, word(call, 0)));
+                default -> List.of();
+            };
+        }
+
+        @Override
+        public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+            return switch (procedure.procedure()) {
+                case GET, ECHO_DDP -> new ReplySize(REPLY_OVERHEAD + RoundUp.roundUp(word(call, 0)),
+                        List.of((long) word(call, 0)));
+                case LIST -> new ReplySize(word(call, 1) == 0 ? REPLY_OVERHEAD + word(call, 0) : word(call, 1),
+                        List.of());
+                case PUT_ECHO -> new ReplySize(REPLY_OVERHEAD + word(call, 0), List.of());
+                default -> ReplySize.INLINE;
+            };
+        }
+
+        @Override
+        public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
+            // Offsets only from the bytes before each result, as the requester's splice needs.
+            int body = reply.bodyOffset();
+            return switch (procedure.procedure()) {
+                case GET -> body + 8 <= reply.bytes().length && word(reply, 0) == 0
+                        ? List.of(new XdrItem(body + 8, word(reply, 1))) : List.of();
+                case ECHO_DDP -> body + 4 <= reply.bytes().length
+                        ? List.of(new XdrItem(body + 4, word(reply, 0))) : List.of();
+                default -> List.of();
+            };
+        }
+
+        private int word(RpcMessage message, int index) {
+            return ByteBuffer.wrap(message.bytes()).getInt(message.bodyOffset() + 4 * index);
+        }
+    };
+}

@@ -1,0 +1,222 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrInt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conn.ControlMessage;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.ReadSegment;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+
+/**
+ * Every chunk combination (RFC 8166 §3.4–§3.5) end to end on the simulated fabric, with data compared
+ * and, after every test, nothing left registered, buffered or pending on either side.
+ */
+class ChunkTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
+    private static final long HANG_GUARD_S = 30;
+    /** 28-byte RDMA_MSG header + 40-byte call header + 4-byte length + data: inline up to 4024 bytes. */
+    private static final int INLINE_LIMIT = 4024;
+    private static final int[] SIZES = {0, 1, INLINE_LIMIT - 1, INLINE_LIMIT, INLINE_LIMIT + 1, 4027, 65536, 65537,
+        1 << 20, (1 << 20) + 3};
+
+    private final SimHarness sim = new SimHarness(SEED);
+    private final ChunkProgram program = new ChunkProgram();
+    private RdmaRpcSvc svc;
+    private RdmaRpcClient client;
+
+    @BeforeEach
+    void serveAndConnect() throws Exception {
+        svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(TransportConfig.DEFAULT)
+                .withWorkerThreadExecutionService(sim.workers).withRpcService(ChunkProgram.PROGRAM, program)
+                .withDdpPolicy(ChunkProgram.PROGRAM, ChunkProgram.POLICY).build();
+        svc.start();
+        client = RdmaRpcClient.connect(sim.clientFabric, sim.serverFabric.localAddress(), TransportConfig.DEFAULT,
+                ChunkProgram.POLICY, Duration.ofSeconds(HANG_GUARD_S));
+    }
+
+    @AfterEach
+    void nothingLeaks() throws Exception {
+        try {
+            program.gate.countDown();
+            waitFor(() -> svc.pendingCalls() == 0 && svc.chunkBuffers() == 0
+                    && sim.serverFabric.registrations() == 0);
+            if (client != null) {
+                waitFor(() -> client.outstandingCalls() == 0 && client.chunkBuffers() == 0
+                        && sim.clientFabric.registrations() == 0);
+                client.close();
+            }
+            svc.stop();
+        } finally {
+            sim.close();
+        }
+    }
+
+    private <T extends XdrAble> T call(int procedure, XdrAble args, T result) throws Exception {
+        new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                client.transport()).call(procedure, args, result, HANG_GUARD_S, TimeUnit.SECONDS);
+        return result;
+    }
+
+    @Test
+    void readChunksCarryDdpArguments() throws Exception {
+        for (int size : SIZES) {
+            byte[] data = ChunkProgram.pattern(size);
+            assertThat(call(ChunkProgram.PUT, new ChunkProgram.Opaque(data), new XdrInt()).intValue())
+                    .as("CRC of %d bytes", size).isEqualTo(ChunkProgram.crc(data));
+        }
+    }
+
+    @Test
+    void writeChunksCarryDdpResultsSplicedWithTheirPad() throws Exception {
+        for (int size : SIZES) {
+            ChunkProgram.GetResult result = call(ChunkProgram.GET, new ChunkProgram.IntPair(size, 0),
+                    new ChunkProgram.GetResult());
+            assertThat(result.status).isZero();
+            assertThat(result.data).as("GET of %d bytes", size).isEqualTo(ChunkProgram.pattern(size));
+        }
+    }
+
+    @Test
+    void readAndWriteChunksTogether() throws Exception {
+        for (int size : SIZES) {
+            byte[] data = ChunkProgram.pattern(size);
+            assertThat(call(ChunkProgram.ECHO_DDP, new ChunkProgram.Opaque(data), new ChunkProgram.Opaque()).bytes)
+                    .as("echo of %d bytes", size).isEqualTo(data);
+        }
+    }
+
+    @Test
+    void replyChunkCarriesLongNonDdpReplies() throws Exception {
+        for (int size : SIZES) {
+            assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(size, 0), new ChunkProgram.Opaque()).bytes)
+                    .as("LIST of %d bytes", size).isEqualTo(ChunkProgram.pattern(size));
+        }
+    }
+
+    @Test
+    void readChunksWithAReplyChunk() throws Exception {
+        for (int size : SIZES) {
+            byte[] data = ChunkProgram.pattern(size);
+            assertThat(call(ChunkProgram.PUT_ECHO, new ChunkProgram.Opaque(data), new ChunkProgram.Opaque()).bytes)
+                    .as("echo of %d bytes", size).isEqualTo(data);
+        }
+    }
+
+    @Test
+    void positionZeroCarriesLongCallsWithoutDdpItems() throws Exception {
+        for (int size : SIZES) {
+            byte[] data = ChunkProgram.pattern(size);
+            assertThat(call(ChunkProgram.SUM, new ChunkProgram.Opaque(data), new XdrInt()).intValue())
+                    .as("CRC of %d bytes", size).isEqualTo(ChunkProgram.crc(data));
+        }
+    }
+
+    @Test
+    void anUnusedWriteChunkIsEchoedEmptyAndTheResultDecodes() throws Exception {
+        ChunkProgram.GetResult result = call(ChunkProgram.GET, new ChunkProgram.IntPair(100_000, 5),
+                new ChunkProgram.GetResult());
+        assertThat(result.status).isEqualTo(5);
+        assertThat(result.data).isNull();
+    }
+
+    @Test
+    void aReplyLargerThanTheReplyChunkFailsWithErrChunk() throws Exception {
+        assertThatThrownBy(() -> call(ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 5000),
+                new ChunkProgram.Opaque())).isInstanceOf(RdmaTransportException.class)
+                .hasMessageContaining("RDMA_ERROR ERR_CHUNK");
+        assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 0), new ChunkProgram.Opaque()).bytes)
+                .hasSize(20_000);
+    }
+
+    @Test
+    void aServerThatGoesAwayMidCallFailsTheCallAndFreesItsChunks() throws Exception {
+        program.gate = new CountDownLatch(1);
+        CompletableFuture<ChunkProgram.GetResult> pending = new RpcCall(ChunkProgram.PROGRAM.getNumber(),
+                ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
+                .call(ChunkProgram.GET, new ChunkProgram.IntPair(1 << 20, 0), ChunkProgram.GetResult.class);
+        waitFor(() -> client.chunkBuffers() == 1 && sim.clientFabric.registrations() == 1);
+        svc.stop();
+        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
+        // The worker still replies into the closed connection; the server frees it all.
+        program.gate.countDown();
+    }
+
+    @Test
+    void aRequesterWhoseReadChunkCannotBeReadIsDisconnected() throws Exception {
+        java.util.concurrent.BlockingQueue<ControlMessage.Type> control = new java.util.concurrent.LinkedBlockingQueue<>();
+        long[] server = new long[1];
+        sim.rawFabric.execute(() -> {
+            sim.rawFabric.listen(new FabricListener() {
+                @Override
+                public void onReceived(Channel channel, long peer, ByteBuffer buffer, int length) {
+                    if (channel == Channel.CONTROL) {
+                        control.add(ControlMessage.decode(buffer, buffer.position(), length).orElseThrow().type());
+                    }
+                }
+
+                @Override
+                public void onReceiveFailed(Channel channel, long peer, ByteBuffer buffer, String reason) {
+                }
+
+                @Override
+                public void onSendCompleted(long context, String error) {
+                }
+
+                @Override
+                public void onRdmaCompleted(long context, String error) {
+                }
+            });
+            for (int i = 0; i < 4; i++) {
+                sim.rawFabric.postReceive(Channel.CONTROL, -1, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
+                sim.rawFabric.postReceive(Channel.DATA, -1, ByteBuffer.allocate(4096));
+            }
+            server[0] = sim.rawFabric.insert(sim.serverFabric.localAddress());
+            sim.rawFabric.send(Channel.CONTROL, server[0], ControlMessage.connect(
+                    new ConnectPrivateData(true, 4096, 4096), sim.rawFabric.localAddress()).encode(), 0);
+        });
+        assertThat(control.poll(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ControlMessage.Type.ACCEPT);
+        // RDMA_NOMSG with a Position-zero Read chunk naming memory this peer never registered.
+        RpcRdmaHeader header = RpcRdmaHeader.nomsg(0x77, 128,
+                java.util.List.of(new ReadSegment(0, new Segment(0x7eadbeef, 8192, 0x1000))), null, null);
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
+        HeaderEncoder.encode(header, message, 0);
+        sim.rawFabric.execute(() -> sim.rawFabric.send(Channel.DATA, server[0], message, 1));
+        assertThat(control.poll(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ControlMessage.Type.CLOSE);
+        // The server still serves the well-behaved client.
+        assertThat(call(ChunkProgram.SUM, new ChunkProgram.Opaque(new byte[10_000]), new XdrInt()).intValue())
+                .isEqualTo(ChunkProgram.crc(new byte[10_000]));
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not reached (hang guard)");
+            }
+            Thread.sleep(1);
+        }
+    }
+}
