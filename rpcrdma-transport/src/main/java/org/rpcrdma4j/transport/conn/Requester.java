@@ -143,8 +143,14 @@ public final class Requester implements FabricListener {
         }
     }
 
-    /** Closes the connection, telling the responder, and fails every pending call. Thread-safe. */
-    public void close() {
+    /**
+     * Closes the connection, telling the responder, and fails every pending call. Thread-safe.
+     *
+     * @return completes once every pending call has been handed its failure, so that whoever delivers
+     *     answers may stop after it; at once if the progress thread has stopped
+     */
+    public CompletableFuture<Void> close() {
+        CompletableFuture<Void> closed = new CompletableFuture<>();
         try {
             fabric.execute(() -> {
                 Connection current = connection;
@@ -152,10 +158,13 @@ public final class Requester implements FabricListener {
                     sends.send(Channel.CONTROL, current.peer(), ControlMessage.close().encode(), null);
                 }
                 tearDown("closed by the requester");
+                closed.complete(null);
             });
         } catch (IllegalStateException e) {
             LOG.debug("progress thread already stopped", e);
+            closed.complete(null);
         }
+        return closed;
     }
 
     /** @return calls sent and not yet answered */

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class RdmaRpcClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaRpcClient.class);
+    /** How long {@link #close} waits for the progress thread to fail the pending calls. */
+    private static final long CLOSE_WAIT_S = 10;
 
     private final Requester requester;
     private final ReplyQueue replyQueue = new ReplyQueue();
@@ -53,6 +56,7 @@ public final class RdmaRpcClient implements AutoCloseable {
         return thread;
     });
     private final Transport transport = new Transport();
+    private final AtomicBoolean closing = new AtomicBoolean();
     private volatile Connection connection;
 
     private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy) {
@@ -137,7 +141,17 @@ public final class RdmaRpcClient implements AutoCloseable {
     /** Closes the connection; pending calls fail with a CONNECTION error. */
     @Override
     public void close() {
-        requester.close();
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        // The failures of pending calls go through the reply thread: stop it only once they are queued.
+        try {
+            requester.close().get(CLOSE_WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("the progress thread did not close the connection within {} s", CLOSE_WAIT_S);
+        }
         replies.execute(replyQueue::shutdown);
         replies.shutdown();
     }
