@@ -1,0 +1,264 @@
+package org.rpcrdma4j.testbed.nfs;
+
+import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.dcache.oncrpc4j.rpc.RpcAuth;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.testbed.nfs.Nfs3Results.Entry;
+import org.rpcrdma4j.testbed.nfs.Nfs3Results.Result;
+import org.rpcrdma4j.testbed.nfs.Nfs3Types.Fattr3;
+import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
+
+/**
+ * A blocking NFSv3 + MOUNT v3 client helper over any oncrpc4j {@link RpcTransport} (TCP, or RPC-over-RDMA): each
+ * method is one {@link RpcCall#call} and throws {@link Nfs3Exception} when the reply's status is not OK. A test
+ * helper, not a product: no retransmission, no caching.
+ */
+public final class Nfs3Client {
+
+    private final RpcCall nfs;
+    private final RpcCall mount;
+    private final long timeoutMillis;
+
+    /** A client with AUTH_NONE and a 30 second timeout per call. */
+    public Nfs3Client(RpcTransport transport) {
+        this(transport, new RpcAuthTypeNone(), 30, TimeUnit.SECONDS);
+    }
+
+    /** A client with the given credential and per-call timeout. */
+    public Nfs3Client(RpcTransport transport, RpcAuth auth, long timeout, TimeUnit unit) {
+        this.nfs = new RpcCall(NFS_PROGRAM, NFS_V3, auth, transport);
+        this.mount = new RpcCall(MOUNT_PROGRAM, MOUNT_V3, auth, transport);
+        this.timeoutMillis = unit.toMillis(timeout);
+    }
+
+    private void call(RpcCall program, int proc, XdrAble args, XdrAble res) throws IOException {
+        try {
+            program.call(proc, args, res, timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("procedure " + proc + " timed out", e);
+        }
+    }
+
+    private <R extends Result> R nfs(int proc, XdrAble args, R res, String what) throws IOException {
+        call(nfs, proc, args, res);
+        if (!res.ok()) {
+            throw new Nfs3Exception(res.status, what);
+        }
+        return res;
+    }
+
+    /** Calls an NFSv3 procedure with arbitrary arguments and result, without checking the status. */
+    public void callNfs(int proc, XdrAble args, XdrAble res) throws IOException {
+        call(nfs, proc, args, res);
+    }
+
+    // ---------------------------------------------------------------- MOUNT
+
+    /** MNT (Appendix I 5.2.1): the root handle of {@code exportPath}. */
+    public byte[] mount(String exportPath) throws IOException {
+        MountXdr.MountResult r = new MountXdr.MountResult();
+        call(mount, MOUNTPROC3_MNT, new MountXdr.Dirpath(exportPath), r);
+        if (r.status != MNT3_OK) {
+            throw new Nfs3Exception(r.status, "MNT " + exportPath);
+        }
+        return r.fh;
+    }
+
+    /** UMNT (5.2.3). */
+    public void umount(String exportPath) throws IOException {
+        call(mount, MOUNTPROC3_UMNT, new MountXdr.Dirpath(exportPath), XdrVoid.XDR_VOID);
+    }
+
+    /** EXPORT (5.2.5). */
+    public List<MountXdr.Export> exports() throws IOException {
+        MountXdr.Exports r = new MountXdr.Exports();
+        call(mount, MOUNTPROC3_EXPORT, XdrVoid.XDR_VOID, r);
+        return r.exports;
+    }
+
+    // ---------------------------------------------------------------- NFS
+
+    /** NULL (3.3.0). */
+    public void ping() throws IOException {
+        call(nfs, NFSPROC3_NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID);
+    }
+
+    /** GETATTR (3.3.1). */
+    public Fattr3 getattr(byte[] fh) throws IOException {
+        return nfs(NFSPROC3_GETATTR, new Nfs3Args.Fh(fh), new Nfs3Results.Getattr(), "GETATTR").attr;
+    }
+
+    /** SETATTR (3.3.2) without a guard; returns the attributes after. */
+    public Fattr3 setattr(byte[] fh, Sattr3 attr) throws IOException {
+        return nfs(NFSPROC3_SETATTR, new Nfs3Args.Setattr(fh, attr, null), new Nfs3Results.Wcc(), "SETATTR")
+                .wcc.after();
+    }
+
+    /** LOOKUP (3.3.3): the handle of {@code name} in {@code dir}. */
+    public byte[] lookup(byte[] dir, String name) throws IOException {
+        return nfs(NFSPROC3_LOOKUP, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Lookup(), "LOOKUP " + name).fh;
+    }
+
+    /** LOOKUP of each component of a '/'-separated path below {@code dir} (empty components skipped). */
+    public byte[] walk(byte[] dir, String path) throws IOException {
+        byte[] fh = dir;
+        for (String name : path.split("/")) {
+            if (!name.isEmpty()) {
+                fh = lookup(fh, name);
+            }
+        }
+        return fh;
+    }
+
+    /** ACCESS (3.3.4): the subset of {@code access} bits granted. */
+    public int access(byte[] fh, int access) throws IOException {
+        return nfs(NFSPROC3_ACCESS, new Nfs3Args.Access(fh, access), new Nfs3Results.Access(), "ACCESS").access;
+    }
+
+    /** READLINK (3.3.5). */
+    public String readlink(byte[] fh) throws IOException {
+        return nfs(NFSPROC3_READLINK, new Nfs3Args.Fh(fh), new Nfs3Results.Readlink(), "READLINK").target;
+    }
+
+    /** READ (3.3.6): one call; the result carries data, count and eof. */
+    public Nfs3Results.Read read(byte[] fh, long offset, int count) throws IOException {
+        return nfs(NFSPROC3_READ, new Nfs3Args.FhOffsetCount(fh, offset, count), new Nfs3Results.Read(), "READ");
+    }
+
+    /** Reads a whole file with READs of at most {@code chunk} bytes until eof. */
+    public byte[] readAll(byte[] fh, int chunk) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        long offset = 0;
+        while (true) {
+            Nfs3Results.Read r = read(fh, offset, chunk);
+            out.write(r.data, 0, r.count);
+            offset += r.count;
+            if (r.eof) {
+                return out.toByteArray();
+            }
+            if (r.count == 0) {
+                throw new IOException("READ returned no data before eof");
+            }
+        }
+    }
+
+    /** WRITE (3.3.7): one call; the result carries count, committed and the write verifier. */
+    public Nfs3Results.Write write(byte[] fh, long offset, byte[] data, int stable) throws IOException {
+        return nfs(NFSPROC3_WRITE, new Nfs3Args.Write(fh, offset, stable, data), new Nfs3Results.Write(false),
+                "WRITE");
+    }
+
+    /** Writes {@code data} from offset 0 in WRITEs of at most {@code chunk} bytes. */
+    public void writeAll(byte[] fh, byte[] data, int chunk, int stable) throws IOException {
+        int off = 0;
+        do {
+            int n = Math.min(chunk, data.length - off);
+            Nfs3Results.Write w = write(fh, off, java.util.Arrays.copyOfRange(data, off, off + n), stable);
+            off += w.count;
+        } while (off < data.length);
+    }
+
+    /** CREATE (3.3.8) UNCHECKED or GUARDED with {@code attr}; returns the new handle. */
+    public byte[] create(byte[] dir, String name, int mode, Sattr3 attr) throws IOException {
+        return nfs(NFSPROC3_CREATE, new Nfs3Args.Create(dir, name, mode, attr, 0), new Nfs3Results.Create(),
+                "CREATE " + name).fh;
+    }
+
+    /** CREATE GUARDED with mode 0644. */
+    public byte[] create(byte[] dir, String name) throws IOException {
+        return create(dir, name, GUARDED, Sattr3.ofMode(0644));
+    }
+
+    /** MKDIR (3.3.9) with mode 0755. */
+    public byte[] mkdir(byte[] dir, String name) throws IOException {
+        return nfs(NFSPROC3_MKDIR, new Nfs3Args.Mkdir(dir, name, Sattr3.ofMode(0755)), new Nfs3Results.Create(),
+                "MKDIR " + name).fh;
+    }
+
+    /** SYMLINK (3.3.10). */
+    public byte[] symlink(byte[] dir, String name, String target) throws IOException {
+        return nfs(NFSPROC3_SYMLINK, new Nfs3Args.Mkdir(dir, name, new Sattr3(), target), new Nfs3Results.Create(),
+                "SYMLINK " + name).fh;
+    }
+
+    /** REMOVE (3.3.12). */
+    public void remove(byte[] dir, String name) throws IOException {
+        nfs(NFSPROC3_REMOVE, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Wcc(), "REMOVE " + name);
+    }
+
+    /** RMDIR (3.3.13). */
+    public void rmdir(byte[] dir, String name) throws IOException {
+        nfs(NFSPROC3_RMDIR, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Wcc(), "RMDIR " + name);
+    }
+
+    /** RENAME (3.3.14). */
+    public void rename(byte[] fromDir, String fromName, byte[] toDir, String toName) throws IOException {
+        nfs(NFSPROC3_RENAME, new Nfs3Args.Rename(fromDir, fromName, toDir, toName), new Nfs3Results.Rename(),
+                "RENAME " + fromName);
+    }
+
+    /** One READDIR (3.3.16) or READDIRPLUS (3.3.17) call. */
+    public Nfs3Results.Readdir readdir(byte[] dir, boolean plus, long cookie, long cookieverf, int dircount,
+            int maxcount) throws IOException {
+        return nfs(plus ? NFSPROC3_READDIRPLUS : NFSPROC3_READDIR,
+                new Nfs3Args.Readdir(plus, dir, cookie, cookieverf, dircount, maxcount),
+                new Nfs3Results.Readdir(plus), plus ? "READDIRPLUS" : "READDIR");
+    }
+
+    /**
+     * The whole listing of {@code dir} (without "." and ".."), following cookies until eof with replies of at most
+     * {@code count} bytes (READDIRPLUS: maxcount {@code count}, dircount {@code count / 2}).
+     */
+    public List<Entry> list(byte[] dir, boolean plus, int count) throws IOException {
+        List<Entry> all = new ArrayList<>();
+        long cookie = 0;
+        long verf = 0;
+        while (true) {
+            Nfs3Results.Readdir r = readdir(dir, plus, cookie, verf, plus ? count / 2 : count, count);
+            for (Entry e : r.entries) {
+                if (!".".equals(e.name()) && !"..".equals(e.name())) {
+                    all.add(e);
+                }
+                cookie = e.cookie();
+            }
+            verf = r.cookieverf;
+            if (r.eof) {
+                return all;
+            }
+            if (r.entries.isEmpty()) {
+                throw new IOException("READDIR returned no entries before eof");
+            }
+        }
+    }
+
+    /** FSSTAT (3.3.18). */
+    public Nfs3Results.Fsstat fsstat(byte[] fh) throws IOException {
+        return nfs(NFSPROC3_FSSTAT, new Nfs3Args.Fh(fh), new Nfs3Results.Fsstat(), "FSSTAT");
+    }
+
+    /** FSINFO (3.3.19). */
+    public Nfs3Results.Fsinfo fsinfo(byte[] fh) throws IOException {
+        return nfs(NFSPROC3_FSINFO, new Nfs3Args.Fh(fh), new Nfs3Results.Fsinfo(), "FSINFO");
+    }
+
+    /** PATHCONF (3.3.20). */
+    public Nfs3Results.Pathconf pathconf(byte[] fh) throws IOException {
+        return nfs(NFSPROC3_PATHCONF, new Nfs3Args.Fh(fh), new Nfs3Results.Pathconf(), "PATHCONF");
+    }
+
+    /** COMMIT (3.3.21) of the whole file: the write verifier. */
+    public long commit(byte[] fh) throws IOException {
+        return nfs(NFSPROC3_COMMIT, new Nfs3Args.FhOffsetCount(fh, 0, 0), new Nfs3Results.Write(true), "COMMIT")
+                .verf;
+    }
+}

@@ -1,0 +1,287 @@
+package org.rpcrdma4j.testbed.nfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
+import org.dcache.oncrpc4j.rpc.OncRpcClient;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.OncRpcSvc;
+import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.testbed.nfs.Nfs3Results.Entry;
+import org.rpcrdma4j.testbed.nfs.Nfs3Types.Fattr3;
+import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
+
+/** NFSv3 + MOUNT v3 test service and client helper over oncrpc4j's TCP transport on loopback. */
+class Nfs3ServiceTest {
+
+    @TempDir
+    static Path tmp;
+
+    private static OncRpcSvc svc;
+    private static OncRpcClient rpcClient;
+    private static Nfs3Client client;
+    private static Nfs3Service service;
+    private static Path exportDir;
+    private static byte[] root;
+
+    @BeforeAll
+    static void start() throws IOException {
+        exportDir = tmp.toRealPath();
+        FileHandles handles = new FileHandles(exportDir, 100_000);
+        service = new Nfs3Service(handles);
+        svc = new OncRpcSvcBuilder().withTCP().withPort(0).withBindAddress("127.0.0.1").withoutAutoPublish()
+                .withWorkerThreadIoStrategy().withWorkerThreadPoolSize(2).withServiceName("nfs3-test")
+                .withRpcService(new OncRpcProgram(NFS_PROGRAM, NFS_V3), service)
+                .withRpcService(new OncRpcProgram(MOUNT_PROGRAM, MOUNT_V3), new MountService("/export", handles))
+                .build();
+        svc.start();
+        int port = svc.getInetSocketAddress(IpProtocolType.TCP).getPort();
+        rpcClient = new OncRpcClient(InetAddress.getByName("127.0.0.1"), IpProtocolType.TCP, port);
+        RpcTransport transport = rpcClient.connect();
+        client = new Nfs3Client(transport);
+        root = client.mount("/export/");
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (rpcClient != null) {
+            rpcClient.close();
+        }
+        if (svc != null) {
+            svc.stop();
+        }
+    }
+
+    private static void assertStatus(ThrowingCallable call, int status) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(Nfs3Exception.class, e -> assertThat(e.status())
+                .as(e.getMessage()).isEqualTo(status));
+    }
+
+    private static byte[] sha256(byte[] data) throws Exception {
+        return MessageDigest.getInstance("SHA-256").digest(data);
+    }
+
+    @Test
+    void mountExportsAndNull() throws IOException {
+        client.ping();
+        assertThat(root).hasSize(FileHandles.HANDLE_SIZE);
+        assertThat(client.getattr(root).type).isEqualTo(NF3DIR);
+        assertStatus(() -> client.mount("/elsewhere"), MNT3ERR_NOENT);
+        assertThat(client.exports()).extracting(MountXdr.Export::dir).containsExactly("/export");
+        client.umount("/export");
+    }
+
+    @Test
+    void writeAndReadBackFilesOfSeveralSizes() throws Exception {
+        byte[] dir = client.mkdir(root, "io");
+        Random random = new Random(42);
+        for (int size : new int[] {0, 1, 4096 + 1, MAX_IO + 3}) {
+            byte[] data = new byte[size];
+            random.nextBytes(data);
+            String name = "f" + size;
+            byte[] fh = client.create(dir, name);
+            client.writeAll(fh, data, MAX_IO, UNSTABLE);
+            client.commit(fh);
+            assertThat(client.getattr(fh).size).isEqualTo(size);
+            assertThat(sha256(client.readAll(fh, MAX_IO))).isEqualTo(sha256(data));
+            assertThat(sha256(client.readAll(fh, 4000))).isEqualTo(sha256(data));
+            assertThat(sha256(Files.readAllBytes(exportDir.resolve("io").resolve(name)))).isEqualTo(sha256(data));
+        }
+        // a READ beyond rtmax is capped, a READ past the end is empty with eof
+        byte[] big = client.lookup(dir, "f" + (MAX_IO + 3));
+        assertThat(client.read(big, 0, MAX_IO * 2).count).isEqualTo(MAX_IO);
+        Nfs3Results.Read past = client.read(big, MAX_IO + 100, 10);
+        assertThat(past.count).isZero();
+        assertThat(past.eof).isTrue();
+        assertStatus(() -> client.read(dir, 0, 10), NFS3ERR_ISDIR);
+        assertStatus(() -> client.create(dir, "f1"), NFS3ERR_EXIST);
+        assertThat(client.create(dir, "f1", UNCHECKED, new Sattr3())).isEqualTo(client.lookup(dir, "f1"));
+    }
+
+    @Test
+    void mkdirSymlinkAndReadlink() throws IOException {
+        byte[] dir = client.mkdir(root, "links");
+        assertThat(client.getattr(dir).mode).isEqualTo(0755);
+        byte[] link = client.symlink(dir, "escape", "../../../etc/passwd");
+        assertThat(client.getattr(link).type).isEqualTo(NF3LNK);
+        assertThat(client.readlink(link)).isEqualTo("../../../etc/passwd");
+        assertThat(Files.readSymbolicLink(exportDir.resolve("links/escape")).toString())
+                .isEqualTo("../../../etc/passwd");
+        // the link is data: never followed
+        assertStatus(() -> client.read(link, 0, 100), NFS3ERR_INVAL);
+        assertStatus(() -> client.lookup(link, "x"), NFS3ERR_NOTDIR);
+        assertStatus(() -> client.readlink(dir), NFS3ERR_INVAL);
+        assertStatus(() -> client.mkdir(root, "links"), NFS3ERR_EXIST);
+        assertThat(client.walk(root, "/links/escape")).isEqualTo(link);
+    }
+
+    @Test
+    void readdirAndReaddirplusOfALargeDirectoryReturnEveryEntryOnce() throws IOException {
+        Path big = Files.createDirectory(exportDir.resolve("big"));
+        Set<String> expected = new HashSet<>();
+        for (int i = 0; i < 2000; i++) {
+            String name = "entry-" + i;
+            Files.createFile(big.resolve(name));
+            expected.add(name);
+        }
+        byte[] dir = client.lookup(root, "big");
+        for (boolean plus : new boolean[] {false, true}) {
+            List<Entry> entries = client.list(dir, plus, plus ? 4096 : 1024);
+            List<String> names = entries.stream().map(Entry::name).collect(Collectors.toList());
+            assertThat(names).doesNotHaveDuplicates().hasSize(2000);
+            assertThat(new HashSet<>(names)).isEqualTo(expected);
+            assertThat(entries).extracting(Entry::cookie).doesNotHaveDuplicates();
+            if (plus) {
+                Entry e = entries.get(1234);
+                assertThat(e.fh()).isNotNull();
+                assertThat(e.attr().type).isEqualTo(NF3REG);
+                assertThat(client.getattr(e.fh()).fileid).isEqualTo(e.fileid());
+                assertThat(client.lookup(dir, e.name())).isEqualTo(e.fh());
+            }
+        }
+        // a count that cannot hold one entry, and a cookie past the end
+        assertStatus(() -> client.readdir(dir, false, 0, 0, 120, 0), NFS3ERR_TOOSMALL);
+        assertStatus(() -> client.readdir(dir, false, 5000, 0, 4096, 0), NFS3ERR_BAD_COOKIE);
+    }
+
+    @Test
+    void renameKeepsHandles() throws IOException {
+        byte[] dir = client.mkdir(root, "ren");
+        byte[] sub = client.mkdir(dir, "sub");
+        byte[] f = client.create(sub, "a");
+        client.write(f, 0, new byte[] {1, 2, 3}, FILE_SYNC);
+        client.rename(dir, "sub", dir, "moved");
+        assertThat(client.getattr(f).size).isEqualTo(3);
+        assertThat(client.getattr(sub).type).isEqualTo(NF3DIR);
+        assertThat(client.walk(dir, "moved/a")).isEqualTo(f);
+        assertStatus(() -> client.lookup(dir, "sub"), NFS3ERR_NOENT);
+        assertStatus(() -> client.rename(dir, "nothing", dir, "x"), NFS3ERR_NOENT);
+        assertStatus(() -> client.rename(dir, "moved", sub, "inside"), NFS3ERR_INVAL);
+        assertThat(Files.exists(exportDir.resolve("ren/moved/a"))).isTrue();
+    }
+
+    @Test
+    void removeRmdirAndStaleHandles() throws IOException {
+        byte[] dir = client.mkdir(root, "rm");
+        byte[] f = client.create(dir, "file");
+        assertStatus(() -> client.rmdir(root, "rm"), NFS3ERR_NOTEMPTY);
+        assertStatus(() -> client.rmdir(dir, "file"), NFS3ERR_NOTDIR);
+        assertStatus(() -> client.remove(root, "rm"), NFS3ERR_ISDIR);
+        client.remove(dir, "file");
+        assertStatus(() -> client.getattr(f), NFS3ERR_STALE);
+        assertStatus(() -> client.remove(dir, "file"), NFS3ERR_NOENT);
+        // a file recreated under the same name gets a new handle
+        byte[] again = client.create(dir, "file");
+        assertThat(again).isNotEqualTo(f);
+        assertStatus(() -> client.getattr(f), NFS3ERR_STALE);
+        client.remove(dir, "file");
+        client.rmdir(root, "rm");
+        assertStatus(() -> client.getattr(dir), NFS3ERR_STALE);
+        assertThat(Files.exists(exportDir.resolve("rm"))).isFalse();
+    }
+
+    @Test
+    void namesAndHandlesCannotEscapeTheRoot() throws IOException {
+        assertThat(client.lookup(root, "..")).isEqualTo(root);
+        assertThat(client.lookup(root, ".")).isEqualTo(root);
+        assertStatus(() -> client.lookup(root, "a/b"), NFS3ERR_INVAL);
+        assertStatus(() -> client.lookup(root, "../etc"), NFS3ERR_INVAL);
+        assertStatus(() -> client.create(root, ".."), NFS3ERR_INVAL);
+        assertStatus(() -> client.mkdir(root, "a/b"), NFS3ERR_INVAL);
+        assertStatus(() -> client.remove(root, ".."), NFS3ERR_INVAL);
+        assertStatus(() -> client.rename(root, "..", root, "x"), NFS3ERR_INVAL);
+        assertStatus(() -> client.create(root, "nul\0byte"), NFS3ERR_INVAL);
+        assertStatus(() -> client.create(root, ""), NFS3ERR_INVAL);
+        assertStatus(() -> client.create(root, "x".repeat(NAME_MAX + 1)), NFS3ERR_NAMETOOLONG);
+        assertStatus(() -> client.getattr(new byte[5]), NFS3ERR_BADHANDLE);
+        assertStatus(() -> client.getattr(new byte[FileHandles.HANDLE_SIZE]), NFS3ERR_STALE);
+        assertThat(Files.exists(exportDir.getParent().resolve("x"))).isFalse();
+    }
+
+    @Test
+    void setattrTruncatesExtendsAndChangesMode() throws IOException {
+        byte[] f = client.create(root, "attrs");
+        client.write(f, 0, new byte[100], FILE_SYNC);
+        Sattr3 truncate = new Sattr3();
+        truncate.size = 10L;
+        assertThat(client.setattr(f, truncate).size).isEqualTo(10);
+        assertThat(Files.size(exportDir.resolve("attrs"))).isEqualTo(10);
+        Sattr3 extend = new Sattr3();
+        extend.size = 5000L;
+        assertThat(client.setattr(f, extend).size).isEqualTo(5000);
+        assertThat(client.setattr(f, Sattr3.ofMode(0600)).mode).isEqualTo(0600);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(exportDir.resolve("attrs"))))
+                .isEqualTo("rw-------");
+        Sattr3 times = new Sattr3();
+        times.mtimeHow = SET_TO_CLIENT_TIME;
+        times.mtime = new Nfs3Types.NfsTime(1_000_000, 5);
+        assertThat(client.setattr(f, times).mtime).isEqualTo(new Nfs3Types.NfsTime(1_000_000, 5));
+        assertStatus(() -> client.setattr(root, truncate), NFS3ERR_ISDIR);
+        Fattr3 now = client.getattr(f);
+        Nfs3Results.Wcc guarded = new Nfs3Results.Wcc();
+        client.callNfs(NFSPROC3_SETATTR, new Nfs3Args.Setattr(f, Sattr3.ofMode(0644),
+                new Nfs3Types.NfsTime(now.ctime.seconds() - 10, 0)), guarded);
+        assertThat(guarded.status).isEqualTo(NFS3ERR_NOT_SYNC);
+        assertThat(client.access(f, ACCESS3_READ | ACCESS3_MODIFY)).isEqualTo(ACCESS3_READ | ACCESS3_MODIFY);
+    }
+
+    @Test
+    void fsstatFsinfoPathconfAreSane() throws IOException {
+        Nfs3Results.Fsinfo info = client.fsinfo(root);
+        assertThat(info.rtmax).isEqualTo(MAX_IO);
+        assertThat(info.wtmax).isEqualTo(MAX_IO);
+        assertThat(info.dtpref).isEqualTo(DTPREF);
+        assertThat(info.properties & FSF3_SYMLINK).isNotZero();
+        assertThat(info.properties & FSF3_LINK).isZero();
+        Nfs3Results.Fsstat stat = client.fsstat(root);
+        assertThat(stat.tbytes).isPositive();
+        assertThat(stat.abytes).isBetween(0L, stat.tbytes);
+        assertThat(stat.fbytes).isBetween(stat.abytes, stat.tbytes);
+        Nfs3Results.Pathconf pc = client.pathconf(root);
+        assertThat(pc.nameMax).isEqualTo(NAME_MAX);
+        assertThat(pc.noTrunc).isTrue();
+        assertThat(pc.casePreserving).isTrue();
+        assertThat(pc.attr.type).isEqualTo(NF3DIR);
+    }
+
+    @Test
+    void commitVerifierIsStable() throws IOException {
+        byte[] f = client.create(root, "commit");
+        Nfs3Results.Write w = client.write(f, 0, new byte[] {7}, UNSTABLE);
+        assertThat(w.committed).isEqualTo(UNSTABLE);
+        assertThat(client.commit(f)).isEqualTo(w.verf).isEqualTo(service.writeVerifier());
+        assertThat(client.write(f, 1, new byte[] {8}, FILE_SYNC).verf).isEqualTo(w.verf);
+        assertThat(client.commit(f)).isEqualTo(w.verf);
+    }
+
+    @Test
+    void unknownProcedureAndGarbageArguments() {
+        assertThatThrownBy(() -> client.callNfs(99, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID))
+                .isInstanceOf(OncRpcAcceptedException.class).hasMessageContaining("PROC_UNAVAIL");
+        assertThatThrownBy(() -> client.callNfs(NFSPROC3_GETATTR, new Nfs3Args.Fh(new byte[100]),
+                new Nfs3Results.Getattr())).isInstanceOf(OncRpcAcceptedException.class)
+                .hasMessageContaining("GARBAGE");
+        assertThat(Nfs3.statusName(NFS3ERR_STALE)).isEqualTo("NFS3ERR_STALE");
+    }
+}
