@@ -263,19 +263,27 @@ public final class Requester implements FabricListener {
         credits.onAnswered(header.credits());
         creditLimit = credits.limit();
         outstandingCount = outstanding.size();
+        byte[] reply = null;
+        RdmaTransportException failure = null;
         try {
             if (header.proc() == Proc.RDMA_ERROR) {
-                handler.onFailed(xid, rdmaError(xid));
+                failure = rdmaError(xid);
             } else if (header.readSegmentCount() > 0) {
-                handler.onFailed(xid, new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                        + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)"));
+                failure = new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                        + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)");
             } else {
-                handler.onReply(xid, ReplySplicer.reply(call, header, buffer));
+                reply = ReplySplicer.reply(call, header, buffer);
             }
         } catch (RdmaTransportException e) {
-            handler.onFailed(xid, e);
+            failure = e;
         } finally {
+            // Before the answer is handed over: whoever gets it finds the call's memory released.
             release(call);
+        }
+        if (failure != null) {
+            handler.onFailed(xid, failure);
+        } else {
+            handler.onReply(xid, reply);
         }
     }
 

@@ -128,6 +128,11 @@ public final class Nfs3 {
     public static final int NFS3_VERFSIZE = 8;
     /** MNTPATHLEN (Appendix I section 5.1.2). */
     public static final int MNTPATHLEN = 1024;
+    /**
+     * The longest symbolic link target accepted: nfspath3 has no XDR bound (RFC 1813 §2.5); Linux
+     * sends up to its PATH_MAX, 4096 bytes.
+     */
+    public static final int MAXPATHLEN = 4096;
     /** Longest file name this service accepts (reported by PATHCONF). */
     public static final int NAME_MAX = 255;
 

@@ -282,7 +282,7 @@ public final class Nfs3Args {
             attr = new Sattr3();
             attr.xdrDecode(xdr);
             if (symlink) {
-                target = decodeString(xdr, Nfs3.MNTPATHLEN);
+                target = decodeString(xdr, Nfs3.MAXPATHLEN);
             }
         }
     }
