@@ -43,6 +43,10 @@ public enum EndpointCounter {
     HANDSHAKES_SENT,
     /** HANDSHAKE packets received. */
     HANDSHAKES_RECEIVED,
+    /** Messages sent with the eager protocol: one EAGER_RTM each (§3.2). */
+    EAGER_MESSAGES_SENT,
+    /** Messages sent with the medium protocol: MEDIUM_RTM packets (§3.2). */
+    MEDIUM_MESSAGES_SENT,
     /** Messages sent with the long-CTS subprotocol, READ_NACK fallbacks included (protocol §3.2). */
     LONG_CTS_MESSAGES_SENT,
     /** Messages sent with the long-read subprotocol: LONGREAD_RTM packets built (protocol §4.1). */
@@ -54,5 +58,9 @@ public enum EndpointCounter {
     /** READ_NACK packets received: long-read messages that went on as long-CTS (protocol §4.7). */
     READ_NACKS_RECEIVED,
     /** Control packets whose send failed with an error other than RNR (for example to a peer that is gone). */
-    CONTROL_SEND_ERRORS
+    CONTROL_SEND_ERRORS,
+    /** Direct RDMA reads started (§4.1 "Direct read"). */
+    DIRECT_READS,
+    /** Direct RDMA writes started (§4.6 "Direct write"). */
+    DIRECT_WRITES
 }

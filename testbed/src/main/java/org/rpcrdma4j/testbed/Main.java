@@ -2,6 +2,7 @@ package org.rpcrdma4j.testbed;
 
 import org.rpcrdma4j.testbed.cli.BenchCommand;
 import org.rpcrdma4j.testbed.cli.DecodeCommand;
+import org.rpcrdma4j.testbed.cli.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,8 +11,8 @@ import picocli.CommandLine.Command;
         name = "testbed",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "rpcrdma4j testbed: decode RPC-over-RDMA and EFA packets, benchmark the EFA endpoint.",
-        subcommands = {DecodeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        description = "rpcrdma4j testbed: the NFS/RDMA demo, packet decoders, benchmarks.",
+        subcommands = {DemoCommand.class, DecodeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     private Main() {

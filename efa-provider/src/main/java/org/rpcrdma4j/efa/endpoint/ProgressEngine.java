@@ -154,6 +154,11 @@ public final class ProgressEngine {
             // §4.1: registration is a limited resource; without it the message goes long-CTS.
             entry.protocol = Protocol.LONG_CTS;
         }
+        if (entry.protocol == Protocol.EAGER) {
+            counters.increment(EndpointCounter.EAGER_MESSAGES_SENT);
+        } else if (entry.protocol == Protocol.MEDIUM) {
+            counters.increment(EndpointCounter.MEDIUM_MESSAGES_SENT);
+        }
         tx.start(entry);
         return true;
     }
@@ -204,6 +209,7 @@ public final class ProgressEngine {
         if (!tx.register(entry)) {
             return false;
         }
+        counters.increment(read ? EndpointCounter.DIRECT_READS : EndpointCounter.DIRECT_WRITES);
         directRma.start(entry);
         return true;
     }

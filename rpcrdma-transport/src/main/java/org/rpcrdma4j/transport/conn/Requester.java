@@ -16,6 +16,7 @@ import org.rpcrdma4j.transport.FabricListener;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.marshal.CallPlan;
+import org.rpcrdma4j.transport.marshal.ChunkCounters;
 import org.rpcrdma4j.transport.marshal.ChunkedCall;
 import org.rpcrdma4j.transport.marshal.ReplySplicer;
 import org.rpcrdma4j.xdr.ErrorCode;
@@ -74,6 +75,7 @@ public final class Requester implements FabricListener {
     private volatile int maxOutstanding;
     private volatile int creditLimit = 1;
     private volatile int chunkBuffers;
+    private final ChunkCounters shapes = new ChunkCounters();
 
     /**
      * @param fabric  the fabric; this requester becomes its only listener on {@link #connect}
@@ -165,6 +167,11 @@ public final class Requester implements FabricListener {
             closed.complete(null);
         }
         return closed;
+    }
+
+    /** @return how this requester's calls and their replies travelled */
+    public ChunkCounters shapes() {
+        return shapes;
     }
 
     /** @return calls sent and not yet answered */
@@ -273,6 +280,7 @@ public final class Requester implements FabricListener {
                         + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)");
             } else {
                 reply = ReplySplicer.reply(call, header, buffer);
+                shapes.onReply(header);
             }
         } catch (RdmaTransportException e) {
             failure = e;
@@ -312,6 +320,7 @@ public final class Requester implements FabricListener {
                 continue;
             }
             credits.onSent();
+            shapes.onSent(plan);
             outstanding.put(plan.xid(), call);
             chunkBuffers += call.buffers();
             sends.send(Channel.DATA, current.peer(), call.message(), error -> {

@@ -6,9 +6,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
@@ -142,6 +144,20 @@ public final class EfaFabric implements Fabric {
     /** @return live registrations, for tests that check nothing leaks; thread-safe */
     public int registrations() {
         return registrations;
+    }
+
+    /**
+     * Reads one of the endpoint's counters on the progress thread, which owns it. Thread-safe; waits
+     * for the loop.
+     *
+     * @param counter the counter
+     * @return its value
+     * @throws IllegalStateException if the progress thread has stopped
+     */
+    public long counter(EndpointCounter counter) {
+        CompletableFuture<Long> value = new CompletableFuture<>();
+        execute(() -> value.complete(endpoint.counter(counter)));
+        return value.join();
     }
 
     private MemoryRegion region(Registration registration) {

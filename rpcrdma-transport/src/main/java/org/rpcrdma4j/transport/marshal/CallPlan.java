@@ -145,6 +145,26 @@ public final class CallPlan {
         return longCall;
     }
 
+    /** @return how many Read chunks carry the call's DDP-eligible items (0 when inline or Position-zero) */
+    public int readChunks() {
+        return readItems.size();
+    }
+
+    /** @return whether the whole call travels in a Position-zero Read chunk (RDMA_NOMSG) */
+    public boolean positionZero() {
+        return positionZero;
+    }
+
+    /** @return how many Write chunks are provided for the reply's DDP-eligible results */
+    public int writeChunks() {
+        return writeChunkLengths.size();
+    }
+
+    /** @return whether a Reply chunk is provided */
+    public boolean replyChunk() {
+        return replyChunkLength > 0;
+    }
+
     /** @return the call's XID */
     public int xid() {
         return xid;

@@ -30,6 +30,7 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.ReplyHandler;
 import org.rpcrdma4j.transport.conn.Requester;
+import org.rpcrdma4j.transport.marshal.ChunkCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,6 +127,11 @@ public final class RdmaRpcClient implements AutoCloseable {
     /** @return the most calls that were ever outstanding at once */
     public int maxOutstandingCalls() {
         return requester.maxOutstandingCalls();
+    }
+
+    /** @return how this client's calls and their replies travelled */
+    public ChunkCounters shapes() {
+        return requester.shapes();
     }
 
     /** @return chunk buffers registered for unanswered calls; 0 when nothing leaks */
