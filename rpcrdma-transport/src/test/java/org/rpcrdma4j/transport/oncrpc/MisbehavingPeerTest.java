@@ -1,0 +1,136 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.xdr.DecodedHeader;
+import org.rpcrdma4j.xdr.HeaderDecoder;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.Proc;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+
+/**
+ * Peers that break the rules without breaking the wire format: a responder that answers a call twice
+ * and answers calls nobody made, and a requester that sends more calls than it was granted.
+ */
+class MisbehavingPeerTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166_3);
+    private static final int GRANT = 4;
+
+    private final SimHarness sim = new SimHarness(SEED);
+    private RdmaRpcSvc svc;
+    private RdmaRpcClient client;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (svc != null) {
+            svc.stop();
+        }
+        sim.close();
+    }
+
+    @Test
+    void duplicateRepliesAndRepliesToUnknownXidsAreDropped() throws Exception {
+        RawPeer server = new RawPeer(sim.rawFabric);
+        CompletableFuture<RdmaRpcClient> connecting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return RdmaRpcClient.connect(sim.clientFabric, sim.rawFabric.localAddress(), TransportConfig.DEFAULT,
+                        Duration.ofSeconds(RawPeer.HANG_GUARD_S));
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        server.accept();
+        client = connecting.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+        TestProgram.Opaque result = new TestProgram.Opaque();
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
+            try {
+                new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                        client.transport()).call(TestProgram.ECHO, new TestProgram.Opaque(new byte[] {1, 2, 3}), result,
+                        RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+
+        DecodedHeader request = new HeaderDecoder().decode(RawPeer.next(server.data).bytes());
+        int xid = request.header().xid();
+        server.send(reply(xid + 1, new byte[] {9}));          // nobody called xid + 1
+        server.send(reply(xid, new byte[] {7, 8}));
+        server.send(reply(xid, new byte[] {6}));             // the same call answered again
+        call.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+
+        assertThat(result.bytes).containsExactly(7, 8);
+        assertThat(client.outstandingCalls()).isZero();
+        assertThat(client.chunkBuffers()).isZero();
+    }
+
+    @Test
+    void aRequesterOverrunningItsGrantIsServedAsReceivesAllowAndOthersStillAre() throws Exception {
+        svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric)
+                .withConfig(TransportConfig.DEFAULT.withResponderCredits(GRANT))
+                .withWorkerThreadExecutionService(sim.workers)
+                .withRpcService(TestProgram.PROGRAM, new TestProgram()).build();
+        svc.start();
+        RawPeer greedy = new RawPeer(sim.rawFabric);
+        greedy.connect(sim.serverFabric.localAddress());
+        int calls = 5 * GRANT;
+
+        for (int i = 0; i < calls; i++) {
+            greedy.send(call(0x4000 + i, new byte[] {(byte) i}));
+        }
+        List<Integer> answered = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            RpcRdmaHeader answer = new HeaderDecoder().decode(RawPeer.next(greedy.data).bytes()).header();
+            assertThat(answer.proc()).isEqualTo(Proc.RDMA_MSG);
+            assertThat(answer.credits()).isEqualTo(GRANT);
+            answered.add(answer.xid() - 0x4000);
+        }
+
+        // Extra Sends wait for receives at the fabric (receiver-not-ready, retried); none is lost.
+        assertThat(answered).containsExactlyInAnyOrderElementsOf(java.util.stream.IntStream.range(0, calls).boxed().toList());
+        client = sim.connect(TransportConfig.DEFAULT);
+        TestProgram.Opaque result = new TestProgram.Opaque();
+        new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                client.transport()).call(TestProgram.ECHO, new TestProgram.Opaque(new byte[] {42}), result,
+                RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+        assertThat(result.bytes).containsExactly(42);
+        assertThat(svc.pendingCalls()).isZero();
+    }
+
+    /** An RDMA_MSG carrying an ECHO call of the test program with AUTH_NONE. */
+    private static byte[] call(int xid, byte[] data) {
+        ByteBuffer rpc = ByteBuffer.allocate(48 + 4 + (data.length + 3) / 4 * 4).putInt(xid).putInt(0).putInt(2)
+                .putInt(TestProgram.PROGRAM.getNumber()).putInt(TestProgram.PROGRAM.getVersion())
+                .putInt(TestProgram.ECHO).putInt(0).putInt(0).putInt(0).putInt(0).putInt(data.length).put(data);
+        return message(RpcRdmaHeader.msg(xid, 128, null, null, null), rpc.array());
+    }
+
+    /** An RDMA_MSG carrying an accepted, successful reply whose result is an opaque. */
+    private static byte[] reply(int xid, byte[] data) {
+        ByteBuffer rpc = ByteBuffer.allocate(24 + 4 + (data.length + 3) / 4 * 4).putInt(xid).putInt(1).putInt(0)
+                .putInt(0).putInt(0).putInt(0).putInt(data.length).put(data);
+        return message(RpcRdmaHeader.msg(xid, 64, null, null, null), rpc.array());
+    }
+
+    private static byte[] message(RpcRdmaHeader header, byte[] rpc) {
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + rpc.length);
+        int at = HeaderEncoder.encode(header, message, 0);
+        message.put(at, rpc);
+        return message.array();
+    }
+}
