@@ -17,9 +17,17 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *                          responder posts, in bytes (Linux uses segments of at most 131072)
  * @param maxMessageSize    the largest RPC message a responder rebuilds from Read chunks, in bytes;
  *                          a call announcing more is answered ERR_CHUNK
+ * @param backwardRequesterCredits the backward-direction credits a responder (server) asks for in
+ *                          its backward calls: at most this many backward calls outstanding per
+ *                          connection, and never more than the requester granted (RFC 8167 §4.1);
+ *                          it keeps that many extra receives posted per connection for their replies
+ * @param backwardResponderCredits the backward-direction credits a requester (client) grants in its
+ *                          backward replies, backed by that many extra receives posted for backward
+ *                          calls (RFC 8167 §4.1, §4.2.1)
  */
 public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int requesterCredits, int responderCredits,
-                              int maxConnections, int maxSegmentSize, int maxMessageSize) {
+                              int maxConnections, int maxSegmentSize, int maxMessageSize,
+                              int backwardRequesterCredits, int backwardResponderCredits) {
 
     /** Linux's inline threshold in both directions (net/sunrpc/xprtrdma: RPCRDMA_DEF_INLINE). */
     public static final int DEFAULT_INLINE_SIZE = 4096;
@@ -33,10 +41,14 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
     public static final int DEFAULT_MAX_SEGMENT_SIZE = 131072;
     /** The largest call rebuilt from Read chunks by default: 16 MiB. */
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 16 << 20;
+    /** What nfsd asks for in its backward calls (seen in the traces: CB_RECALL carries credits 2). */
+    public static final int DEFAULT_BACKWARD_REQUESTER_CREDITS = 2;
+    /** What xprtrdma grants in its backward replies (seen in the traces: the CB reply carries credits 16). */
+    public static final int DEFAULT_BACKWARD_RESPONDER_CREDITS = 16;
     /** Linux's defaults. */
     public static final TransportConfig DEFAULT = new TransportConfig(DEFAULT_INLINE_SIZE, DEFAULT_INLINE_SIZE,
             DEFAULT_REQUESTER_CREDITS, DEFAULT_RESPONDER_CREDITS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SEGMENT_SIZE,
-            DEFAULT_MAX_MESSAGE_SIZE);
+            DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKWARD_REQUESTER_CREDITS, DEFAULT_BACKWARD_RESPONDER_CREDITS);
 
     /**
      * Checks the values. Inline sizes must be expressible as RFC 8797 private data: multiples of
@@ -49,12 +61,17 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @param maxConnections    at least 1
      * @param maxSegmentSize    at least 4, a multiple of 4
      * @param maxMessageSize    at least the inline receive size
+     * @param backwardRequesterCredits at least 1
+     * @param backwardResponderCredits at least 1
      */
     public TransportConfig {
         new ConnectPrivateData(false, inlineSendSize, inlineReceiveSize);
-        if (requesterCredits < 1 || responderCredits < 1 || maxConnections < 1) {
+        if (requesterCredits < 1 || responderCredits < 1 || maxConnections < 1 || backwardRequesterCredits < 1
+                || backwardResponderCredits < 1) {
             throw new IllegalArgumentException("credits and connections must be at least 1: requester "
-                    + requesterCredits + ", responder " + responderCredits + ", connections " + maxConnections);
+                    + requesterCredits + ", responder " + responderCredits + ", connections " + maxConnections
+                    + ", backward requester " + backwardRequesterCredits + ", backward responder "
+                    + backwardResponderCredits);
         }
         if (maxSegmentSize < 4 || maxSegmentSize % 4 != 0 || maxMessageSize < inlineReceiveSize) {
             throw new IllegalArgumentException("segment size " + maxSegmentSize + " must be a positive multiple of 4"
@@ -68,7 +85,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withInlineSendSize(int bytes) {
         return new TransportConfig(bytes, inlineReceiveSize, requesterCredits, responderCredits,
-                maxConnections, maxSegmentSize, maxMessageSize);
+                maxConnections, maxSegmentSize, maxMessageSize,
+                backwardRequesterCredits, backwardResponderCredits);
     }
 
     /**
@@ -77,7 +95,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withInlineReceiveSize(int bytes) {
         return new TransportConfig(inlineSendSize, bytes, requesterCredits, responderCredits,
-                maxConnections, maxSegmentSize, maxMessageSize);
+                maxConnections, maxSegmentSize, maxMessageSize,
+                backwardRequesterCredits, backwardResponderCredits);
     }
 
     /**
@@ -86,7 +105,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withRequesterCredits(int credits) {
         return new TransportConfig(inlineSendSize, inlineReceiveSize, credits, responderCredits,
-                maxConnections, maxSegmentSize, maxMessageSize);
+                maxConnections, maxSegmentSize, maxMessageSize,
+                backwardRequesterCredits, backwardResponderCredits);
     }
 
     /**
@@ -95,7 +115,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withResponderCredits(int credits) {
         return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, credits,
-                maxConnections, maxSegmentSize, maxMessageSize);
+                maxConnections, maxSegmentSize, maxMessageSize,
+                backwardRequesterCredits, backwardResponderCredits);
     }
 
     /**
@@ -104,7 +125,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withMaxConnections(int connections) {
         return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
-                connections, maxSegmentSize, maxMessageSize);
+                connections, maxSegmentSize, maxMessageSize,
+                backwardRequesterCredits, backwardResponderCredits);
     }
 
     /**
@@ -113,7 +135,8 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withMaxSegmentSize(int bytes) {
         return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
-                maxConnections, bytes, maxMessageSize);
+                maxConnections, bytes, maxMessageSize,
+                backwardRequesterCredits, backwardResponderCredits);
     }
 
     /**
@@ -122,7 +145,26 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      */
     public TransportConfig withMaxMessageSize(int bytes) {
         return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
-                maxConnections, maxSegmentSize, bytes);
+                maxConnections, maxSegmentSize, bytes,
+                backwardRequesterCredits, backwardResponderCredits);
+    }
+
+    /**
+     * @param credits backward-direction credits a responder asks for
+     * @return a copy with that value
+     */
+    public TransportConfig withBackwardRequesterCredits(int credits) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
+                maxConnections, maxSegmentSize, maxMessageSize, credits, backwardResponderCredits);
+    }
+
+    /**
+     * @param credits backward-direction credits a requester grants
+     * @return a copy with that value
+     */
+    public TransportConfig withBackwardResponderCredits(int credits) {
+        return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
+                maxConnections, maxSegmentSize, maxMessageSize, backwardRequesterCredits, credits);
     }
 
     /** @return the RFC 8797 private data this side advertises */

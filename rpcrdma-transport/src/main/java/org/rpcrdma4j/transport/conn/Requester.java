@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Channel;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
@@ -21,7 +22,9 @@ import org.rpcrdma4j.transport.marshal.ChunkedCall;
 import org.rpcrdma4j.transport.marshal.ReplySplicer;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.Proc;
+import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,9 +45,17 @@ import org.slf4j.LoggerFactory;
  * <p>A call that timed out above this layer keeps its credit until its answer comes: the responder
  * still counts it (RFC 8166 §3.3.1).
  *
+ * <h2>Backward direction (RFC 8167)</h2>
+ * This side is also the responder of backward calls: a received RDMA_MSG without chunks whose RPC
+ * message is a CALL ({@link RpcDirection}) goes to the {@link BackwardCallHandler} and touches no
+ * forward credit (§4.1). Each is answered by {@link #backwardReply}, inline only (§4.4, §4.6), granting
+ * the configured backward credits; a reply over the inline threshold is not sent and the responder
+ * gets RDMA_ERROR / ERR_CHUNK for its call instead, as a forward responder answers (RFC 8166 §4.5).
+ *
  * <h2>Buffer management</h2>
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
- * replies before CONNECT is sent. A received buffer belongs to this class during
+ * replies before CONNECT is sent, and one per backward credit granted for backward calls
+ * (RFC 8167 §4.2.1). A received buffer belongs to this class during
  * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
@@ -52,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
- * {@link #close} and the counters, which are thread-safe.
+ * {@link #backwardReply}, {@link #close} and the counters, which are thread-safe.
  */
 public final class Requester implements FabricListener {
 
@@ -63,6 +74,7 @@ public final class Requester implements FabricListener {
     private final TransportConfig config;
     private final RequesterCredits credits;
     private final ReplyHandler handler;
+    private final BackwardCallHandler backwardCalls;
     private final DdpPolicy policy;
     private final SendQueue sends;
     private final ArrayDeque<CallPlan> waiting = new ArrayDeque<>();
@@ -82,12 +94,15 @@ public final class Requester implements FabricListener {
      * @param config  the inline sizes, the segment size and the credits to request
      * @param policy  the DDP policy of the calls sent ({@link DdpPolicy#NONE} for none)
      * @param handler gets the answers
+     * @param backwardCalls gets the backward calls (RFC 8167)
      */
-    public Requester(Fabric fabric, TransportConfig config, DdpPolicy policy, ReplyHandler handler) {
+    public Requester(Fabric fabric, TransportConfig config, DdpPolicy policy, ReplyHandler handler,
+                     BackwardCallHandler backwardCalls) {
         this.fabric = Objects.requireNonNull(fabric, "fabric");
         this.config = Objects.requireNonNull(config, "config");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.handler = Objects.requireNonNull(handler, "handler");
+        this.backwardCalls = Objects.requireNonNull(backwardCalls, "backwardCalls");
         this.credits = new RequesterCredits(config.requesterCredits());
         this.sends = new SendQueue(fabric);
     }
@@ -106,7 +121,7 @@ public final class Requester implements FabricListener {
             for (int i = 0; i < CONTROL_RECEIVES; i++) {
                 post(Channel.CONTROL, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
             }
-            for (int i = 0; i < credits.requested(); i++) {
+            for (int i = 0; i < credits.requested() + config.backwardResponderCredits(); i++) {
                 post(Channel.DATA, ByteBuffer.allocate(config.inlineReceiveSize()));
             }
             sends.send(Channel.CONTROL, peer,
@@ -142,6 +157,39 @@ public final class Requester implements FabricListener {
             });
         } catch (IllegalStateException e) {
             throw closed(current, xid);
+        }
+    }
+
+    /**
+     * Answers a backward call (RFC 8167 §4.6): inline, granting the configured backward credits.
+     * Thread-safe.
+     *
+     * @param xid        the backward call's XID
+     * @param rpcMessage the whole RPC reply message, owned by the requester from now on
+     * @param done       called with {@code null} once sent, or with the error, on the progress thread:
+     *                   CALL if the reply is over the inline threshold (the responder is answered
+     *                   ERR_CHUNK instead), CONNECTION if the connection is closed
+     */
+    public void backwardReply(int xid, byte[] rpcMessage, Consumer<RdmaTransportException> done) {
+        ByteBuffer message = InlineMessage.msg(xid, config.backwardResponderCredits(), rpcMessage);
+        try {
+            fabric.execute(() -> {
+                Connection current = connection;
+                if (current.state() != Connection.State.CONNECTED) {
+                    done.accept(closed(current, xid));
+                } else if (message.capacity() > current.thresholds().send()) {
+                    sends.send(Channel.DATA, current.peer(), InlineMessage.error(RpcRdmaHeader.error(xid,
+                            RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);
+                    done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward reply to xid 0x"
+                            + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes is over the "
+                            + current.thresholds().send() + "-byte inline threshold; backward messages are inline"
+                            + " only (RFC 8167 §4.4); answered ERR_CHUNK"));
+                } else {
+                    sends.send(Channel.DATA, current.peer(), message, done);
+                }
+            });
+        } catch (IllegalStateException e) {
+            done.accept(closed(connection, xid));
         }
     }
 
@@ -262,6 +310,12 @@ public final class Requester implements FabricListener {
             return;
         }
         int xid = header.xid();
+        if (RpcDirection.msgType(header, buffer) == RpcDirection.CALL) {
+            byte[] rpc = new byte[header.payloadLength()];
+            buffer.get(header.payloadOffset(), rpc);
+            backwardCalls.onBackwardCall(xid, rpc);
+            return;
+        }
         ChunkedCall call = outstanding.remove(xid);
         if (call == null) {
             LOG.debug("dropped an answer to xid 0x{}: no such call outstanding", Integer.toHexString(xid));

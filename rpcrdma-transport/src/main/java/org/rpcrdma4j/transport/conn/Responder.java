@@ -48,18 +48,28 @@ import org.slf4j.LoggerFactory;
  * decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every message sent carries
  * the grant (RFC 8166 §3.3.1).
  *
+ * <h2>Backward direction (RFC 8167)</h2>
+ * This side is also the requester of backward calls on each connection ({@link #backwardCall}):
+ * inline only (§4.4), an RDMA_MSG without chunks carrying the backward credits asked for (§4.5); at
+ * most as many outstanding per connection as the requester granted in its last backward reply, one
+ * before the first (§4.1, {@link BackwardCalls}); the others wait in order. A received RDMA_MSG
+ * without chunks whose RPC message is a REPLY is a backward reply ({@link RpcDirection}); it and an
+ * RDMA_ERROR for an outstanding backward call go to the {@link BackwardReplyHandler}. Closing a
+ * connection fails its backward calls.
+ *
  * <h2>Buffer management</h2>
- * Receive buffers of the inline receive size are posted up front, {@code credits × maxConnections}
- * for data and a few for control, from any peer. A received buffer belongs to this class during
- * {@link #onReceived}: the RPC message is copied out for the worker, and the buffer is posted again
- * at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
+ * Receive buffers of the inline receive size are posted up front,
+ * {@code (credits + backward credits asked for) × maxConnections} for data (RFC 8167 §4.2.2: the
+ * backward replies need receives too) and a few for control, from any peer. A received buffer
+ * belongs to this class during {@link #onReceived}: the RPC message is copied out for the worker,
+ * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
  * handler. Reply buffers are allocated per send and belong to the fabric until the send completes;
  * a reply with chunk data is registered until its RDMA Writes complete.
  *
  * <h2>Threads</h2>
- * Everything runs on the fabric's progress thread except {@link #start}, {@link #reply} and
- * {@link #stop}, which hand work to it.
+ * Everything runs on the fabric's progress thread except {@link #start}, {@link #reply},
+ * {@link #backwardCall} and {@link #stop}, which hand work to it, and the counters.
  */
 public final class Responder implements FabricListener {
 
@@ -71,9 +81,11 @@ public final class Responder implements FabricListener {
     private final TransportConfig config;
     private final ResponderCredits credits;
     private final CallHandler handler;
+    private final BackwardReplyHandler backwardReplies;
     private final SendQueue sends;
     private final RdmaQueue rdma;
     private final Map<Long, Connection> byPeer = new HashMap<>();
+    private final Map<Connection, BackwardCalls> backward = new HashMap<>();
     private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
     private final HeaderDecoder decoder = new HeaderDecoder();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -82,16 +94,20 @@ public final class Responder implements FabricListener {
     private volatile long dropped;
     private volatile int pendingChunkWork;
     private volatile int chunkBuffers;
+    private volatile int pendingBackwardCalls;
+    private volatile int maxOutstandingBackwardCalls;
 
     /**
-     * @param fabric  the fabric to serve on; this responder becomes its listener on {@link #start}
-     * @param config  the inline sizes, the grant and the connection limit
-     * @param handler gets the calls
+     * @param fabric          the fabric to serve on; this responder becomes its listener on {@link #start}
+     * @param config          the inline sizes, the grant, the backward credits and the connection limit
+     * @param handler         gets the calls
+     * @param backwardReplies gets the answers to backward calls (RFC 8167), on the progress thread
      */
-    public Responder(Fabric fabric, TransportConfig config, CallHandler handler) {
+    public Responder(Fabric fabric, TransportConfig config, CallHandler handler, BackwardReplyHandler backwardReplies) {
         this.fabric = Objects.requireNonNull(fabric, "fabric");
         this.config = Objects.requireNonNull(config, "config");
         this.handler = Objects.requireNonNull(handler, "handler");
+        this.backwardReplies = Objects.requireNonNull(backwardReplies, "backwardReplies");
         this.credits = new ResponderCredits(config.responderCredits());
         this.sends = new SendQueue(fabric);
         this.rdma = new RdmaQueue(fabric);
@@ -104,7 +120,9 @@ public final class Responder implements FabricListener {
             for (int i = 0; i < CONTROL_RECEIVES; i++) {
                 post(Channel.CONTROL, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
             }
-            for (int i = 0; i < credits.receivesFor(config.maxConnections()); i++) {
+            int receives = credits.receivesFor(config.maxConnections())
+                    + Math.multiplyExact(config.backwardRequesterCredits(), config.maxConnections());
+            for (int i = 0; i < receives; i++) {
                 post(Channel.DATA, ByteBuffer.allocate(config.inlineReceiveSize()));
             }
         });
@@ -143,6 +161,83 @@ public final class Responder implements FabricListener {
                 writeThenSend(connection, xid, plan, done);
             }
         }, done, null);
+    }
+
+    /**
+     * Sends a backward call to the requester of a connection (RFC 8167 §4.5), now or when a backward
+     * credit frees. Thread-safe. Its answer goes to the {@link BackwardReplyHandler}.
+     *
+     * @param connection the connection, whose requester serves the backward direction
+     * @param xid        the call's XID, from this side's own XID space
+     * @param rpcMessage the whole RPC call message, owned by the responder from now on
+     * @throws RdmaTransportException CALL if the call does not fit the inline threshold (backward
+     *                                messages are inline only, RFC 8167 §4.4), CONNECTION if the
+     *                                connection is closed
+     */
+    public void backwardCall(Connection connection, int xid, byte[] rpcMessage) throws RdmaTransportException {
+        if (connection.state() != Connection.State.CONNECTED) {
+            throw backwardClosed(connection, xid);
+        }
+        ByteBuffer message = InlineMessage.msg(xid, config.backwardRequesterCredits(), rpcMessage);
+        int threshold = connection.thresholds().send();
+        if (message.capacity() > threshold) {
+            throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward call xid 0x"
+                    + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes makes a " + message.capacity()
+                    + "-byte message over the " + threshold + "-byte inline threshold; backward messages are"
+                    + " inline only (RFC 8167 §4.4)");
+        }
+        try {
+            fabric.execute(() -> {
+                if (connection.state() != Connection.State.CONNECTED) {
+                    backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
+                    return;
+                }
+                BackwardCalls calls = backward.computeIfAbsent(connection,
+                        c -> new BackwardCalls(config.backwardRequesterCredits()));
+                calls.add(new BackwardCalls.Call(xid, message));
+                pumpBackward(connection, calls);
+            });
+        } catch (IllegalStateException e) {
+            throw backwardClosed(connection, xid);
+        }
+    }
+
+    /** Sends the backward calls the credits allow. */
+    private void pumpBackward(Connection connection, BackwardCalls calls) {
+        while (connection.state() == Connection.State.CONNECTED) {
+            BackwardCalls.Call call = calls.next();
+            if (call == null) {
+                break;
+            }
+            sends.send(Channel.DATA, connection.peer(), call.message(), error -> {
+                if (error != null && calls.unanswered(call.xid())) {
+                    backwardReplies.onBackwardFailed(connection, call.xid(), error);
+                    pumpBackward(connection, calls);
+                }
+            });
+        }
+        countBackward();
+    }
+
+    private void countBackward() {
+        int pending = 0;
+        int outstanding = maxOutstandingBackwardCalls;
+        for (BackwardCalls calls : backward.values()) {
+            pending += calls.pending();
+            outstanding = Math.max(outstanding, calls.outstanding());
+        }
+        pendingBackwardCalls = pending;
+        maxOutstandingBackwardCalls = outstanding;
+    }
+
+    /** @return backward calls sent and not yet answered or waiting for a backward credit; 0 when idle */
+    public int pendingBackwardCalls() {
+        return pendingBackwardCalls;
+    }
+
+    /** @return the most backward calls ever outstanding at once on one connection */
+    public int maxOutstandingBackwardCalls() {
+        return maxOutstandingBackwardCalls;
     }
 
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
@@ -318,12 +413,12 @@ public final class Responder implements FabricListener {
                     answer -> sends.send(Channel.DATA, peer, InlineMessage.error(answer), null), () -> dropped++);
             return;
         }
-        if (header.proc() == Proc.RDMA_ERROR) {
-            // Never answer an RDMA_ERROR (RFC 8166 §4.5); Linux svcrdma drops it.
-            dropped++;
+        int xid = header.xid();
+        if (header.proc() == Proc.RDMA_ERROR || RpcDirection.msgType(header, buffer) == RpcDirection.REPLY) {
+            // Never answer either (RFC 8166 §4.5); one not for a backward call is dropped, as svcrdma does.
+            onBackwardAnswer(connection, xid, buffer);
             return;
         }
-        int xid = header.xid();
         if (header.readSegmentCount() == 0 && header.writeChunkCount() == 0 && !header.hasReplyChunk()) {
             if (header.proc() == Proc.RDMA_NOMSG) {
                 // RDMA_NOMSG without a Position-zero Read chunk carries no call (RFC 8166 §5.1).
@@ -350,6 +445,25 @@ public final class Responder implements FabricListener {
         } else {
             handler.onCall(connection, xid, payload(buffer), provided);
         }
+    }
+
+    /** A backward reply, or an RDMA_ERROR by which the requester refused a backward call (RFC 8166 §4.5). */
+    private void onBackwardAnswer(Connection connection, int xid, ByteBuffer buffer) {
+        BackwardCalls calls = backward.get(connection);
+        if (calls == null || !calls.answered(xid, header.credits())) {
+            LOG.debug("dropped a {} for xid 0x{} from {}: no such backward call outstanding", header.proc(),
+                    Integer.toHexString(xid), connection);
+            dropped++;
+            return;
+        }
+        if (header.proc() == Proc.RDMA_ERROR) {
+            backwardReplies.onBackwardFailed(connection, xid, new RdmaTransportException(
+                    RdmaTransportException.Scope.CALL, "backward call xid 0x" + Integer.toHexString(xid)
+                            + ": the requester answered RDMA_ERROR " + header.errorCode()));
+        } else {
+            backwardReplies.onBackwardReply(connection, xid, payload(buffer));
+        }
+        pumpBackward(connection, calls);
     }
 
     private byte[] payload(ByteBuffer buffer) {
@@ -417,6 +531,13 @@ public final class Responder implements FabricListener {
         byPeer.remove(connection.peer(), connection);
         if (connection.close(reason)) {
             LOG.debug("{} closed: {}", connection, reason);
+            BackwardCalls calls = backward.remove(connection);
+            if (calls != null) {
+                for (int xid : calls.clear()) {
+                    backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
+                }
+                countBackward();
+            }
             handler.onClosed(connection);
         }
     }
@@ -425,6 +546,13 @@ public final class Responder implements FabricListener {
         if (stopping && sends.idle()) {
             stopped.complete(null);
         }
+    }
+
+    private static RdmaTransportException backwardClosed(Connection connection, int xid) {
+        String state = connection.state() == Connection.State.CLOSED ? "closed: " + connection.closeReason()
+                : "is not up";
+        return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION, "backward call xid 0x"
+                + Integer.toHexString(xid) + " failed: " + connection + " " + state);
     }
 
     private static RdmaTransportException closed(Connection connection, int xid) {

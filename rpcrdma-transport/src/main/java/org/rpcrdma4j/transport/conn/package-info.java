@@ -4,6 +4,14 @@
  * data on the control channel ({@link org.rpcrdma4j.transport.conn.ControlMessage}), with credits
  * (RFC 8166 §3.3.1) and inline thresholds (§3.3.2) per connection.
  *
+ * <p>Each connection also carries backward calls (RFC 8167), from the responder to the requester:
+ * inline only, with backward credits accounted apart from the forward ones
+ * ({@link org.rpcrdma4j.transport.conn.BackwardCalls} on the responder's side), and told from forward
+ * messages by the RPC message type ({@link org.rpcrdma4j.transport.conn.RpcDirection}). The requester
+ * hands backward calls to a {@link org.rpcrdma4j.transport.conn.BackwardCallHandler} and answers them
+ * with {@link org.rpcrdma4j.transport.conn.Requester#backwardReply}; the responder hands the answers
+ * to a {@link org.rpcrdma4j.transport.conn.BackwardReplyHandler}.
+ *
  * <p>{@link org.rpcrdma4j.transport.conn.Requester} is the client side and
  * {@link org.rpcrdma4j.transport.conn.Responder} the server side. Both run on the fabric's progress
  * thread; other threads reach them only through methods documented as thread-safe, which hand work

@@ -4,22 +4,24 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
-import org.dcache.oncrpc4j.rpc.OncRpcException;
-import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcAuthStat;
-import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -40,8 +42,18 @@ import org.slf4j.LoggerFactory;
  * unchanged. Replies are matched by XID through oncrpc4j's {@link ReplyQueue}, which also times
  * calls out with the timeouts the caller gives {@code RpcCall.call}.
  *
+ * <p>The server's backward calls (RFC 8167) on the same connection go to the callback services
+ * registered with {@link #registerCallbackService}, dispatched with oncrpc4j's semantics (a program
+ * not registered gets PROG_UNAVAIL) on callback threads the client owns, as many as the backward
+ * credits it grants; their replies go back inline. The client keeps one receive posted per backward
+ * credit granted in addition to those for forward replies (RFC 8167 §4.2.1).
+ *
+ * <p>{@code transport().getPeerTransport()} is the backward direction of the connection, on which the
+ * client only replies: a call sent on it fails. Its own peer, the transport that callback services
+ * see {@code getPeerTransport()} of, is {@link #transport()}.
+ *
  * <p>One client per fabric. Reply handlers run on a single thread the client owns, never on the
- * progress thread.
+ * progress thread, nor do callback services.
  */
 public final class RdmaRpcClient implements AutoCloseable {
 
@@ -56,12 +68,25 @@ public final class RdmaRpcClient implements AutoCloseable {
         thread.setDaemon(true);
         return thread;
     });
+    private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, replies);
     private final Transport transport = new Transport();
+    private final Map<OncRpcProgram, RpcDispatchable> callbackServices = new ConcurrentHashMap<>();
+    private final ExecutorService callbackWorkers;
+    private final CallDispatcher callbackDispatcher;
+    private final CallbackTransport callbackTransport;
+    private final AtomicInteger callbacksInProgress = new AtomicInteger();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile Connection connection;
 
     private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy) {
-        this.requester = new Requester(fabric, config, policy, new Replies());
+        this.requester = new Requester(fabric, config, policy, new Replies(), this::onBackwardCall);
+        this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(), r -> {
+            Thread thread = new Thread(r, "rdma-rpc-client-callbacks");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.callbackDispatcher = new CallDispatcher(callbackServices, callbackWorkers);
+        this.callbackTransport = new CallbackTransport(requester, transport, callbacksInProgress::decrementAndGet);
     }
 
     /**
@@ -109,6 +134,30 @@ public final class RdmaRpcClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Registers a callback service for the server's backward calls (RFC 8167), also while connected.
+     *
+     * @param program number and version, as the server calls it
+     * @param service the program; it runs on a callback thread
+     */
+    public void registerCallbackService(OncRpcProgram program, RpcDispatchable service) {
+        callbackServices.put(Objects.requireNonNull(program, "program"), Objects.requireNonNull(service, "service"));
+    }
+
+    /**
+     * Unregisters a callback service; its backward calls get PROG_UNAVAIL from now on.
+     *
+     * @param program number and version
+     */
+    public void unregisterCallbackService(OncRpcProgram program) {
+        callbackServices.remove(program);
+    }
+
+    /** @return backward calls received and not yet answered; 0 when idle */
+    public int callbacksInProgress() {
+        return callbacksInProgress.get();
+    }
+
     /** @return the transport to make calls on */
     public RpcTransport transport() {
         return transport;
@@ -144,7 +193,10 @@ public final class RdmaRpcClient implements AutoCloseable {
         return requester.creditLimit();
     }
 
-    /** Closes the connection; pending calls fail with a CONNECTION error. */
+    /**
+     * Closes the connection; pending calls fail with a CONNECTION error, and so do the replies of
+     * callbacks still running. Callback threads end when their callbacks return.
+     */
     @Override
     public void close() {
         if (!closing.compareAndSet(false, true)) {
@@ -160,6 +212,37 @@ public final class RdmaRpcClient implements AutoCloseable {
         }
         replies.execute(replyQueue::shutdown);
         replies.shutdown();
+        callbackWorkers.shutdown();
+    }
+
+    /**
+     * Decodes a backward call as oncrpc4j's protocol filter decodes a call and dispatches it to the
+     * callback services. On the progress thread; never waits.
+     */
+    private void onBackwardCall(int xid, byte[] rpcMessage) {
+        // Counts until its reply is sent (CallbackTransport counts down) or it is dropped.
+        callbacksInProgress.incrementAndGet();
+        Xdr xdr = new Xdr(rpcMessage);
+        RpcCall call;
+        try {
+            xdr.beginDecoding();
+            int rpcXid = xdr.xdrDecodeInt();
+            xdr.xdrDecodeInt(); // CALL: the requester routed it by this word (RFC 8167 §4)
+            call = new RpcCall(rpcXid, xdr, callbackTransport);
+            try {
+                call.accept();
+            } catch (RpcException e) {
+                call.reject(e.getStatus(), e.getRpcReply());
+                LOG.info("backward RPC call rejected: {}", e.getMessage());
+                return;
+            }
+        } catch (IOException e) {
+            callbacksInProgress.decrementAndGet();
+            LOG.info("dropped a backward RPC call xid 0x{} that could not be decoded: {}",
+                    Integer.toHexString(xid), e.getMessage());
+            return;
+        }
+        callbackDispatcher.dispatch(call);
     }
 
     /** Answers from the progress thread go to the reply thread, as oncrpc4j's protocol filter handles them. */
@@ -167,48 +250,12 @@ public final class RdmaRpcClient implements AutoCloseable {
 
         @Override
         public void onReply(int xid, byte[] rpcMessage) {
-            hand(() -> {
-                CompletionHandler<RpcReply, RpcTransport> handler = replyQueue.get(xid);
-                if (handler == null) {
-                    return;
-                }
-                try {
-                    Xdr xdr = new Xdr(rpcMessage);
-                    xdr.beginDecoding();
-                    xdr.xdrDecodeInt();
-                    xdr.xdrDecodeInt();
-                    RpcReply reply = new RpcReply(xid, xdr, transport);
-                    if (!reply.isAccepted()) {
-                        handler.failed(new OncRpcRejectedException(reply.getRejectStatus()), transport);
-                    } else if (reply.getAcceptStatus() != 0) {
-                        handler.failed(new OncRpcAcceptedException(reply.getAcceptStatus()), transport);
-                    } else {
-                        handler.completed(reply, transport);
-                    }
-                } catch (OncRpcException e) {
-                    handler.failed(e, transport);
-                } catch (IOException e) {
-                    handler.failed(e, transport);
-                }
-            });
+            delivery.reply(xid, rpcMessage, transport);
         }
 
         @Override
         public void onFailed(int xid, RdmaTransportException error) {
-            hand(() -> {
-                CompletionHandler<RpcReply, RpcTransport> handler = replyQueue.get(xid);
-                if (handler != null) {
-                    handler.failed(error, transport);
-                }
-            });
-        }
-
-        private void hand(Runnable work) {
-            try {
-                replies.execute(work);
-            } catch (RejectedExecutionException e) {
-                LOG.debug("client closed; answer dropped");
-            }
+            delivery.fail(xid, error, transport);
         }
     }
 
@@ -248,9 +295,10 @@ public final class RdmaRpcClient implements AutoCloseable {
             return connection.remoteSocketAddress(true);
         }
 
+        /** @return the backward direction of the connection, on which this client only replies */
         @Override
         public RpcTransport getPeerTransport() {
-            throw new UnsupportedOperationException("the RPC-over-RDMA backchannel (RFC 8167) is not implemented yet");
+            return callbackTransport;
         }
 
         @Override

@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
@@ -15,10 +17,13 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conn.BackwardReplyHandler;
 import org.rpcrdma4j.transport.conn.CallHandler;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.Responder;
@@ -33,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * <p>The progress thread parses each call header as oncrpc4j's protocol filter does (rejecting a bad
  * RPC version or credential there) and hands the call to {@link CallDispatcher}; the program runs on
  * a worker and its reply goes back through the connection's {@link RdmaRpcTransport}.
+ *
+ * <p>Programs call the client's callback service through {@code getPeerTransport()} of that
+ * transport (RFC 8167 backward calls); the answers are delivered to oncrpc4j's {@link ReplyQueue} on
+ * a thread of the service's own, never on a worker, so a program may wait for a backward call inside
+ * a forward one (as nfs4j does in CREATE_SESSION) even when every worker waits the same way.
  */
 public final class RdmaRpcSvc {
 
@@ -43,6 +53,12 @@ public final class RdmaRpcSvc {
     private final Responder responder;
     private final CallDispatcher dispatcher;
     private final ReplyQueue replyQueue = new ReplyQueue();
+    private final ExecutorService backwardReplies = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "rdma-rpc-svc-backward-replies");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
     private final Map<OncRpcProgram, DdpPolicy> policies;
 
@@ -51,7 +67,7 @@ public final class RdmaRpcSvc {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
         this.policies = Map.copyOf(ddpPolicies);
         this.dispatcher = new CallDispatcher(programs, workers);
-        this.responder = new Responder(fabric, config, new Calls());
+        this.responder = new Responder(fabric, config, new Calls(), new BackwardReplies());
     }
 
     /**
@@ -79,7 +95,8 @@ public final class RdmaRpcSvc {
     }
 
     /**
-     * Closes every connection (requesters are told, and fail their pending calls) and stops serving.
+     * Closes every connection (requesters are told, and fail their pending calls; pending backward
+     * calls fail with a CONNECTION error) and stops serving.
      * The fabric and the worker executor stay with their owner.
      *
      * @throws IOException if the close messages could not be sent in time
@@ -93,7 +110,13 @@ public final class RdmaRpcSvc {
         } catch (ExecutionException | TimeoutException e) {
             throw new IOException("could not tell every requester the service stopped", e);
         } finally {
-            replyQueue.shutdown();
+            // The failures of pending backward calls go through the reply thread: stop it after them.
+            try {
+                backwardReplies.execute(replyQueue::shutdown);
+            } catch (RejectedExecutionException e) {
+                LOG.debug("stopped already");
+            }
+            backwardReplies.shutdown();
         }
     }
 
@@ -107,6 +130,16 @@ public final class RdmaRpcSvc {
             waiting += transport.pendingCalls();
         }
         return responder.pendingChunkWork() + waiting;
+    }
+
+    /** @return backward calls sent and not yet answered or waiting for a backward credit; 0 when idle */
+    public int pendingBackwardCalls() {
+        return responder.pendingBackwardCalls();
+    }
+
+    /** @return the most backward calls ever outstanding at once on one connection */
+    public int maxOutstandingBackwardCalls() {
+        return responder.maxOutstandingBackwardCalls();
     }
 
     /** @return chunk buffers registered now; 0 when nothing leaks */
@@ -136,7 +169,7 @@ public final class RdmaRpcSvc {
                 xdr.beginDecoding();
                 int rpcXid = xdr.xdrDecodeInt();
                 if (xdr.xdrDecodeInt() != RpcMessageType.CALL) {
-                    // A backward-direction reply (RFC 8167) has nowhere to go yet.
+                    // Backward replies (RFC 8167) went to BackwardReplies; oncrpc4j drops any other.
                     LOG.debug("dropped a non-call RPC message on {}", connection);
                     return;
                 }
@@ -167,6 +200,25 @@ public final class RdmaRpcSvc {
         @Override
         public void onClosed(Connection connection) {
             transports.remove(connection);
+        }
+    }
+
+    /** Answers to backward calls, from the progress thread to oncrpc4j's reply queue. */
+    private final class BackwardReplies implements BackwardReplyHandler {
+
+        @Override
+        public void onBackwardReply(Connection connection, int xid, byte[] rpcMessage) {
+            delivery.reply(xid, rpcMessage, backwardTransport(connection));
+        }
+
+        @Override
+        public void onBackwardFailed(Connection connection, int xid, RdmaTransportException error) {
+            delivery.fail(xid, error, backwardTransport(connection));
+        }
+
+        private RpcTransport backwardTransport(Connection connection) {
+            RdmaRpcTransport transport = transports.get(connection);
+            return transport == null ? null : transport.getPeerTransport();
         }
     }
 }

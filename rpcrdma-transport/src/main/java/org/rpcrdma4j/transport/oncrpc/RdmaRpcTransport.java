@@ -27,6 +27,9 @@ import org.rpcrdma4j.xdr.XdrItem;
  * program's {@link DdpPolicy#replyPayloads} where the DDP-eligible results sit (as nfsd tells svcrdma
  * with {@code svc_rdma_result_payload}).
  *
+ * <p>{@link #getPeerTransport()} is the same connection in the backward direction (RFC 8167): a
+ * {@link BackwardTransport} on which programs call the client's callback service.
+ *
  * <p>The send's {@link CompletionHandler} runs on the progress thread (oncrpc4j's reply handlers only
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
  */
@@ -37,6 +40,7 @@ public final class RdmaRpcTransport implements RpcTransport {
     private final ReplyQueue replyQueue;
     private final Function<DdpPolicy.RpcProcedure, DdpPolicy> policies;
     private final Map<Integer, PendingCall> pending = new ConcurrentHashMap<>();
+    private final BackwardTransport backward;
 
     /** A call waiting for its reply: the call and what it provided for the reply. */
     private record PendingCall(byte[] call, ProvidedChunks provided) {
@@ -48,6 +52,7 @@ public final class RdmaRpcTransport implements RpcTransport {
         this.connection = Objects.requireNonNull(connection, "connection");
         this.replyQueue = Objects.requireNonNull(replyQueue, "replyQueue");
         this.policies = Objects.requireNonNull(policies, "policies");
+        this.backward = new BackwardTransport(responder, connection, replyQueue, this);
     }
 
     /**
@@ -122,13 +127,12 @@ public final class RdmaRpcTransport implements RpcTransport {
     }
 
     /**
-     * Not yet: backward calls (RFC 8167) come with the backchannel.
-     *
-     * @throws UnsupportedOperationException always
+     * @return the same connection in the backward direction (RFC 8167), to call the client's callback
+     *     service on; its replies are matched in this transport's {@link ReplyQueue}
      */
     @Override
     public RpcTransport getPeerTransport() {
-        throw new UnsupportedOperationException("the RPC-over-RDMA backchannel (RFC 8167) is not implemented yet");
+        return backward;
     }
 
     /**

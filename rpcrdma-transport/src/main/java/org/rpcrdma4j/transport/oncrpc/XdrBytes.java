@@ -1,5 +1,6 @@
 package org.rpcrdma4j.transport.oncrpc;
 
+import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
 
@@ -29,5 +30,13 @@ final class XdrBytes {
             throw new IllegalArgumentException("an RPC message of " + message.length + " bytes has no XID");
         }
         return (message[0] & 0xFF) << 24 | (message[1] & 0xFF) << 16 | (message[2] & 0xFF) << 8 | message[3] & 0xFF;
+    }
+
+    /**
+     * @param message an RPC message
+     * @return whether it is a call: its {@code msg_type}, the word after the XID, is CALL (RFC 5531 §9)
+     */
+    static boolean isCall(byte[] message) {
+        return message.length >= 8 && (message[4] | message[5] | message[6] | message[7]) == RpcMessageType.CALL;
     }
 }

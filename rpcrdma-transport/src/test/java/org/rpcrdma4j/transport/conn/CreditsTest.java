@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.conn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /** RFC 8166 §3.3.1 credits, one test per rule. */
@@ -65,5 +66,26 @@ class CreditsTest {
     @Test
     void responderPostsAReceivePerCreditPerConnection() {
         assertThat(new ResponderCredits(2).receivesFor(8)).isEqualTo(16);
+    }
+
+    @Test
+    void backwardCallsAreCountedApartWithOneCreditUntilTheFirstBackwardReply() {
+        BackwardCalls calls = new BackwardCalls(8);
+        for (int xid = 1; xid <= 5; xid++) {
+            calls.add(new BackwardCalls.Call(xid, ByteBuffer.allocate(0)));
+        }
+        assertThat(calls.next().xid()).isEqualTo(1);
+        assertThat(calls.next()).as("one credit until the first reply (RFC 8167 §4.1)").isNull();
+        assertThat(calls.answered(99, 3)).as("not a backward call of ours").isFalse();
+        assertThat(calls.answered(1, 3)).isTrue();
+        assertThat(calls.next().xid()).isEqualTo(2);
+        assertThat(calls.next().xid()).isEqualTo(3);
+        assertThat(calls.next().xid()).isEqualTo(4);
+        assertThat(calls.next()).as("never more than the grant").isNull();
+        assertThat(calls.unanswered(3)).isTrue();
+        assertThat(calls.next().xid()).isEqualTo(5);
+        assertThat(calls.pending()).isEqualTo(3);
+        assertThat(calls.clear()).containsExactlyInAnyOrder(2, 4, 5);
+        assertThat(calls.pending()).isZero();
     }
 }

@@ -20,8 +20,9 @@ import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /**
- * A peer that connects properly and then sends malformed RPC-over-RDMA headers gets the answers Linux
- * svcrdma gives (ERR_VERS, ERR_CHUNK, or nothing), and the server goes on serving everyone.
+ * A peer that connects properly and then sends malformed RPC-over-RDMA headers, or a backward reply
+ * (RFC 8167) to no backward call, gets the answers Linux svcrdma gives (ERR_VERS, ERR_CHUNK, or
+ * nothing), and the server goes on serving everyone.
  */
 class BadPeerTest {
 
@@ -61,6 +62,7 @@ class BadPeerTest {
         send(words(0x1004, 1, 128, 4, 2));            // an RDMA_ERROR: never answered
         send(new byte[] {1, 2});                       // no XID: dropped
         send(words(0x1005, 1, 128, 0, 0, 0, 0, 0));   // a good header, then a truncated RPC call
+        send(words(0x1006, 1, 128, 0, 0, 0, 0, 0x1006, 1, 0, 0)); // a backward reply to no backward call: dropped
 
         RpcRdmaHeader first = new HeaderDecoder().decode(next(data)).header();
         RpcRdmaHeader second = new HeaderDecoder().decode(next(data)).header();

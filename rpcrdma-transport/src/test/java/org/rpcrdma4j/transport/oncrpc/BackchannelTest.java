@@ -1,0 +1,204 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
+
+/** Backward calls (RFC 8167) from a server program to the client's callback service on the simulated fabric. */
+class BackchannelTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8167);
+    private static final long HANG_GUARD_S = 30;
+
+    private final SimHarness sim = new SimHarness(SEED);
+    private final BackchannelProgram program = new BackchannelProgram();
+    private final CallbackProgram callbacks = new CallbackProgram();
+    private RdmaRpcSvc svc;
+    private RdmaRpcClient client;
+
+    private void serve(TransportConfig config) {
+        svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(config)
+                .withWorkerThreadExecutionService(sim.workers)
+                .withRpcService(BackchannelProgram.PROGRAM, program).build();
+        svc.start();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        callbacks.gate.countDown();
+        if (client != null) {
+            client.close();
+        }
+        if (svc != null) {
+            svc.stop();
+        }
+        sim.close();
+    }
+
+    private RpcCall forward() {
+        return new RpcCall(BackchannelProgram.PROGRAM.getNumber(), BackchannelProgram.PROGRAM.getVersion(),
+                new RpcAuthTypeNone(), client.transport());
+    }
+
+    /** @return the server's transport of the client's connection, learnt from a forward NULL call */
+    private RpcTransport serverTransport() throws Exception {
+        forward().call(BackchannelProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, HANG_GUARD_S, TimeUnit.SECONDS);
+        return program.transport;
+    }
+
+    @Test
+    void aForwardCallWaitsOnAWorkerForItsBackwardCallAndReturnsTheCallbacksAnswer() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
+        byte[] data = new byte[3000];
+        new Random(8167).nextBytes(data);
+        TestProgram.Opaque answer = new TestProgram.Opaque();
+        forward().call(BackchannelProgram.CALLBACK_ECHO, new TestProgram.Opaque(data), answer, HANG_GUARD_S,
+                TimeUnit.SECONDS);
+        assertThat(answer.bytes).isEqualTo(data);
+
+        // Twice as many as the server's 4 workers, each blocked on its backward call: none may starve.
+        ExecutorService callers = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<byte[]>> calls = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                byte[] one = {(byte) i};
+                calls.add(callers.submit(() -> {
+                    TestProgram.Opaque echoed = new TestProgram.Opaque();
+                    forward().call(BackchannelProgram.CALLBACK_ECHO, new TestProgram.Opaque(one), echoed,
+                            HANG_GUARD_S, TimeUnit.SECONDS);
+                    return echoed.bytes;
+                }));
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                assertThat(calls.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).containsExactly(i);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+        waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+        assertThat(svc.maxOutstandingBackwardCalls()).as("never more than the 2 backward credits asked for")
+                .isLessThanOrEqualTo(TransportConfig.DEFAULT_BACKWARD_REQUESTER_CREDITS);
+        assertThat(svc.pendingCalls()).isZero();
+    }
+
+    @Test
+    void backwardCallsStartWithOneCreditThenNeverExceedTheClientsGrant() throws Exception {
+        serve(TransportConfig.DEFAULT.withBackwardRequesterCredits(8));
+        client = sim.connect(TransportConfig.DEFAULT.withBackwardResponderCredits(3));
+        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
+        RpcTransport server = serverTransport();
+        callbacks.gate = new CountDownLatch(1);
+        List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            calls.add(BackchannelProgram.callback(server).call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
+        }
+        waitFor(() -> callbacks.inProgress.get() == 1 && svc.pendingBackwardCalls() == 10);
+        assertThat(svc.maxOutstandingBackwardCalls()).as("one backward credit until the first reply").isEqualTo(1);
+        callbacks.gate.countDown();
+        for (CompletableFuture<XdrVoid> call : calls) {
+            call.get(HANG_GUARD_S, TimeUnit.SECONDS);
+        }
+        assertThat(svc.maxOutstandingBackwardCalls()).isEqualTo(3);
+        assertThat(callbacks.maxInProgress.get()).isLessThanOrEqualTo(3);
+        waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+    }
+
+    @Test
+    void aBackwardCallWithoutACallbackServiceGetsProgUnavail() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        RpcTransport server = serverTransport();
+        assertThatThrownBy(() -> BackchannelProgram.callback(server).call(CallbackProgram.ECHO,
+                new TestProgram.Opaque(new byte[1]), new TestProgram.Opaque(), HANG_GUARD_S, TimeUnit.SECONDS))
+                .isInstanceOf(OncRpcAcceptedException.class).hasMessageContaining("PROG_UNAVAIL");
+        // The forward direction is unaffected.
+        assertThat(serverTransport()).isSameAs(server);
+    }
+
+    @Test
+    void backwardMessagesOverTheInlineThresholdFailClearly() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
+        RpcTransport server = serverTransport();
+        assertThatThrownBy(() -> BackchannelProgram.callback(server).call(CallbackProgram.ECHO,
+                new TestProgram.Opaque(new byte[5000]), new TestProgram.Opaque(), HANG_GUARD_S, TimeUnit.SECONDS))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("inline only (RFC 8167 §4.4)");
+        // A reply too large for inline is refused by the client with ERR_CHUNK.
+        assertThatThrownBy(() -> BackchannelProgram.callback(server).call(CallbackProgram.BIG_REPLY,
+                XdrVoid.XDR_VOID, new TestProgram.Opaque(), HANG_GUARD_S, TimeUnit.SECONDS))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("RDMA_ERROR ERR_CHUNK");
+        TestProgram.Opaque answer = new TestProgram.Opaque();
+        BackchannelProgram.callback(server).call(CallbackProgram.ECHO, new TestProgram.Opaque(new byte[] {7}),
+                answer, HANG_GUARD_S, TimeUnit.SECONDS);
+        assertThat(answer.bytes).containsExactly(7);
+        waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+    }
+
+    @Test
+    void closingTheClientFailsAPendingBackwardCallPromptly() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
+        RpcTransport server = serverTransport();
+        callbacks.gate = new CountDownLatch(1);
+        CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
+                .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
+        waitFor(() -> callbacks.inProgress.get() == 1);
+        client.close();
+        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
+                .hasMessageContaining("closed by the requester");
+        assertThat(svc.pendingBackwardCalls()).isZero();
+        assertThat(server.getPeerTransport().isOpen()).isFalse();
+        callbacks.gate.countDown();
+        waitFor(() -> client.callbacksInProgress() == 0);
+    }
+
+    @Test
+    void eachDirectionsPeerIsTheOtherAndTheClientMakesNoBackwardCalls() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        RpcTransport server = serverTransport();
+        assertThat(server.getPeerTransport().getPeerTransport()).isSameAs(server);
+        assertThat(server.getPeerTransport().getRemoteSocketAddress()).isEqualTo(server.getRemoteSocketAddress());
+        RpcTransport backward = client.transport().getPeerTransport();
+        assertThat(backward.getPeerTransport()).isSameAs(client.transport());
+        assertThatThrownBy(() -> new RpcCall(BackchannelProgram.PROGRAM.getNumber(),
+                BackchannelProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(), backward)
+                .call(BackchannelProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, HANG_GUARD_S, TimeUnit.SECONDS))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("a client makes no backward calls");
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not reached (hang guard)");
+            }
+            Thread.sleep(1);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+
+/** A client's callback service: echo, a reply too large for inline, and a gated procedure that counts concurrency. */
+final class CallbackProgram implements RpcDispatchable {
+
+    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x4000_0167, 1);
+    static final int ECHO = 1;
+    static final int GATED = 2;
+    static final int BIG_REPLY = 3;
+
+    final AtomicInteger inProgress = new AtomicInteger();
+    final AtomicInteger maxInProgress = new AtomicInteger();
+    volatile CountDownLatch gate = new CountDownLatch(0);
+
+    @Override
+    public void dispatchOncRpcCall(RpcCall call) throws java.io.IOException {
+        switch (call.getProcedure()) {
+            case ECHO -> {
+                TestProgram.Opaque data = new TestProgram.Opaque();
+                call.retrieveCall(data);
+                call.reply(data);
+            }
+            case GATED -> {
+                int now = inProgress.incrementAndGet();
+                maxInProgress.accumulateAndGet(now, Math::max);
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inProgress.decrementAndGet();
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case BIG_REPLY -> call.reply(new TestProgram.Opaque(new byte[8000]));
+            default -> call.failProcedureUnavailable();
+        }
+    }
+}
