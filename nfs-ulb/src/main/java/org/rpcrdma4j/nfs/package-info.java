@@ -1,7 +1,10 @@
 /**
  * The NFS upper-layer binding for RPC-over-RDMA (RFC 8267): which XDR items of NFS calls and replies
  * are DDP-eligible and how large replies can grow, as {@link org.rpcrdma4j.transport.DdpPolicy}
- * implementations ({@link org.rpcrdma4j.nfs.NfsDdpPolicy}) for NFS versions 3 and 4. The NFSv4.1
- * backchannel binding is to come.
+ * implementations ({@link org.rpcrdma4j.nfs.NfsDdpPolicy}) for NFS versions 3 and 4.
+ *
+ * <p>The NFSv4.1 backchannel needs no policy: CB_NULL and CB_COMPOUND carry no DDP-eligible item and
+ * travel inline within the backward inline threshold (RFC 8267), which is the only way the
+ * transport's backward direction carries anything.
  */
 package org.rpcrdma4j.nfs;

@@ -19,11 +19,11 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *                          a call announcing more is answered ERR_CHUNK
  * @param backwardRequesterCredits the backward-direction credits a responder (server) asks for in
  *                          its backward calls: at most this many backward calls outstanding per
- *                          connection, and never more than the requester granted (RFC 8167 §4.1);
+ *                          connection, and never more than the requester granted (RFC 8167);
  *                          it keeps that many extra receives posted per connection for their replies
  * @param backwardResponderCredits the backward-direction credits a requester (client) grants in its
  *                          backward replies, backed by that many extra receives posted for backward
- *                          calls (RFC 8167 §4.1, §4.2.1)
+ *                          calls (RFC 8167)
  */
 public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int requesterCredits, int responderCredits,
                               int maxConnections, int maxSegmentSize, int maxMessageSize,

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The backward calls of one connection on the responder's side, which is their requester (RFC 8167
- * §4.1: backward credits work as forward ones do, but are accounted apart): one credit until the
+ * The backward calls of one connection on the responder's side, which is their requester (RFC 8167:
+ * backward credits work as forward ones do, but are accounted apart): one credit until the
  * first backward reply, then the requester's grant, never more than asked for; the calls waiting for
  * a credit, in order; and the XIDs sent and not yet answered. Progress thread only.
  */

@@ -9,7 +9,7 @@ import org.rpcrdma4j.transport.RdmaTransportException;
 public interface BackwardReplyHandler {
 
     /**
-     * A backward reply arrived (inline: RFC 8167 §4.4).
+     * A backward reply arrived (inline: RFC 8167).
      *
      * @param connection the connection the call went on
      * @param xid        the XID of the backward call

@@ -7,7 +7,7 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /**
  * Builds the messages that are inline by rule: RDMA_ERROR (RFC 8166 §4.5) and backward-direction
- * calls and replies, an RDMA_MSG without chunks (RFC 8167 §4.4 to §4.6). Each result is a new buffer
+ * calls and replies, an RDMA_MSG without chunks (RFC 8167). Each result is a new buffer
  * that the fabric owns until the send completes. Forward calls and replies are built by
  * {@code org.rpcrdma4j.transport.marshal}.
  */

@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Buffer management</h2>
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
  * replies before CONNECT is sent, and one per backward credit granted for backward calls
- * (RFC 8167 §4.2.1). A received buffer belongs to this class during
+ * (RFC 8167). A received buffer belongs to this class during
  * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
@@ -161,7 +161,7 @@ public final class Requester implements FabricListener {
     }
 
     /**
-     * Answers a backward call (RFC 8167 §4.6): inline, granting the configured backward credits.
+     * Answers a backward call (RFC 8167): inline, granting the configured backward credits.
      * Thread-safe.
      *
      * @param xid        the backward call's XID
@@ -183,7 +183,7 @@ public final class Requester implements FabricListener {
                     done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward reply to xid 0x"
                             + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes is over the "
                             + current.thresholds().send() + "-byte inline threshold; backward messages are inline"
-                            + " only (RFC 8167 §4.4); answered ERR_CHUNK"));
+                            + " only (RFC 8167); answered ERR_CHUNK"));
                 } else {
                     sends.send(Channel.DATA, current.peer(), message, done);
                 }

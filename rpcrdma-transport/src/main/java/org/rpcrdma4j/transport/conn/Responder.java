@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Buffer management</h2>
  * Receive buffers of the inline receive size are posted up front,
- * {@code (credits + backward credits asked for) × maxConnections} for data (RFC 8167 §4.2.2: the
+ * {@code (credits + backward credits asked for) × maxConnections} for data (RFC 8167: the
  * backward replies need receives too) and a few for control, from any peer. A received buffer
  * belongs to this class during {@link #onReceived}: the RPC message is copied out for the worker,
  * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
@@ -164,14 +164,14 @@ public final class Responder implements FabricListener {
     }
 
     /**
-     * Sends a backward call to the requester of a connection (RFC 8167 §4.5), now or when a backward
+     * Sends a backward call to the requester of a connection (RFC 8167), now or when a backward
      * credit frees. Thread-safe. Its answer goes to the {@link BackwardReplyHandler}.
      *
      * @param connection the connection, whose requester serves the backward direction
      * @param xid        the call's XID, from this side's own XID space
      * @param rpcMessage the whole RPC call message, owned by the responder from now on
      * @throws RdmaTransportException CALL if the call does not fit the inline threshold (backward
-     *                                messages are inline only, RFC 8167 §4.4), CONNECTION if the
+     *                                messages are inline only, RFC 8167), CONNECTION if the
      *                                connection is closed
      */
     public void backwardCall(Connection connection, int xid, byte[] rpcMessage) throws RdmaTransportException {
@@ -184,7 +184,7 @@ public final class Responder implements FabricListener {
             throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward call xid 0x"
                     + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes makes a " + message.capacity()
                     + "-byte message over the " + threshold + "-byte inline threshold; backward messages are"
-                    + " inline only (RFC 8167 §4.4)");
+                    + " inline only (RFC 8167)");
         }
         try {
             fabric.execute(() -> {

@@ -5,9 +5,9 @@ import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
 
 /**
- * Tells a backward-direction message from a forward one on a connection that carries both (RFC 8167
- * §4): by the RPC message's {@code msg_type} (RFC 5531 §9), the word after the XID. Only an RDMA_MSG
- * without chunks can be a backward message, since backward messages are inline only (RFC 8167 §4.4);
+ * Tells a backward-direction message from a forward one on a connection that carries both (RFC 8167):
+ * by the RPC message's {@code msg_type} (RFC 5531 §9), the word after the XID. Only an RDMA_MSG
+ * without chunks can be a backward message, since backward messages are inline only (RFC 8167);
  * Linux checks the same ({@code rpcrdma_is_bcall} on the client, {@code svc_rdma_is_reverse_direction_reply}
  * on the server).
  */

@@ -17,7 +17,7 @@ import org.rpcrdma4j.transport.conn.Responder;
  * client's callback service on the same connection, as oncrpc4j's peer transport does over TCP.
  *
  * <p>{@link #send} hands the call to the {@link Responder}, which sends it inline when a backward
- * credit is free (RFC 8167 §4.1, §4.4); a call over the inline threshold, or on a closed connection,
+ * credit is free (RFC 8167); a call over the inline threshold, or on a closed connection,
  * fails at once with an {@code RdmaTransportException}. Answers are matched by XID in the service's
  * {@link ReplyQueue}, in this side's own XID space. The peer of this transport is the forward one.
  */

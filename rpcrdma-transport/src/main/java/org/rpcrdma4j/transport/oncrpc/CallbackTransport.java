@@ -12,7 +12,7 @@ import org.rpcrdma4j.transport.conn.Requester;
 /**
  * The client side's {@link RpcTransport} for the backward direction (RFC 8167): the transport of the
  * calls a callback service gets, on which their replies go back inline through
- * {@link Requester#backwardReply} (RFC 8167 §4.6). The client is only the responder of this
+ * {@link Requester#backwardReply} (RFC 8167). The client is only the responder of this
  * direction, so a call sent here fails at once; forward calls go on {@link #getPeerTransport()}, the
  * client's forward transport of the same connection.
  */

@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * registered with {@link #registerCallbackService}, dispatched with oncrpc4j's semantics (a program
  * not registered gets PROG_UNAVAIL) on callback threads the client owns, as many as the backward
  * credits it grants; their replies go back inline. The client keeps one receive posted per backward
- * credit granted in addition to those for forward replies (RFC 8167 §4.2.1).
+ * credit granted in addition to those for forward replies (RFC 8167).
  *
  * <p>{@code transport().getPeerTransport()} is the backward direction of the connection, on which the
  * client only replies: a call sent on it fails. Its own peer, the transport that callback services
@@ -227,7 +227,7 @@ public final class RdmaRpcClient implements AutoCloseable {
         try {
             xdr.beginDecoding();
             int rpcXid = xdr.xdrDecodeInt();
-            xdr.xdrDecodeInt(); // CALL: the requester routed it by this word (RFC 8167 §4)
+            xdr.xdrDecodeInt(); // CALL: the requester routed it by this word (RFC 8167)
             call = new RpcCall(rpcXid, xdr, callbackTransport);
             try {
                 call.accept();

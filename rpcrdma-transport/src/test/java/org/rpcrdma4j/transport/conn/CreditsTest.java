@@ -75,7 +75,7 @@ class CreditsTest {
             calls.add(new BackwardCalls.Call(xid, ByteBuffer.allocate(0)));
         }
         assertThat(calls.next().xid()).isEqualTo(1);
-        assertThat(calls.next()).as("one credit until the first reply (RFC 8167 §4.1)").isNull();
+        assertThat(calls.next()).as("one credit until the first reply (RFC 8167)").isNull();
         assertThat(calls.answered(99, 3)).as("not a backward call of ours").isFalse();
         assertThat(calls.answered(1, 3)).isTrue();
         assertThat(calls.next().xid()).isEqualTo(2);
