@@ -97,7 +97,7 @@ class BackchannelTest {
         } finally {
             callers.shutdownNow();
         }
-        waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
         assertThat(svc.maxOutstandingBackwardCalls()).as("never more than the 2 backward credits asked for")
                 .isLessThanOrEqualTo(TransportConfig.DEFAULT_BACKWARD_REQUESTER_CREDITS);
         assertThat(svc.pendingCalls()).isZero();
@@ -114,7 +114,7 @@ class BackchannelTest {
         for (int i = 0; i < 10; i++) {
             calls.add(BackchannelProgram.callback(server).call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        waitFor(() -> callbacks.inProgress.get() == 1 && svc.pendingBackwardCalls() == 10);
+        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1 && svc.pendingBackwardCalls() == 10);
         assertThat(svc.maxOutstandingBackwardCalls()).as("one backward credit until the first reply").isEqualTo(1);
         callbacks.gate.countDown();
         for (CompletableFuture<XdrVoid> call : calls) {
@@ -122,7 +122,7 @@ class BackchannelTest {
         }
         assertThat(svc.maxOutstandingBackwardCalls()).isEqualTo(3);
         assertThat(callbacks.maxInProgress.get()).isLessThanOrEqualTo(3);
-        waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
     }
 
     @Test
@@ -154,7 +154,7 @@ class BackchannelTest {
         BackchannelProgram.callback(server).call(CallbackProgram.ECHO, new TestProgram.Opaque(new byte[] {7}),
                 answer, HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(answer.bytes).containsExactly(7);
-        waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
     }
 
     @Test
@@ -166,7 +166,7 @@ class BackchannelTest {
         callbacks.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
                 .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        waitFor(() -> callbacks.inProgress.get() == 1);
+        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1);
         client.close();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
@@ -174,7 +174,7 @@ class BackchannelTest {
         assertThat(svc.pendingBackwardCalls()).isZero();
         assertThat(server.getPeerTransport().isOpen()).isFalse();
         callbacks.gate.countDown();
-        waitFor(() -> client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> client.callbacksInProgress() == 0);
     }
 
     @Test
@@ -192,13 +192,4 @@ class BackchannelTest {
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("a client makes no backward calls");
     }
 
-    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached (hang guard)");
-            }
-            Thread.sleep(1);
-        }
-    }
 }

@@ -57,27 +57,6 @@ final class ChunkProgram implements RpcDispatchable {
         return (int) crc.getValue();
     }
 
-    /** Variable-length opaque data. */
-    static final class Opaque implements XdrAble {
-        byte[] bytes = new byte[0];
-
-        Opaque() {
-        }
-
-        Opaque(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
-            bytes = xdr.xdrDecodeDynamicOpaque();
-        }
-
-        @Override
-        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
-            xdr.xdrEncodeDynamicOpaque(bytes);
-        }
-    }
 
     /** Two ints: GET's and LIST's arguments. */
     static final class IntPair implements XdrAble {
@@ -133,7 +112,7 @@ final class ChunkProgram implements RpcDispatchable {
     public void dispatchOncRpcCall(RpcCall call) throws IOException {
         switch (call.getProcedure()) {
             case PUT, SUM -> {
-                Opaque data = new Opaque();
+                TestProgram.Opaque data = new TestProgram.Opaque();
                 call.retrieveCall(data);
                 call.reply(new XdrInt(crc(data.bytes)));
             }
@@ -151,14 +130,14 @@ final class ChunkProgram implements RpcDispatchable {
                 call.reply(result);
             }
             case ECHO_DDP, PUT_ECHO -> {
-                Opaque data = new Opaque();
+                TestProgram.Opaque data = new TestProgram.Opaque();
                 call.retrieveCall(data);
                 call.reply(data);
             }
             case LIST -> {
                 IntPair args = new IntPair();
                 call.retrieveCall(args);
-                call.reply(new Opaque(pattern(args.first)));
+                call.reply(new TestProgram.Opaque(pattern(args.first)));
             }
             default -> call.failProcedureUnavailable();
         }

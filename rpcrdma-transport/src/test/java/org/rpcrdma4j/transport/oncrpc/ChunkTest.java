@@ -60,10 +60,10 @@ class ChunkTest {
     void nothingLeaks() throws Exception {
         try {
             program.gate.countDown();
-            waitFor(() -> svc.pendingCalls() == 0 && svc.chunkBuffers() == 0
+            SimHarness.waitFor(() -> svc.pendingCalls() == 0 && svc.chunkBuffers() == 0
                     && sim.serverFabric.registrations() == 0);
             if (client != null) {
-                waitFor(() -> client.outstandingCalls() == 0 && client.chunkBuffers() == 0
+                SimHarness.waitFor(() -> client.outstandingCalls() == 0 && client.chunkBuffers() == 0
                         && sim.clientFabric.registrations() == 0);
                 client.close();
             }
@@ -83,7 +83,7 @@ class ChunkTest {
     void readChunksCarryDdpArguments() throws Exception {
         for (int size : SIZES) {
             byte[] data = ChunkProgram.pattern(size);
-            assertThat(call(ChunkProgram.PUT, new ChunkProgram.Opaque(data), new XdrInt()).intValue())
+            assertThat(call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
                     .as("CRC of %d bytes", size).isEqualTo(ChunkProgram.crc(data));
         }
     }
@@ -102,7 +102,7 @@ class ChunkTest {
     void readAndWriteChunksTogether() throws Exception {
         for (int size : SIZES) {
             byte[] data = ChunkProgram.pattern(size);
-            assertThat(call(ChunkProgram.ECHO_DDP, new ChunkProgram.Opaque(data), new ChunkProgram.Opaque()).bytes)
+            assertThat(call(ChunkProgram.ECHO_DDP, new TestProgram.Opaque(data), new TestProgram.Opaque()).bytes)
                     .as("echo of %d bytes", size).isEqualTo(data);
         }
     }
@@ -110,7 +110,7 @@ class ChunkTest {
     @Test
     void replyChunkCarriesLongNonDdpReplies() throws Exception {
         for (int size : SIZES) {
-            assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(size, 0), new ChunkProgram.Opaque()).bytes)
+            assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(size, 0), new TestProgram.Opaque()).bytes)
                     .as("LIST of %d bytes", size).isEqualTo(ChunkProgram.pattern(size));
         }
     }
@@ -119,7 +119,7 @@ class ChunkTest {
     void readChunksWithAReplyChunk() throws Exception {
         for (int size : SIZES) {
             byte[] data = ChunkProgram.pattern(size);
-            assertThat(call(ChunkProgram.PUT_ECHO, new ChunkProgram.Opaque(data), new ChunkProgram.Opaque()).bytes)
+            assertThat(call(ChunkProgram.PUT_ECHO, new TestProgram.Opaque(data), new TestProgram.Opaque()).bytes)
                     .as("echo of %d bytes", size).isEqualTo(data);
         }
     }
@@ -128,7 +128,7 @@ class ChunkTest {
     void positionZeroCarriesLongCallsWithoutDdpItems() throws Exception {
         for (int size : SIZES) {
             byte[] data = ChunkProgram.pattern(size);
-            assertThat(call(ChunkProgram.SUM, new ChunkProgram.Opaque(data), new XdrInt()).intValue())
+            assertThat(call(ChunkProgram.SUM, new TestProgram.Opaque(data), new XdrInt()).intValue())
                     .as("CRC of %d bytes", size).isEqualTo(ChunkProgram.crc(data));
         }
     }
@@ -144,9 +144,9 @@ class ChunkTest {
     @Test
     void aReplyLargerThanTheReplyChunkFailsWithErrChunk() throws Exception {
         assertThatThrownBy(() -> call(ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 5000),
-                new ChunkProgram.Opaque())).isInstanceOf(RdmaTransportException.class)
+                new TestProgram.Opaque())).isInstanceOf(RdmaTransportException.class)
                 .hasMessageContaining("RDMA_ERROR ERR_CHUNK");
-        assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 0), new ChunkProgram.Opaque()).bytes)
+        assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 0), new TestProgram.Opaque()).bytes)
                 .hasSize(20_000);
     }
 
@@ -156,7 +156,7 @@ class ChunkTest {
         CompletableFuture<ChunkProgram.GetResult> pending = new RpcCall(ChunkProgram.PROGRAM.getNumber(),
                 ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
                 .call(ChunkProgram.GET, new ChunkProgram.IntPair(1 << 20, 0), ChunkProgram.GetResult.class);
-        waitFor(() -> client.chunkBuffers() == 1 && sim.clientFabric.registrations() == 1);
+        SimHarness.waitFor(() -> client.chunkBuffers() == 1 && sim.clientFabric.registrations() == 1);
         svc.stop();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
@@ -206,17 +206,8 @@ class ChunkTest {
         sim.rawFabric.execute(() -> sim.rawFabric.send(Channel.DATA, server[0], message, 1));
         assertThat(control.poll(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ControlMessage.Type.CLOSE);
         // The server still serves the well-behaved client.
-        assertThat(call(ChunkProgram.SUM, new ChunkProgram.Opaque(new byte[10_000]), new XdrInt()).intValue())
+        assertThat(call(ChunkProgram.SUM, new TestProgram.Opaque(new byte[10_000]), new XdrInt()).intValue())
                 .isEqualTo(ChunkProgram.crc(new byte[10_000]));
     }
 
-    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached (hang guard)");
-            }
-            Thread.sleep(1);
-        }
-    }
 }

@@ -138,7 +138,7 @@ class RdmaRpcSvcTest {
         for (int i = 0; i < 10; i++) {
             calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        waitFor(() -> program.inProgress.get() == 1 && client.waitingCalls() == 9);
+        SimHarness.waitFor(() -> program.inProgress.get() == 1 && client.waitingCalls() == 9);
         assertThat(client.outstandingCalls()).as("one credit until the first reply").isEqualTo(1);
         program.gate.countDown();
         for (CompletableFuture<XdrVoid> call : calls) {
@@ -155,7 +155,7 @@ class RdmaRpcSvcTest {
         client = sim.connect(TransportConfig.DEFAULT);
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        waitFor(() -> program.inProgress.get() == 1);
+        SimHarness.waitFor(() -> program.inProgress.get() == 1);
         svc.stop();
         svc = null;
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -172,7 +172,7 @@ class RdmaRpcSvcTest {
         client = sim.connect(TransportConfig.DEFAULT);
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        waitFor(() -> program.inProgress.get() == 1);
+        SimHarness.waitFor(() -> program.inProgress.get() == 1);
         client.close();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS))
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the requester");
@@ -188,13 +188,4 @@ class RdmaRpcSvcTest {
         assertThat(client.transport().getPeerTransport().getPeerTransport()).isSameAs(client.transport());
     }
 
-    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached (hang guard)");
-            }
-            Thread.sleep(1);
-        }
-    }
 }

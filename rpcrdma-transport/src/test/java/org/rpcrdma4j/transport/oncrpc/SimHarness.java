@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.Gid;
@@ -46,6 +48,20 @@ final class SimHarness implements AutoCloseable {
 
     RdmaRpcClient connect(TransportConfig config) throws IOException {
         return RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), config, Duration.ofSeconds(30));
+    }
+
+    /**
+     * Polls a condition the transport reaches on its own threads, failing the test after a hang guard
+     * of 30 s; no assertion depends on how long it takes.
+     */
+    static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not reached (hang guard)");
+            }
+            Thread.sleep(1);
+        }
     }
 
     @Override
