@@ -1,9 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
-import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -21,18 +19,17 @@ import org.rpcrdma4j.transport.conn.Responder;
  * fails at once with an {@code RdmaTransportException}. Answers are matched by XID in the service's
  * {@link ReplyQueue}, in this side's own XID space. The peer of this transport is the forward one.
  */
-final class BackwardTransport implements RpcTransport {
+final class BackwardTransport extends BackwardDirection {
 
     private final Responder responder;
     private final Connection connection;
     private final ReplyQueue replyQueue;
-    private final RdmaRpcTransport forward;
 
     BackwardTransport(Responder responder, Connection connection, ReplyQueue replyQueue, RdmaRpcTransport forward) {
+        super(forward);
         this.responder = responder;
         this.connection = connection;
         this.replyQueue = replyQueue;
-        this.forward = forward;
     }
 
     @Override
@@ -52,36 +49,6 @@ final class BackwardTransport implements RpcTransport {
         return replyQueue;
     }
 
-    @Override
-    public boolean isOpen() {
-        return forward.isOpen();
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return forward.getLocalSocketAddress();
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return forward.getRemoteSocketAddress();
-    }
-
-    /** @return the forward direction's transport of the same connection */
-    @Override
-    public RpcTransport getPeerTransport() {
-        return forward;
-    }
-
-    @Override
-    public void startTLS() throws RpcAuthException {
-        forward.startTLS();
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
-    }
 
     @Override
     public String toString() {

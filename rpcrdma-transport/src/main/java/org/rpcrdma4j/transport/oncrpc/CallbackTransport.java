@@ -1,9 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
-import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -16,10 +14,9 @@ import org.rpcrdma4j.transport.conn.Requester;
  * direction, so a call sent here fails at once; forward calls go on {@link #getPeerTransport()}, the
  * client's forward transport of the same connection.
  */
-final class CallbackTransport implements RpcTransport {
+final class CallbackTransport extends BackwardDirection {
 
     private final Requester requester;
-    private final RpcTransport forward;
     private final Runnable replied;
 
     /**
@@ -28,8 +25,8 @@ final class CallbackTransport implements RpcTransport {
      * @param replied   run once per reply when its send ends, either way
      */
     CallbackTransport(Requester requester, RpcTransport forward, Runnable replied) {
+        super(forward);
         this.requester = requester;
-        this.forward = forward;
         this.replied = replied;
     }
 
@@ -58,34 +55,4 @@ final class CallbackTransport implements RpcTransport {
         return forward.getReplyQueue();
     }
 
-    @Override
-    public boolean isOpen() {
-        return forward.isOpen();
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return forward.getLocalSocketAddress();
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return forward.getRemoteSocketAddress();
-    }
-
-    /** @return the client's forward transport of the same connection */
-    @Override
-    public RpcTransport getPeerTransport() {
-        return forward;
-    }
-
-    @Override
-    public void startTLS() throws RpcAuthException {
-        forward.startTLS();
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
-    }
 }
