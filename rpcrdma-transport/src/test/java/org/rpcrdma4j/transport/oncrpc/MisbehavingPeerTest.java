@@ -21,7 +21,8 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /**
  * Peers that break the rules without breaking the wire format: a responder that answers a call twice
- * and answers calls nobody made, and a requester that sends more calls than it was granted.
+ * and answers calls nobody made, a requester that sends more calls than it was granted, and one that
+ * vanishes in the middle of a call.
  */
 class MisbehavingPeerTest {
 
@@ -112,11 +113,45 @@ class MisbehavingPeerTest {
         assertThat(svc.pendingCalls()).isZero();
     }
 
+    @Test
+    void aRequesterThatVanishesMidCallLeavesNothingBehindAndOthersAreServed() throws Exception {
+        TestProgram program = new TestProgram();
+        program.gate = new java.util.concurrent.CountDownLatch(1);
+        svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(TransportConfig.DEFAULT)
+                .withWorkerThreadExecutionService(sim.workers)
+                .withRpcService(TestProgram.PROGRAM, program).build();
+        svc.start();
+        RawPeer doomed = new RawPeer(sim.rawFabric);
+        doomed.connect(sim.serverFabric.localAddress());
+        doomed.send(call(0x5000, TestProgram.GATED, new byte[0]));
+        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+
+        // The requester's process dies: its queue pair comes back with a new connid, knowing nothing.
+        sim.rawFabric.execute(() -> sim.sim.restart(sim.rawDevice));
+        program.gate.countDown();
+
+        // The reply goes to a queue pair that no longer exists and is lost, as on EFA; the call is done.
+        SimHarness.waitFor(() -> svc.pendingCalls() == 0);
+        client = sim.connect(TransportConfig.DEFAULT);
+        TestProgram.Opaque result = new TestProgram.Opaque();
+        new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                client.transport()).call(TestProgram.ECHO, new TestProgram.Opaque(new byte[] {5}), result,
+                RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+        assertThat(result.bytes).containsExactly(5);
+        assertThat(svc.pendingCalls()).isZero();
+        assertThat(svc.chunkBuffers()).isZero();
+    }
+
     /** An RDMA_MSG carrying an ECHO call of the test program with AUTH_NONE. */
     private static byte[] call(int xid, byte[] data) {
+        return call(xid, TestProgram.ECHO, data);
+    }
+
+    /** An RDMA_MSG carrying a call of the test program with AUTH_NONE and an opaque argument. */
+    private static byte[] call(int xid, int procedure, byte[] data) {
         ByteBuffer rpc = ByteBuffer.allocate(48 + 4 + (data.length + 3) / 4 * 4).putInt(xid).putInt(0).putInt(2)
                 .putInt(TestProgram.PROGRAM.getNumber()).putInt(TestProgram.PROGRAM.getVersion())
-                .putInt(TestProgram.ECHO).putInt(0).putInt(0).putInt(0).putInt(0).putInt(data.length).put(data);
+                .putInt(procedure).putInt(0).putInt(0).putInt(0).putInt(0).putInt(data.length).put(data);
         return message(RpcRdmaHeader.msg(xid, 128, null, null, null), rpc.array());
     }
 

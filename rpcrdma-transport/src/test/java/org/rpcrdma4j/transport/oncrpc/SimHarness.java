@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
@@ -28,6 +29,8 @@ final class SimHarness implements AutoCloseable {
     final EfaFabric clientFabric;
     /** A third endpoint, for tests that speak the wire protocol by hand. */
     final EfaFabric rawFabric;
+    /** The raw endpoint's device, to make its process vanish ({@link SimFabric#restart}) on the loop thread. */
+    final SimDevice rawDevice;
     final ExecutorService workers = Executors.newFixedThreadPool(4);
     private long now;
 
@@ -37,7 +40,8 @@ final class SimHarness implements AutoCloseable {
                 EndpointConfig.DEFAULT.withRandomSeed(seed));
         EfaEndpoint client = new EfaEndpoint(sim.createDevice(new Gid(0xfe80_0000_0000_0000L, 2), 9),
                 EndpointConfig.DEFAULT.withRandomSeed(~seed));
-        EfaEndpoint raw = new EfaEndpoint(sim.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), 11),
+        rawDevice = sim.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), 11);
+        EfaEndpoint raw = new EfaEndpoint(rawDevice,
                 EndpointConfig.DEFAULT.withRandomSeed(seed + 1));
         // The clock is read only on the loop's thread.
         loop = EfaProgressLoop.start("sim-progress", () -> now += STEP_NS, sim::progress);
