@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Channel;
@@ -42,8 +44,11 @@ import org.slf4j.LoggerFactory;
  * Closing, by either side, fails every call sent or waiting with
  * {@link RdmaTransportException.Scope#CONNECTION}.
  *
- * <p>A call that timed out above this layer keeps its credit until its answer comes: the responder
- * still counts it (RFC 8166 §3.3.1).
+ * <p>A call that timed out above this layer is {@linkplain #abandon abandoned}: its chunk memory is
+ * deregistered at once, as the Linux client invalidates the memory of an RPC that exits without its
+ * reply, but it keeps its credit until its answer comes, since the responder still counts it
+ * (RFC 8166 §3.3.1). The answer is then discarded. A responder that still moves the call's chunks
+ * finds the memory gone and, as svcrdma does, closes the connection.
  *
  * <h2>Backward direction (RFC 8167)</h2>
  * This side is also the responder of backward calls: a received RDMA_MSG without chunks whose RPC
@@ -59,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
- * used, when its send fails or when the connection closes ({@link ChunkedCall}).
+ * used, when its send fails, when the call is abandoned or when the connection closes
+ * ({@link ChunkedCall}).
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
@@ -79,6 +85,8 @@ public final class Requester implements FabricListener {
     private final SendQueue sends;
     private final ArrayDeque<CallPlan> waiting = new ArrayDeque<>();
     private final Map<Integer, ChunkedCall> outstanding = new HashMap<>();
+    /** Sent calls given up on: each still holds a credit, so there are never more than the grant. */
+    private final Set<Integer> abandoned = new HashSet<>();
     private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
     private final CompletableFuture<Connection> connected = new CompletableFuture<>();
     private volatile Connection connection;
@@ -157,6 +165,31 @@ public final class Requester implements FabricListener {
             });
         } catch (IllegalStateException e) {
             throw closed(current, xid);
+        }
+    }
+
+    /**
+     * Gives up on a call whose caller no longer waits for it. Thread-safe. A call still waiting for a
+     * credit is dropped unsent; a call sent has its chunk memory deregistered now and its answer, when
+     * it comes, returns the credit and is discarded. Nothing for an XID that is not pending.
+     *
+     * @param xid the call's XID
+     */
+    public void abandon(int xid) {
+        try {
+            fabric.execute(() -> {
+                ChunkedCall call = outstanding.remove(xid);
+                if (call != null) {
+                    release(call);
+                    abandoned.add(xid);
+                } else {
+                    waiting.removeIf(plan -> plan.xid() == xid);
+                }
+                outstandingCount = outstanding.size();
+                waitingCount = waiting.size();
+            });
+        } catch (IllegalStateException e) {
+            LOG.debug("progress thread already stopped: closing released the call", e);
         }
     }
 
@@ -317,6 +350,12 @@ public final class Requester implements FabricListener {
             return;
         }
         ChunkedCall call = outstanding.remove(xid);
+        if (call == null && abandoned.remove(xid)) {
+            credits.onAnswered(header.credits());
+            creditLimit = credits.limit();
+            LOG.debug("discarded the answer to abandoned xid 0x{}", Integer.toHexString(xid));
+            return;
+        }
         if (call == null) {
             LOG.debug("dropped an answer to xid 0x{}: no such call outstanding", Integer.toHexString(xid));
             return;
@@ -378,10 +417,15 @@ public final class Requester implements FabricListener {
             outstanding.put(plan.xid(), call);
             chunkBuffers += call.buffers();
             sends.send(Channel.DATA, current.peer(), call.message(), error -> {
-                if (error != null && outstanding.remove(plan.xid(), call)) {
+                if (error == null) {
+                    return;
+                }
+                if (outstanding.remove(plan.xid(), call)) {
                     credits.onUnanswered();
                     release(call);
                     handler.onFailed(plan.xid(), error);
+                } else if (abandoned.remove(plan.xid())) {
+                    credits.onUnanswered();
                 }
             });
         }
@@ -400,6 +444,7 @@ public final class Requester implements FabricListener {
         waiting.forEach(plan -> failed.add(plan.xid()));
         outstanding.values().forEach(this::release);
         outstanding.clear();
+        abandoned.clear();
         waiting.clear();
         outstandingCount = 0;
         waitingCount = 0;

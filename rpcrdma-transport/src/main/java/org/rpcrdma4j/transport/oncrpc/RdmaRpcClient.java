@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * An RPC-over-RDMA connection for oncrpc4j client code: {@link #transport()} is the
  * {@link RpcTransport} for {@code new RpcCall(prog, vers, auth, transport)}, so existing clients run
  * unchanged. Replies are matched by XID through oncrpc4j's {@link ReplyQueue}, which also times
- * calls out with the timeouts the caller gives {@code RpcCall.call}.
+ * calls out with the timeouts the caller gives {@code RpcCall.call}; the chunk memory of a call that
+ * times out is deregistered at once ({@link Requester#abandon}).
  *
  * <p>The server's backward calls (RFC 8167) on the same connection go to the callback services
  * registered with {@link #registerCallbackService}, dispatched with oncrpc4j's semantics (a program
@@ -62,7 +63,7 @@ public final class RdmaRpcClient implements AutoCloseable {
     private static final long CLOSE_WAIT_S = 10;
 
     private final Requester requester;
-    private final ReplyQueue replyQueue = new ReplyQueue();
+    private final ReplyQueue replyQueue = new TimeoutReplyQueue(this::abandon);
     private final ExecutorService replies = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "rdma-rpc-client-replies");
         thread.setDaemon(true);
@@ -213,6 +214,10 @@ public final class RdmaRpcClient implements AutoCloseable {
         replies.execute(replyQueue::shutdown);
         replies.shutdown();
         callbackWorkers.shutdown();
+    }
+
+    private void abandon(int xid) {
+        requester.abandon(xid);
     }
 
     /**

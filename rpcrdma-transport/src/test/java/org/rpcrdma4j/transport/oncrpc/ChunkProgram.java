@@ -41,6 +41,7 @@ final class ChunkProgram implements RpcDispatchable {
     static final int SUM = 6;
     private static final int REPLY_OVERHEAD = 64;
 
+    /** Every procedure waits for it before it runs, with its Read chunks already pulled. */
     volatile CountDownLatch gate = new CountDownLatch(0);
 
     static byte[] pattern(int length) {
@@ -110,6 +111,11 @@ final class ChunkProgram implements RpcDispatchable {
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws IOException {
+        try {
+            gate.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         switch (call.getProcedure()) {
             case PUT, SUM -> {
                 TestProgram.Opaque data = new TestProgram.Opaque();
@@ -119,11 +125,6 @@ final class ChunkProgram implements RpcDispatchable {
             case GET -> {
                 IntPair args = new IntPair();
                 call.retrieveCall(args);
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
                 GetResult result = new GetResult();
                 result.status = args.second;
                 result.data = pattern(args.first);

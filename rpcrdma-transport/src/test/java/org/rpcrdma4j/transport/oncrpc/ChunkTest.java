@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -36,6 +37,8 @@ class ChunkTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
     private static final long HANG_GUARD_S = 30;
+    /** How long a call waits before oncrpc4j times it out; far longer than the server takes to pull its chunks. */
+    private static final long TIMEOUT_MS = 1000;
     /** 28-byte RDMA_MSG header + 40-byte call header + 4-byte length + data: inline up to 4024 bytes. */
     private static final int INLINE_LIMIT = 4024;
     private static final int[] SIZES = {0, 1, INLINE_LIMIT - 1, INLINE_LIMIT, INLINE_LIMIT + 1, 4027, 65536, 65537,
@@ -162,6 +165,45 @@ class ChunkTest {
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
         // The worker still replies into the closed connection; the server frees it all.
         program.gate.countDown();
+    }
+
+    @Test
+    void aTimedOutCallFreesItsChunksAtOnceAndKeepsItsCreditUntilAnswered() throws Exception {
+        program.gate = new CountDownLatch(1);
+        byte[] data = ChunkProgram.pattern(65536);
+        assertThatThrownBy(() -> new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(),
+                new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(data),
+                new XdrInt(), TIMEOUT_MS, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+        SimHarness.waitFor(() -> client.chunkBuffers() == 0 && sim.clientFabric.registrations() == 0);
+        assertThat(client.outstandingCalls()).isZero();
+
+        // Until the first answer the only credit is the timed-out call's: the next call waits for it.
+        CompletableFuture<XdrInt> next = CompletableFuture.supplyAsync(() -> {
+            try {
+                return call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt());
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        SimHarness.waitFor(() -> client.waitingCalls() == 1);
+        program.gate.countDown();
+        assertThat(next.get(HANG_GUARD_S, TimeUnit.SECONDS).intValue()).isEqualTo(ChunkProgram.crc(data));
+    }
+
+    @Test
+    void aResponderWritingIntoATimedOutCallsMemoryClosesTheConnection() throws Exception {
+        program.gate = new CountDownLatch(1);
+        assertThatThrownBy(() -> new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(),
+                new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.GET,
+                new ChunkProgram.IntPair(65536, 0), new ChunkProgram.GetResult(), TIMEOUT_MS, TimeUnit.MILLISECONDS))
+                .isInstanceOf(TimeoutException.class);
+        SimHarness.waitFor(() -> client.chunkBuffers() == 0 && sim.clientFabric.registrations() == 0);
+
+        // The Write chunk is deregistered: the server's RDMA Write fails and it disconnects, as svcrdma does.
+        program.gate.countDown();
+        SimHarness.waitFor(() -> !client.transport().isOpen());
+        assertThatThrownBy(() -> call(ChunkProgram.PUT, new TestProgram.Opaque(new byte[1]), new XdrInt()))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed");
     }
 
     @Test
