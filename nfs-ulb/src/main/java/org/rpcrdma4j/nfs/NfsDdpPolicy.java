@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs;
 
 import java.util.List;
+import org.rpcrdma4j.nfs.acl.NfsAcl3DdpPolicy;
 import org.rpcrdma4j.nfs.v3.Nfs3DdpPolicy;
 import org.rpcrdma4j.nfs.v4.Nfs4DdpPolicy;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -8,8 +9,8 @@ import org.rpcrdma4j.xdr.XdrItem;
 
 /**
  * The upper-layer binding of the NFS program (100003, RFC 8267) for the transport: version 3's
- * rules and version 4's COMPOUND walk (all minor versions), and nothing DDP-eligible for another
- * program or version.
+ * rules and version 4's COMPOUND walk (all minor versions), NFSACL version 3 (100227), which NFSv3
+ * clients call on the same connection, and nothing DDP-eligible for another program or version.
  */
 public final class NfsDdpPolicy implements DdpPolicy {
 
@@ -17,6 +18,7 @@ public final class NfsDdpPolicy implements DdpPolicy {
     public static final int PROGRAM = 100003;
 
     private final DdpPolicy v3 = new Nfs3DdpPolicy();
+    private final DdpPolicy acl3 = new NfsAcl3DdpPolicy();
     private final DdpPolicy v4 = new Nfs4DdpPolicy();
 
     @Override
@@ -35,6 +37,9 @@ public final class NfsDdpPolicy implements DdpPolicy {
     }
 
     private DdpPolicy forVersion(RpcProcedure procedure) {
+        if (procedure.program() == NfsAcl3DdpPolicy.PROGRAM) {
+            return procedure.version() == 3 ? acl3 : NONE;
+        }
         if (procedure.program() != PROGRAM) {
             return NONE;
         }

@@ -3,6 +3,7 @@ package org.rpcrdma4j.testbed;
 import org.rpcrdma4j.testbed.cli.BenchCommand;
 import org.rpcrdma4j.testbed.cli.DecodeCommand;
 import org.rpcrdma4j.testbed.cli.DemoCommand;
+import org.rpcrdma4j.testbed.cli.ReplayCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "rpcrdma4j testbed: the NFS/RDMA demo, packet decoders, benchmarks.",
-        subcommands = {DemoCommand.class, DecodeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, DecodeCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     private Main() {

@@ -6,7 +6,7 @@ import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
- * The RPC-over-RDMA binding of NFS version 4 (RFC 8267 §4; operations of RFC 7530 and RFC 8881):
+ * The RPC-over-RDMA binding of NFS version 4 (RFC 8267 §5; operations of RFC 7530 and RFC 8881):
  * walks the COMPOUND to find the DDP-eligible items, the data of WRITE arguments and READ results,
  * the link target of CREATE(NF4LNK) arguments and READLINK results.
  *
@@ -30,8 +30,10 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     static final int OP_CLOSE = 4;
     static final int OP_COMMIT = 5;
     static final int OP_CREATE = 6;
+    static final int OP_DELEGRETURN = 8;
     static final int OP_GETATTR = 9;
     static final int OP_GETFH = 10;
+    static final int OP_LINK = 11;
     static final int OP_LOOKUP = 15;
     static final int OP_LOOKUPP = 16;
     static final int OP_OPEN = 18;
@@ -41,11 +43,19 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     static final int OP_READ = 25;
     static final int OP_READDIR = 26;
     static final int OP_READLINK = 27;
+    static final int OP_REMOVE = 28;
+    static final int OP_RENAME = 29;
     static final int OP_RESTOREFH = 31;
     static final int OP_SAVEFH = 32;
+    static final int OP_SETATTR = 34;
     static final int OP_WRITE = 38;
     static final int OP_EXCHANGE_ID = 42;
+    static final int OP_CREATE_SESSION = 43;
+    static final int OP_DESTROY_SESSION = 44;
+    static final int OP_SECINFO_NO_NAME = 52;
     static final int OP_SEQUENCE = 53;
+    static final int OP_DESTROY_CLIENTID = 57;
+    static final int OP_RECLAIM_COMPLETE = 58;
 
     private static final int NFS4_OK = 0;
     private static final int NFS4_FHSIZE = 128;
@@ -62,6 +72,11 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     private static final int RPC_REPLY_HEADER_MAX = 6 * 4 + 400;
     /** A result no larger than this: status and a few fixed fields (stateids, change_info, verifiers). */
     private static final int SMALL_RESULT = 128;
+    /**
+     * A SECINFO_NO_NAME result: status and up to 12 flavors (Linux's NFS_MAX_SECFLAVORS), each with an
+     * RPCSEC_GSS OID of up to 32 bytes, a QOP and a service (RFC 8881 §18.45).
+     */
+    private static final int SECINFO_RESULT = 4 + 4 + 12 * (4 + 4 + 32 + 4 + 4);
     /** Attributes of a GETATTR without ACLs: status, bitmap and the usual attribute values. */
     private static final int GETATTR_RESULT = 640;
     /** What a result of unknown or variable size (ACLs, owners, directory entries) is given. */
@@ -134,10 +149,11 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
                             : new ReplySize(max, List.of(readCount));
                 }
                 default -> {
-                    if (!skipArgs(op, args)) {
+                    // The last operation's arguments need not be stepped over (CREATE_SESSION's are not).
+                    if (!skipArgs(op, args) && (ops > 1 || !smallResult(op))) {
                         return new ReplySize(max + LARGE_RESULT, readCount == null ? List.of() : List.of(readCount));
                     }
-                    max += SMALL_RESULT;
+                    max += op == OP_SECINFO_NO_NAME ? SECINFO_RESULT : SMALL_RESULT;
                 }
             }
         }
@@ -192,11 +208,58 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
             case OP_READ -> args.skip(STATEID + 8 + 4);
             case OP_CLOSE -> args.skip(4 + STATEID);
             case OP_COMMIT -> args.skip(8 + 4);
+            case OP_DELEGRETURN -> args.skip(STATEID);
+            case OP_LINK, OP_REMOVE -> args.opaque(UNBOUNDED);
+            case OP_RENAME -> {
+                args.opaque(UNBOUNDED);          // oldname
+                args.opaque(UNBOUNDED);          // newname
+            }
+            case OP_SETATTR -> {
+                args.skip(STATEID);
+                skipFattr(args);
+            }
+            case OP_WRITE -> {
+                args.skip(STATEID + 8 + 4);      // stateid, offset, stable
+                args.opaque(UNBOUNDED);
+            }
+            case OP_CREATE -> {
+                int type = args.int32();
+                if (type == NF4LNK) {
+                    args.opaque(UNBOUNDED);      // linkdata
+                } else if (type == NF4BLK || type == NF4CHR) {
+                    args.skip(8);                // specdata4
+                }
+                args.opaque(UNBOUNDED);          // objname
+                skipFattr(args);                 // createattrs
+            }
+            case OP_DESTROY_SESSION -> args.skip(SESSIONID);
+            case OP_SECINFO_NO_NAME, OP_RECLAIM_COMPLETE -> args.uint32();
+            case OP_DESTROY_CLIENTID -> args.hyper();
             default -> {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether an operation's result is known to fit {@link #SMALL_RESULT} (or, for SECINFO_NO_NAME,
+     * {@link #SECINFO_RESULT}): a status with fixed fields, a change_info4 or an attribute bitmap.
+     */
+    private static boolean smallResult(int op) {
+        return switch (op) {
+            case OP_PUTROOTFH, OP_PUTPUBFH, OP_SAVEFH, OP_RESTOREFH, OP_LOOKUPP, OP_PUTFH, OP_SEQUENCE, OP_LOOKUP,
+                 OP_ACCESS, OP_CLOSE, OP_COMMIT, OP_DELEGRETURN, OP_LINK, OP_REMOVE, OP_RENAME, OP_SETATTR,
+                 OP_WRITE, OP_CREATE, OP_CREATE_SESSION, OP_DESTROY_SESSION, OP_SECINFO_NO_NAME,
+                 OP_RECLAIM_COMPLETE, OP_DESTROY_CLIENTID -> true;
+            default -> false;
+        };
+    }
+
+    /** fattr4: the attribute bitmap, then the attribute values as one opaque. */
+    private static void skipFattr(XdrCursor cursor) {
+        skipBitmap(cursor);
+        cursor.opaque(UNBOUNDED);
     }
 
     /** Steps over the result of an operation the walk knows, its status already read as OK. */

@@ -116,4 +116,23 @@ class Nfs4DdpPolicyTest {
         assertThat(policy.callPayloads(compound, call)).isEmpty();
         assertThat(policy.replySize(compound, call).maxLength()).isGreaterThan(LINUX_INLINE_THRESHOLD);
     }
+
+    @Test
+    void compoundsOfSmallResultsFitInlineAsLinuxSentThem() {
+        // COMPOUND { SEQUENCE, PUTFH, REMOVE "a", GETATTR }, and { CREATE_SESSION } whose arguments the
+        // walk does not step over: Linux provides no Reply chunk for either (v41-small).
+        ByteBuffer remove = ByteBuffer.allocate(256).putInt(0).putInt(1).putInt(4)
+                .putInt(Nfs4DdpPolicy.OP_SEQUENCE).put(new byte[16]).putInt(1).putInt(0).putInt(0).putInt(0)
+                .putInt(Nfs4DdpPolicy.OP_PUTFH).putInt(8).put(new byte[8])
+                .putInt(Nfs4DdpPolicy.OP_REMOVE).putInt(1).putInt(0x61000000)
+                .putInt(Nfs4DdpPolicy.OP_GETATTR).putInt(1).putInt(0x0010011a);
+        ByteBuffer createSession = ByteBuffer.allocate(64).putInt(0).putInt(1).putInt(1)
+                .putInt(Nfs4DdpPolicy.OP_CREATE_SESSION).put(new byte[40]);
+        RpcProcedure compound = new RpcProcedure(100003, 4, Nfs4DdpPolicy.COMPOUND);
+
+        for (ByteBuffer args : java.util.List.of(remove, createSession)) {
+            RpcMessage call = new RpcMessage(java.util.Arrays.copyOf(args.array(), args.position()), 0);
+            assertThat(policy.replySize(compound, call).maxLength()).isLessThan(LINUX_INLINE_THRESHOLD - 28);
+        }
+    }
 }

@@ -1,0 +1,97 @@
+package org.rpcrdma4j.testbed.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.rpcrdma4j.nfs.NfsDdpPolicy;
+import org.rpcrdma4j.testbed.trace.Capture;
+import org.rpcrdma4j.testbed.trace.Replay;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code testbed replay}: conformance of our requester and responder against Linux captures. */
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Replay Linux RPC-over-RDMA captures (pcap of RoCEv2) against rpcrdma4j: every call Linux sent is "
+                    + "planned by our requester and every reply by our responder (NFS binding, thresholds from "
+                    + "the capture's RFC 8797 private data, Linux's credit grant), and each must travel as it "
+                    + "did under Linux (docs/CONFORMANCE.md). Prints one line per trace (messages, matched, "
+                    + "mismatched and the first difference), or with --json "
+                    + "{\"traces\":[{\"trace\":NAME,\"messages\":N,\"matched\":N,\"mismatches\":[...]}]}.",
+            "Exits 0 when every message matched, 1 on any mismatch, 2 when a capture cannot be read."
+        })
+public final class ReplayCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--json", description = "print JSON instead of a table")
+    private boolean json;
+
+    @Parameters(arity = "1..*", paramLabel = "TRACE", description = "pcap files to replay")
+    private List<Path> traces;
+
+    @Override
+    public Integer call() {
+        Replay replay = new Replay(new NfsDdpPolicy());
+        List<Replay.Result> results = new ArrayList<>();
+        for (Path trace : traces) {
+            try (InputStream in = Files.newInputStream(trace)) {
+                results.add(replay.run(name(trace), Capture.read(in)));
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("cannot read " + trace + ": " + e.getMessage());
+                return 2;
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(json ? json(results) : table(results));
+        out.flush();
+        return results.stream().allMatch(r -> r.mismatches().isEmpty()) ? 0 : 1;
+    }
+
+    private static String name(Path trace) {
+        String file = trace.getFileName().toString();
+        return file.endsWith(".pcap") ? file.substring(0, file.length() - ".pcap".length()) : file;
+    }
+
+    private static String table(List<Replay.Result> results) {
+        StringBuilder s = new StringBuilder(String.format("%-20s %8s %8s %10s  %s%n", "trace", "messages", "matched",
+                "mismatched", "first difference"));
+        for (Replay.Result r : results) {
+            String first = r.mismatches().isEmpty() ? "-" : describe(r.mismatches().get(0));
+            s.append(String.format("%-20s %8d %8d %10d  %s%n", r.trace(), r.messages(), r.matched(),
+                    r.mismatches().size(), first));
+        }
+        return s.toString().stripTrailing();
+    }
+
+    private static String describe(Replay.Mismatch m) {
+        return "frame " + m.frame() + " " + m.role() + " xid 0x" + Long.toHexString(m.xid()) + " " + m.procedure()
+                + ": " + m.difference();
+    }
+
+    private static String json(List<Replay.Result> results) {
+        Json j = new Json().beginObject().name("traces").beginArray();
+        for (Replay.Result r : results) {
+            j.beginObject().name("trace").value(r.trace()).name("messages").value(r.messages()).name("matched")
+                    .value(r.matched()).name("mismatches").beginArray();
+            for (Replay.Mismatch m : r.mismatches()) {
+                j.beginObject().name("frame").value(m.frame()).name("role").value(m.role()).name("xid")
+                        .value(m.xid()).name("procedure").value(m.procedure()).name("difference")
+                        .value(m.difference()).endObject();
+            }
+            j.endArray().endObject();
+        }
+        return j.endArray().endObject().toString();
+    }
+}

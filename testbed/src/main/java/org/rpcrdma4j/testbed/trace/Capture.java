@@ -1,0 +1,36 @@
+package org.rpcrdma4j.testbed.trace;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+
+/**
+ * What one pass over a RoCEv2 capture finds: the RDMA Sends, the RDMA Writes and Reads, and the
+ * RDMA-CM private data of the connection.
+ *
+ * @param sends     the Sends in the order they completed
+ * @param transfers the Writes and Read responses
+ * @param connect   the RFC 8797 private data of the ConnectRequest and ConnectReply
+ */
+public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExchange connect) {
+
+    /**
+     * @param pcap a capture of one RPC-over-RDMA client and server
+     * @return what it holds
+     * @throws IOException if the capture cannot be read
+     */
+    public static Capture read(InputStream pcap) throws IOException {
+        RoceSends sends = new RoceSends();
+        RdmaTransfers transfers = new RdmaTransfers();
+        ConnectExchange connect = new ConnectExchange();
+        PcapReader.read(pcap, frame -> {
+            RocePacket packet = RocePacket.parse(frame);
+            if (packet != null) {
+                sends.onPacket(packet);
+                transfers.onPacket(packet);
+                connect.onPacket(packet);
+            }
+        });
+        return new Capture(sends.sends(), transfers, connect);
+    }
+}

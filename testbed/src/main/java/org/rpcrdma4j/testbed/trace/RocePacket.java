@@ -1,0 +1,88 @@
+package org.rpcrdma4j.testbed.trace;
+
+/**
+ * One RoCEv2 packet of a capture (InfiniBand transport over UDP port 4791, IBTA Annex A17): the
+ * Ethernet, IPv4 and UDP headers stripped, the 12-byte Base Transport Header read, and the bytes after
+ * it up to the pad and the 4-byte invariant CRC. The extended headers each opcode carries (RETH, AETH,
+ * IETH, ImmDt, DETH) are left to the reader of that opcode.
+ *
+ * @param frame       1-based frame number of the capture
+ * @param source      the sender's IPv4 address
+ * @param destination the receiver's IPv4 address
+ * @param transport   the BTH transport type: {@link #RC} or {@link #UD}
+ * @param opcode      the BTH operation within the transport type (low five bits of the opcode)
+ * @param qp          the destination queue pair
+ * @param bytes       the frame
+ * @param from        index of the first byte after the BTH
+ * @param to          index after the last payload byte (before the pad and the invariant CRC)
+ */
+record RocePacket(int frame, int source, int destination, int transport, int opcode, int qp, byte[] bytes, int from,
+                  int to) {
+
+    /** Transport type of reliable-connection opcodes. */
+    static final int RC = 0;
+    /** Transport type of unreliable-datagram opcodes. */
+    static final int UD = 3;
+
+    private static final int ETHERTYPE_IPV4 = 0x0800;
+    private static final int ETHERTYPE_VLAN = 0x8100;
+    private static final int UDP = 17;
+    private static final int ROCE_PORT = 4791;
+    private static final int BTH_LENGTH = 12;
+    private static final int ICRC_LENGTH = 4;
+
+    /**
+     * @param frame a captured Ethernet frame
+     * @return its RoCEv2 packet, or {@code null} when it is not one
+     */
+    static RocePacket parse(PcapReader.Frame frame) {
+        byte[] b = frame.bytes();
+        int p = 12;
+        if (b.length < 14) {
+            return null;
+        }
+        int ethertype = u16(b, p);
+        if (ethertype == ETHERTYPE_VLAN && b.length >= 18) {
+            p += 4;
+            ethertype = u16(b, p);
+        }
+        p += 2;
+        if (ethertype != ETHERTYPE_IPV4 || b.length < p + 20 || b[p + 9] != UDP) {
+            return null;
+        }
+        int ihl = (b[p] & 0x0F) * 4;
+        int udp = p + ihl;
+        if (b.length < udp + 8 || u16(b, udp + 2) != ROCE_PORT) {
+            return null;
+        }
+        int end = Math.min(b.length, udp + u16(b, udp + 4));
+        int bth = udp + 8;
+        if (end < bth + BTH_LENGTH + ICRC_LENGTH) {
+            return null;
+        }
+        int pad = (b[bth + 1] >>> 4) & 3;
+        int to = end - ICRC_LENGTH - pad;
+        if (to < bth + BTH_LENGTH) {
+            return null;
+        }
+        return new RocePacket(frame.number(), u32(b, p + 12), u32(b, p + 16), (b[bth] & 0xFF) >>> 5, b[bth] & 0x1F,
+                u32(b, bth + 4) & 0xFFFFFF, b, bth + BTH_LENGTH, to);
+    }
+
+    /** @return the payload length after the BTH */
+    int length() {
+        return to - from;
+    }
+
+    static int u16(byte[] b, int at) {
+        return (b[at] & 0xFF) << 8 | b[at + 1] & 0xFF;
+    }
+
+    static int u32(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
+    }
+
+    static long u64(byte[] b, int at) {
+        return (long) u32(b, at) << 32 | u32(b, at + 4) & 0xFFFFFFFFL;
+    }
+}

@@ -1,0 +1,64 @@
+package org.rpcrdma4j.testbed.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.testbed.Main;
+
+/** Runs {@code testbed replay} on Linux captures (vectors/linux/pcap/README.md). */
+class ReplayCommandTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void printsOneRowPerTraceAndExitsZeroWhenEverythingMatched() throws Exception {
+        StringWriter out = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("replay", copy("v3-small").toString(),
+                copy("v42-posz").toString());
+
+        assertThat(exit).isZero();
+        assertThat(out.toString().lines()).hasSize(3);
+        assertThat(out.toString().lines().skip(1)).containsExactly(
+                String.format("%-20s %8d %8d %10d  %s", "v3-small", 148, 148, 0, "-"),
+                String.format("%-20s %8d %8d %10d  %s", "v42-posz", 76, 76, 0, "-"));
+    }
+
+    @Test
+    void printsJson() throws Exception {
+        StringWriter out = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("replay", "--json",
+                copy("v41-backchannel").toString());
+
+        assertThat(exit).isZero();
+        assertThat(out.toString().strip()).isEqualTo(
+                "{\"traces\":[{\"trace\":\"v41-backchannel\",\"messages\":70,\"matched\":70,\"mismatches\":[]}]}");
+    }
+
+    @Test
+    void exitsTwoWhenACaptureCannotBeRead() throws Exception {
+        Path junk = Files.writeString(dir.resolve("junk.pcap"), "not a capture");
+        StringWriter err = new StringWriter();
+
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("replay", junk.toString());
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("cannot read").contains("junk.pcap");
+    }
+
+    private Path copy(String trace) throws Exception {
+        Path capture = dir.resolve(trace + ".pcap");
+        try (InputStream in = getClass().getResourceAsStream("/vectors/linux/pcap/" + trace + ".pcap")) {
+            Files.copy(in, capture);
+        }
+        return capture;
+    }
+}
