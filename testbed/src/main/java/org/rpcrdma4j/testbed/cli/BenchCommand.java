@@ -7,6 +7,6 @@ import picocli.CommandLine.Command;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Run a benchmark beside a peer measured in the same run.",
-        subcommands = {BenchEfaCommand.class})
+        subcommands = {BenchEfaCommand.class, BenchRpcCommand.class})
 public final class BenchCommand {
 }

@@ -1,0 +1,83 @@
+package org.rpcrdma4j.testbed.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.rpcrdma4j.testbed.bench.RpcBench;
+import org.rpcrdma4j.testbed.bench.RpcBench.Run;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code testbed bench rpc}: one oncrpc4j program over oncrpc4j's TCP and over rpcrdma4j, side by side. */
+@Command(
+        name = "rpc",
+        mixinStandardHelpOptions = true,
+        description = {
+            "The testbed's NFSv3 service served over oncrpc4j's TCP transport on loopback and over rpcrdma4j on "
+                    + "the simulated EFA device, in one run: NFS NULL latency at queue depth 1, NULL calls per "
+                    + "second at queue depth 32, and 4 KiB, 64 KiB and 1 MiB READs and WRITEs in MB/s. Each "
+                    + "workload warms up for a third of its time first.",
+            "Exits 1 if a reply was wrong or a call failed."
+        })
+public final class BenchRpcCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--seed", description = "Seed of the simulated fabric (default: ${DEFAULT-VALUE}).")
+    private long seed = 1;
+
+    @Option(names = "--millis", description = "Measured time per workload and transport (default: ${DEFAULT-VALUE}).")
+    private long millis = 3000;
+
+    @Option(names = "--json", description = "Print one JSON document instead of a table.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (millis < 1) {
+            throw new ParameterException(spec.commandLine(), "--millis must be positive");
+        }
+        List<Run> runs = new RpcBench(Duration.ofMillis(millis)).runAll(seed);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(json ? toJson(runs) : toTable(runs));
+        out.flush();
+        return runs.stream().allMatch(Run::verified) ? 0 : 1;
+    }
+
+    private static String toTable(List<Run> runs) {
+        StringBuilder table = new StringBuilder(String.format("%-10s %11s %11s %7s %11s %11s %7s %11s %11s %7s %s%n",
+                "workload", "tcp us", "rdma us", "ratio", "tcp op/s", "rdma op/s", "ratio", "tcp MB/s", "rdma MB/s",
+                "ratio", "replies"));
+        for (RpcBench.Workload workload : RpcBench.Workload.values()) {
+            Run tcp = find(runs, "tcp", workload);
+            Run rdma = find(runs, "rdma-sim", workload);
+            table.append(String.format("%-10s %11.1f %11.1f %7.2f %11.0f %11.0f %7.2f %11.1f %11.1f %7s %s%n",
+                    workload.label(), tcp.latencyUs(), rdma.latencyUs(), rdma.latencyUs() / tcp.latencyUs(),
+                    tcp.opsPerSec(), rdma.opsPerSec(), rdma.opsPerSec() / tcp.opsPerSec(), tcp.mbPerSec(),
+                    rdma.mbPerSec(), tcp.mbPerSec() > 0 ? String.format("%.2f", rdma.mbPerSec() / tcp.mbPerSec()) : "-",
+                    tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
+        }
+        return table.append("ratios are rdma-sim / tcp: below 1 is better for latency, above 1 for op/s and MB/s")
+                .toString();
+    }
+
+    private static Run find(List<Run> runs, String transport, RpcBench.Workload workload) {
+        return runs.stream().filter(r -> r.transport().equals(transport) && r.workload().equals(workload.label()))
+                .findFirst().orElseThrow();
+    }
+
+    private static String toJson(List<Run> runs) {
+        Json json = new Json().beginObject().name("runs").beginArray();
+        for (Run r : runs) {
+            json.beginObject().name("transport").value(r.transport()).name("workload").value(r.workload())
+                    .name("latencyUs").value(r.latencyUs()).name("opsPerSec").value(r.opsPerSec())
+                    .name("mbPerSec").value(r.mbPerSec()).endObject();
+        }
+        return json.endArray().endObject().toString();
+    }
+}

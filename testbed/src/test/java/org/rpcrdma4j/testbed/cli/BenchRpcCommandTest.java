@@ -1,0 +1,66 @@
+package org.rpcrdma4j.testbed.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.testbed.Main;
+
+/** Runs {@code testbed bench rpc} briefly: every workload runs on both transports with right replies. */
+class BenchRpcCommandTest {
+
+    private static final Pattern RUN = Pattern.compile("\\{\"transport\":\"([a-z-]+)\",\"workload\":\"([a-z0-9-]+)\","
+            + "\"latencyUs\":([0-9.]+),\"opsPerSec\":([0-9.]+),\"mbPerSec\":([0-9.]+)}");
+    private static final List<String> WORKLOADS = List.of("null-qd1", "null-qd32", "read-4k", "read-64k", "read-1m",
+            "write-4k", "write-64k", "write-1m");
+
+    @Test
+    void runsEveryWorkloadOverTcpAndRdmaAsOneJsonDocument() {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "60", "--json");
+
+        assertThat(exit).as("every reply right").isZero();
+        assertThat(out.toString()).startsWith("{\"runs\":[");
+        List<String> runs = new ArrayList<>();
+        Matcher m = RUN.matcher(out.toString());
+        while (m.find()) {
+            runs.add(m.group(1) + " " + m.group(2));
+            assertThat(Double.parseDouble(m.group(3))).isPositive();
+            assertThat(Double.parseDouble(m.group(4))).isPositive();
+            double mb = Double.parseDouble(m.group(5));
+            if (m.group(2).startsWith("null")) {
+                assertThat(mb).isZero();
+            } else {
+                assertThat(mb).isPositive();
+            }
+        }
+        List<String> expected = new ArrayList<>();
+        for (String transport : List.of("tcp", "rdma-sim")) {
+            WORKLOADS.forEach(w -> expected.add(transport + " " + w));
+        }
+        assertThat(runs).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void printsATableOfRatiosByDefault() {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "15");
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("workload", "read-1m", "write-1m", "ratios are rdma-sim / tcp");
+    }
+
+    @Test
+    void refusesANonPositiveTime() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--millis", "0");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("must be positive");
+    }
+}
