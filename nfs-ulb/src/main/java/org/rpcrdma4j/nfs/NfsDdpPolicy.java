@@ -2,21 +2,24 @@ package org.rpcrdma4j.nfs;
 
 import java.util.List;
 import org.rpcrdma4j.nfs.acl.NfsAcl3DdpPolicy;
+import org.rpcrdma4j.nfs.v2.Nfs2DdpPolicy;
 import org.rpcrdma4j.nfs.v3.Nfs3DdpPolicy;
 import org.rpcrdma4j.nfs.v4.Nfs4DdpPolicy;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
- * The upper-layer binding of the NFS program (100003, RFC 8267) for the transport: version 3's
- * rules and version 4's COMPOUND walk (all minor versions), NFSACL version 3 (100227), which NFSv3
- * clients call on the same connection, and nothing DDP-eligible for another program or version.
+ * The upper-layer binding of the NFS program (100003, RFC 8267) for the transport: the rules of
+ * versions 2 and 3 and version 4's COMPOUND walk (all minor versions), NFSACL version 3 (100227),
+ * which NFSv3 clients call on the same connection, and nothing DDP-eligible for another program or
+ * version.
  */
 public final class NfsDdpPolicy implements DdpPolicy {
 
     /** The NFS program number. */
     public static final int PROGRAM = 100003;
 
+    private final DdpPolicy v2 = new Nfs2DdpPolicy();
     private final DdpPolicy v3 = new Nfs3DdpPolicy();
     private final DdpPolicy acl3 = new NfsAcl3DdpPolicy();
     private final DdpPolicy v4 = new Nfs4DdpPolicy();
@@ -44,6 +47,7 @@ public final class NfsDdpPolicy implements DdpPolicy {
             return NONE;
         }
         return switch (procedure.version()) {
+            case 2 -> v2;
             case 3 -> v3;
             case 4 -> v4;
             default -> NONE;
