@@ -1,8 +1,10 @@
 package org.rpcrdma4j.testbed.cli;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,15 +24,19 @@ import picocli.CommandLine.Spec;
         name = "replay",
         mixinStandardHelpOptions = true,
         description = {
-            "Replay Linux RPC-over-RDMA captures (pcap of RoCEv2) against rpcrdma4j: every call Linux sent is "
+            "Replay Linux RPC-over-RDMA captures (pcap of RoCEv2, or its JSON Lines export: a file named "
+                    + "*.jsonl) against rpcrdma4j: every call Linux sent is "
                     + "planned by our requester and every reply by our responder (NFS binding, thresholds from "
                     + "the capture's RFC 8797 private data, Linux's credit grant), and each must travel as it "
                     + "did under Linux (docs/CONFORMANCE.md). Prints one line per trace (messages, matched, "
-                    + "mismatched and the first difference), or with --json "
+                    + "mismatched and the first difference; a message whose payload an export elides is reported "
+                    + "as not checkable), or with --json "
                     + "{\"traces\":[{\"trace\":NAME,\"messages\":N,\"matched\":N,\"mismatches\":[...]}]}.",
             "Exits 0 when every message matched, 1 on any mismatch, 2 when a capture cannot be read."
         })
 public final class ReplayCommand implements Callable<Integer> {
+
+    private static final String JSONL = ".jsonl";
 
     @Spec
     private CommandSpec spec;
@@ -38,7 +44,8 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print JSON instead of a table")
     private boolean json;
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE", description = "pcap files to replay")
+    @Parameters(arity = "1..*", paramLabel = "TRACE",
+            description = "pcap files or their JSON Lines exports (*.jsonl) to replay")
     private List<Path> traces;
 
     @Override
@@ -46,8 +53,8 @@ public final class ReplayCommand implements Callable<Integer> {
         Replay replay = new Replay(new NfsDdpPolicy());
         List<Replay.Result> results = new ArrayList<>();
         for (Path trace : traces) {
-            try (InputStream in = Files.newInputStream(trace)) {
-                results.add(replay.run(name(trace), Capture.read(in)));
+            try {
+                results.add(replay.run(name(trace), read(trace)));
             } catch (IOException e) {
                 spec.commandLine().getErr().println("cannot read " + trace + ": " + e.getMessage());
                 return 2;
@@ -59,9 +66,26 @@ public final class ReplayCommand implements Callable<Integer> {
         return results.stream().allMatch(r -> r.mismatches().isEmpty()) ? 0 : 1;
     }
 
+    /** Tells the export from the pcap by name, as export.py names it, since both replay the same trace. */
+    private static Capture read(Path trace) throws IOException {
+        if (trace.getFileName().toString().endsWith(JSONL)) {
+            try (BufferedReader in = Files.newBufferedReader(trace, StandardCharsets.UTF_8)) {
+                return Capture.readJsonLines(in);
+            }
+        }
+        try (InputStream in = Files.newInputStream(trace)) {
+            return Capture.read(in);
+        }
+    }
+
     private static String name(Path trace) {
         String file = trace.getFileName().toString();
-        return file.endsWith(".pcap") ? file.substring(0, file.length() - ".pcap".length()) : file;
+        for (String suffix : new String[] {".pcap", JSONL}) {
+            if (file.endsWith(suffix)) {
+                return file.substring(0, file.length() - suffix.length());
+            }
+        }
+        return file;
     }
 
     private static String table(List<Replay.Result> results) {

@@ -1,8 +1,10 @@
 package org.rpcrdma4j.testbed.trace;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What one pass over a RoCEv2 capture finds: the RDMA Sends, the RDMA Writes and Reads, and the
@@ -20,16 +22,37 @@ public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExch
      * @throws IOException if the capture cannot be read
      */
     public static Capture read(InputStream pcap) throws IOException {
+        return collect(packets -> PcapReader.read(pcap, frame -> {
+            RocePacket packet = RocePacket.parse(frame);
+            if (packet != null) {
+                packets.accept(packet);
+            }
+        }));
+    }
+
+    /**
+     * @param export a capture's JSON Lines export ({@link JsonLinesPackets}), which finds what the pcap would;
+     *               Sends and transfers whose payload it elides are marked so
+     * @return what it holds
+     * @throws IOException if the export cannot be read or parsed
+     */
+    public static Capture readJsonLines(BufferedReader export) throws IOException {
+        return collect(packets -> JsonLinesPackets.read(export, packets));
+    }
+
+    /** Where the packets of a capture come from: the pcap itself or its export. */
+    private interface PacketSource {
+        void read(Consumer<RocePacket> packets) throws IOException;
+    }
+
+    private static Capture collect(PacketSource source) throws IOException {
         RoceSends sends = new RoceSends();
         RdmaTransfers transfers = new RdmaTransfers();
         ConnectExchange connect = new ConnectExchange();
-        PcapReader.read(pcap, frame -> {
-            RocePacket packet = RocePacket.parse(frame);
-            if (packet != null) {
-                sends.onPacket(packet);
-                transfers.onPacket(packet);
-                connect.onPacket(packet);
-            }
+        source.read(packet -> {
+            sends.onPacket(packet);
+            transfers.onPacket(packet);
+            connect.onPacket(packet);
         });
         return new Capture(sends.sends(), transfers, connect);
     }

@@ -7,8 +7,9 @@ package org.rpcrdma4j.testbed.trace;
  * @param frame       the frame that completed it (SEND_LAST or SEND_ONLY, with or without invalidate)
  * @param fromClient  whether the side that sent the RDMA-CM ConnectRequest sent it
  * @param bytes       the Send's payload
+ * @param elided      whether an export elided part of it ({@link RocePacket#elided()}): it cannot be checked
  */
-public record RdmaSend(int frame, boolean fromClient, byte[] bytes) {
+public record RdmaSend(int frame, boolean fromClient, byte[] bytes, boolean elided) {
 
     /** @return "client->server" or "server->client" */
     public String direction() {

@@ -35,8 +35,22 @@ public final class RdmaTransfers {
     private static final int AETH_LENGTH = 4;
     private static final int IMMDT_LENGTH = 4;
 
-    /** A transfer being reassembled. */
-    private record Partial(int rkey, long va, ByteArrayOutputStream data) {
+    /** A transfer being reassembled; {@code elided} once an export elided one of its packets' payloads. */
+    private static final class Partial {
+        private final int rkey;
+        private final long va;
+        private final ByteArrayOutputStream data = new ByteArrayOutputStream();
+        private boolean elided;
+
+        Partial(int rkey, long va) {
+            this.rkey = rkey;
+            this.va = va;
+        }
+
+        void add(RocePacket p, int from) {
+            data.write(p.bytes(), from, p.to() - from);
+            elided |= p.elided();
+        }
     }
 
     /** Writes in progress per receiving address and queue pair. */
@@ -57,10 +71,8 @@ public final class RdmaTransfers {
         int at = p.from();
         switch (p.opcode()) {
             case RDMA_WRITE_FIRST, RDMA_WRITE_ONLY, RDMA_WRITE_ONLY_WITH_IMMEDIATE -> {
-                Partial write = new Partial(RocePacket.u32(b, at + 8), RocePacket.u64(b, at),
-                        new ByteArrayOutputStream());
-                at += RETH_LENGTH + (p.opcode() == RDMA_WRITE_ONLY_WITH_IMMEDIATE ? IMMDT_LENGTH : 0);
-                write.data().write(b, at, p.to() - at);
+                Partial write = new Partial(RocePacket.u32(b, at + 8), RocePacket.u64(b, at));
+                write.add(p, at + RETH_LENGTH + (p.opcode() == RDMA_WRITE_ONLY_WITH_IMMEDIATE ? IMMDT_LENGTH : 0));
                 if (p.opcode() == RDMA_WRITE_FIRST) {
                     writes.put(p.destination() + "/" + p.qp(), write);
                 } else {
@@ -73,23 +85,20 @@ public final class RdmaTransfers {
                 if (write == null) {
                     return;                      // the capture began inside this Write
                 }
-                at += p.opcode() == RDMA_WRITE_LAST_WITH_IMMEDIATE ? IMMDT_LENGTH : 0;
-                write.data().write(b, at, p.to() - at);
+                write.add(p, at + (p.opcode() == RDMA_WRITE_LAST_WITH_IMMEDIATE ? IMMDT_LENGTH : 0));
                 if (p.opcode() != RDMA_WRITE_MIDDLE) {
                     complete(p.frame(), true, write);
                 }
             }
             case RDMA_READ_REQUEST -> reads.computeIfAbsent(p.source() + ">" + p.destination(), k -> new ArrayDeque<>())
-                    .add(new Partial(RocePacket.u32(b, at + 8), RocePacket.u64(b, at), new ByteArrayOutputStream()));
+                    .add(new Partial(RocePacket.u32(b, at + 8), RocePacket.u64(b, at)));
             case RDMA_READ_RESPONSE_FIRST, RDMA_READ_RESPONSE_MIDDLE, RDMA_READ_RESPONSE_LAST,
                  RDMA_READ_RESPONSE_ONLY -> {
                 ArrayDeque<Partial> outstanding = reads.get(p.destination() + ">" + p.source());
                 if (outstanding == null || outstanding.isEmpty()) {
                     return;
                 }
-                at += p.opcode() == RDMA_READ_RESPONSE_MIDDLE ? 0 : AETH_LENGTH;
-                Partial read = outstanding.peek();
-                read.data().write(b, at, p.to() - at);
+                outstanding.peek().add(p, at + (p.opcode() == RDMA_READ_RESPONSE_MIDDLE ? 0 : AETH_LENGTH));
                 if (p.opcode() == RDMA_READ_RESPONSE_LAST || p.opcode() == RDMA_READ_RESPONSE_ONLY) {
                     complete(p.frame(), false, outstanding.poll());
                 }
@@ -100,8 +109,8 @@ public final class RdmaTransfers {
     }
 
     private void complete(int frame, boolean write, Partial partial) {
-        byRkey.computeIfAbsent(partial.rkey(), k -> new ArrayList<>())
-                .add(new RdmaTransfer(frame, write, partial.rkey(), partial.va(), partial.data().toByteArray()));
+        byRkey.computeIfAbsent(partial.rkey, k -> new ArrayList<>()).add(new RdmaTransfer(frame, write, partial.rkey,
+                partial.va, partial.data.toByteArray(), partial.elided));
     }
 
     /**
@@ -113,6 +122,8 @@ public final class RdmaTransfers {
      * @param after   only transfers completed after this frame (the message that advertised the segment)
      * @param before  only transfers completed before this frame (the reply that ends its use)
      * @return the segment's bytes, or {@code null} when the capture does not hold all of them
+     * @throws IllegalArgumentException if an export elided some of them: the zeros in their place must not be
+     *                                  compared as Linux's
      */
     public byte[] gather(Segment segment, boolean write, int after, int before) {
         byte[] data = new byte[Math.toIntExact(segment.unsignedLength())];
@@ -124,6 +135,11 @@ public final class RdmaTransfers {
             long from = Math.max(t.va(), segment.offset());
             long to = Math.min(t.va() + t.data().length, segment.offset() + data.length);
             if (from < to) {
+                if (t.elided()) {
+                    throw new IllegalArgumentException("not checkable: the export elides the payload of the RDMA "
+                            + (write ? "Write" : "Read") + " completed in frame " + t.frame() + " (segment "
+                            + segment + ")");
+                }
                 System.arraycopy(t.data(), (int) (from - t.va()), data, (int) (from - segment.offset()),
                         (int) (to - from));
                 covered += to - from;

@@ -59,7 +59,14 @@ public final class Replay {
         HeaderDecoder decoder = new HeaderDecoder();
         List<Mismatch> mismatches = new ArrayList<>();
         List<CallReplyPairs.Message> messages = new ArrayList<>();
+        int elided = 0;
         for (RdmaSend send : capture.sends()) {
+            if (send.elided()) {
+                elided++;
+                mismatches.add(new Mismatch(send.frame(), "capture", -1, "?",
+                        "not checkable: the export elides part of this message's payload"));
+                continue;
+            }
             try {
                 messages.add(new CallReplyPairs.Message(send, decoder.decode(send.bytes())));
             } catch (RpcRdmaDecodeException e) {
@@ -67,9 +74,11 @@ public final class Replay {
             }
         }
         CallReplyPairs.Result paired = CallReplyPairs.pair(messages);
+        String orphaned = elided == 0 ? "a reply to no call in the capture"
+                : "a reply to no call in the capture, or to one whose payload the export elides: not checkable";
         for (CallReplyPairs.Message orphan : paired.orphanedReplies()) {
             mismatches.add(new Mismatch(orphan.send().frame(), "capture", orphan.header().header().unsignedXid(), "?",
-                    "a reply to no call in the capture"));
+                    orphaned));
         }
         // RFC 8797 §4: a side's sends stay within its own max send size and the peer's max receive size
         // (Linux xprtrdma and svcrdma take the smaller of the two).

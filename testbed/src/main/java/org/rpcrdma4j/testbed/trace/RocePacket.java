@@ -12,12 +12,15 @@ package org.rpcrdma4j.testbed.trace;
  * @param transport   the BTH transport type: {@link #RC} or {@link #UD}
  * @param opcode      the BTH operation within the transport type (low five bits of the opcode)
  * @param qp          the destination queue pair
- * @param bytes       the frame
+ * @param bytes       the frame (from an export: the bytes after the BTH)
  * @param from        index of the first byte after the BTH
  * @param to          index after the last payload byte (before the pad and the invariant CRC)
+ * @param elided      whether the payload's bytes are not all known (a JSON Lines export may elide them,
+ *                    {@link JsonLinesPackets}): they are zeros where unknown, and nothing built from them
+ *                    may be compared
  */
 record RocePacket(int frame, int source, int destination, int transport, int opcode, int qp, byte[] bytes, int from,
-                  int to) {
+                  int to, boolean elided) {
 
     /** Transport type of reliable-connection opcodes. */
     static final int RC = 0;
@@ -66,7 +69,7 @@ record RocePacket(int frame, int source, int destination, int transport, int opc
             return null;
         }
         return new RocePacket(frame.number(), u32(b, p + 12), u32(b, p + 16), (b[bth] & 0xFF) >>> 5, b[bth] & 0x1F,
-                u32(b, bth + 4) & 0xFFFFFF, b, bth + BTH_LENGTH, to);
+                u32(b, bth + 4) & 0xFFFFFF, b, bth + BTH_LENGTH, to, false);
     }
 
     /** @return the payload length after the BTH */

@@ -5,8 +5,10 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Finds the RDMA Sends of a RoCEv2 capture ({@link RocePacket}). Reliable-connection
@@ -30,6 +32,8 @@ public final class RoceSends {
     private static final int SEND_ONLY_WITH_INVALIDATE = 0x17;
 
     private final Map<String, List<byte[]>> partial = new HashMap<>();
+    /** The keys of {@link #partial} with a packet whose payload an export elided. */
+    private final Set<String> elided = new HashSet<>();
     private final List<RdmaSend> sends = new ArrayList<>();
     /** The client's IPv4 address; the ConnectRequest comes before any traffic of its connection. */
     private Integer clientAddress;
@@ -71,8 +75,7 @@ public final class RoceSends {
                 payload += 4;                    // ImmDt
             }
             if (payload <= packet.to()) {
-                onSendPacket(packet.frame(), operation, packet.source(), packet.destination(), packet.qp(),
-                        packet.bytes(), payload, packet.to());
+                onSendPacket(packet, operation, payload);
             }
         }
     }
@@ -85,8 +88,7 @@ public final class RoceSends {
         }
     }
 
-    private void onSendPacket(int frame, int operation, int source, int destination, int qp, byte[] b, int from,
-                              int to) {
+    private void onSendPacket(RocePacket packet, int operation, int from) {
         boolean first = operation == SEND_FIRST || operation == SEND_ONLY || operation == SEND_ONLY_WITH_IMMEDIATE
                 || operation == SEND_ONLY_WITH_INVALIDATE;
         boolean last = operation == SEND_LAST || operation == SEND_LAST_WITH_IMMEDIATE
@@ -95,15 +97,19 @@ public final class RoceSends {
         if (!first && !last && operation != SEND_MIDDLE) {
             return;
         }
-        String key = destination + "/" + qp;
+        String key = packet.destination() + "/" + packet.qp();
         if (first) {
             partial.put(key, new ArrayList<>());
+            elided.remove(key);
         }
         List<byte[]> pieces = partial.get(key);
         if (pieces == null) {
             return;                              // the capture began inside this Send
         }
-        pieces.add(Arrays.copyOfRange(b, from, to));
+        pieces.add(Arrays.copyOfRange(packet.bytes(), from, packet.to()));
+        if (packet.elided()) {
+            elided.add(key);
+        }
         if (last) {
             partial.remove(key);
             int length = pieces.stream().mapToInt(piece -> piece.length).sum();
@@ -113,7 +119,8 @@ public final class RoceSends {
                 System.arraycopy(piece, 0, message, at, piece.length);
                 at += piece.length;
             }
-            sends.add(new RdmaSend(frame, clientAddress != null && source == clientAddress, message));
+            sends.add(new RdmaSend(packet.frame(), clientAddress != null && packet.source() == clientAddress, message,
+                    elided.remove(key)));
         }
     }
 }
