@@ -186,6 +186,15 @@ public final class CallPlan {
     }
 
     /**
+     * @param credits the credit value to put in the header
+     * @return the header the call is sent with, but with placeholder handles and offsets: this
+     *     requester's choices alone, to compare with another requester's
+     */
+    public RpcRdmaHeader shape(int credits) {
+        return header(credits, PLACEHOLDER, PLACEHOLDER);
+    }
+
+    /**
      * Registers the call's chunk memory and encodes the message. Progress thread only.
      *
      * @param fabric  the fabric

@@ -6,12 +6,9 @@ import java.util.Optional;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.marshal.CallPlan;
-import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.ReadChunk;
-import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.WriteChunk;
-import org.rpcrdma4j.xdr.XdrItem;
 
 /**
  * Checks that our requester ({@link CallPlan}) would convey a call as the Linux requester did (RFC 8166
@@ -47,39 +44,26 @@ public final class RequesterConformance {
         } catch (RdmaTransportException e) {
             return Optional.of("our requester refuses the call: " + e.getMessage());
         }
-        Proc ours = plan.positionZero() ? Proc.RDMA_NOMSG : Proc.RDMA_MSG;
-        if (ours != linux.proc()) {
-            return Optional.of("proc: ours " + ours + ", Linux " + linux.proc());
+        RpcRdmaHeader ours = plan.shape(linux.credits());
+        if (ours.proc() != linux.proc()) {
+            return Optional.of("proc: ours " + ours.proc() + ", Linux " + linux.proc());
         }
-        List<String> ourReads = new ArrayList<>();
-        if (plan.positionZero()) {
-            ourReads.add(0 + ":" + call.length);
-        } else if (plan.readChunks() > 0) {
-            for (XdrItem item : policy.callPayloads(plan.procedure(), plan.call())) {
-                if (item.length() > 0) {
-                    ourReads.add(item.offset() + ":" + item.length());
-                }
-            }
-        }
-        List<String> linuxReads = new ArrayList<>();
-        for (ReadChunk chunk : linux.readChunks()) {
-            linuxReads.add(chunk.unsignedPosition() + ":" + chunk.length());
-        }
+        List<String> ourReads = readChunks(ours);
+        List<String> linuxReads = readChunks(linux);
         if (!ourReads.equals(linuxReads)) {
             return Optional.of("Read chunks (position:length): ours " + ourReads + ", Linux " + linuxReads);
         }
-        DdpPolicy.ReplySize size = policy.replySize(plan.procedure(), plan.call());
-        List<Long> ourWrites = plan.writeChunks() > 0 ? size.payloadMaxLengths() : List.of();
+        List<Long> ourWrites = ours.writeList().stream().map(WriteChunk::length).toList();
         List<Long> linuxWrites = linux.writeList().stream().map(WriteChunk::length).toList();
         if (!ourWrites.equals(linuxWrites)) {
             return Optional.of("Write chunk lengths: ours " + ourWrites + ", Linux " + linuxWrites);
         }
-        if (plan.replyChunk() != linux.hasReplyChunk()) {
-            return Optional.of("Reply chunk: ours " + (plan.replyChunk() ? "provided" : "none") + ", Linux "
+        if (ours.hasReplyChunk() != linux.hasReplyChunk()) {
+            return Optional.of("Reply chunk: ours " + (ours.hasReplyChunk() ? "provided" : "none") + ", Linux "
                     + (linux.hasReplyChunk() ? "provided" : "none"));
         }
-        if (plan.replyChunk() && replyLinux != null && replyLinux.replyChunk() != null) {
-            long ourLength = RoundUp.roundUp(size.maxLength());
+        if (ours.hasReplyChunk() && replyLinux != null && replyLinux.replyChunk() != null) {
+            long ourLength = ours.replyChunk().length();
             long written = replyLinux.replyChunk().length();
             if (ourLength < written) {
                 return Optional.of("Reply chunk: ours " + ourLength + " bytes, the server wrote " + written
@@ -87,5 +71,14 @@ public final class RequesterConformance {
             }
         }
         return Optional.empty();
+    }
+
+    /** @return each Read chunk as position:total length, segment boundaries left out */
+    private static List<String> readChunks(RpcRdmaHeader header) {
+        List<String> chunks = new ArrayList<>();
+        for (ReadChunk chunk : header.readChunks()) {
+            chunks.add(chunk.unsignedPosition() + ":" + chunk.length());
+        }
+        return chunks;
     }
 }
