@@ -211,6 +211,7 @@ public final class Responder implements FabricListener {
             }
             sends.send(Channel.DATA, connection.peer(), call.message(), error -> {
                 if (error != null && calls.unanswered(call.xid())) {
+                    countBackward();
                     backwardReplies.onBackwardFailed(connection, call.xid(), error);
                     pumpBackward(connection, calls);
                 }
@@ -456,6 +457,8 @@ public final class Responder implements FabricListener {
             dropped++;
             return;
         }
+        // Counted before the answer is handed over: whoever gets it finds the call no longer pending.
+        countBackward();
         if (header.proc() == Proc.RDMA_ERROR) {
             backwardReplies.onBackwardFailed(connection, xid, new RdmaTransportException(
                     RdmaTransportException.Scope.CALL, "backward call xid 0x" + Integer.toHexString(xid)
@@ -533,10 +536,11 @@ public final class Responder implements FabricListener {
             LOG.debug("{} closed: {}", connection, reason);
             BackwardCalls calls = backward.remove(connection);
             if (calls != null) {
-                for (int xid : calls.clear()) {
+                List<Integer> failed = calls.clear();
+                countBackward();
+                for (int xid : failed) {
                     backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
                 }
-                countBackward();
             }
             handler.onClosed(connection);
         }
