@@ -126,12 +126,16 @@ public final class RdmaTransfers {
      *                                  compared as Linux's
      */
     public byte[] gather(Segment segment, boolean write, int after, int before) {
+        List<RdmaTransfer> transfers = byRkey.getOrDefault(segment.handle(), List.of()).stream()
+                .filter(t -> t.write() == write && t.frame() > after && t.frame() < before).toList();
+        // The length comes from the capture's header: allocate only what the capture's transfers can fill.
+        long moved = transfers.stream().mapToLong(t -> t.data().length).sum();
+        if (segment.unsignedLength() > moved) {
+            return null;
+        }
         byte[] data = new byte[Math.toIntExact(segment.unsignedLength())];
         long covered = 0;
-        for (RdmaTransfer t : byRkey.getOrDefault(segment.handle(), List.of())) {
-            if (t.write() != write || t.frame() <= after || t.frame() >= before) {
-                continue;
-            }
+        for (RdmaTransfer t : transfers) {
             long from = Math.max(t.va(), segment.offset());
             long to = Math.min(t.va() + t.data().length, segment.offset() + data.length);
             if (from < to) {
