@@ -121,6 +121,13 @@ public interface DdpPolicy {
         public static final ReplySize INLINE = new ReplySize(1024 - 28, List.of());
 
         /**
+         * The largest RPC accepted-reply header a binding sizes its replies with: XID, message type,
+         * reply status, the verifier's flavor and length, a verifier body of up to 400 bytes, and the
+         * accept status (RFC 5531).
+         */
+        public static final int RPC_HEADER_MAX = 6 * 4 + 400;
+
+        /**
          * Copies the list and checks the lengths.
          *
          * @param maxLength         the largest reply

@@ -20,8 +20,6 @@ public final class NfsAcl3DdpPolicy implements DdpPolicy {
     /** ACLPROC3_SETACL. */
     public static final int SETACL = 2;
 
-    /** The largest RPC accepted-reply header: five words and a verifier body of up to 400 bytes (RFC 5531). */
-    private static final int RPC_REPLY_HEADER_MAX = 6 * 4 + 400;
     /** status, then a post_op_attr carrying a fattr3 of 84 bytes. */
     private static final int STATUS_AND_ATTRIBUTES = 4 + 4 + 84;
     /** NFS_ACL_MAX_ENTRIES of Linux's nfsacl: the most entries one ACL may carry. */
@@ -38,7 +36,7 @@ public final class NfsAcl3DdpPolicy implements DdpPolicy {
     public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
         if (procedure.procedure() == GETACL) {
             // GETACL3resok: attributes, mask, the access ACL and the default ACL.
-            return new ReplySize(RPC_REPLY_HEADER_MAX + STATUS_AND_ATTRIBUTES + 4 + 2L * MAX_ACL, List.of());
+            return new ReplySize(ReplySize.RPC_HEADER_MAX + STATUS_AND_ATTRIBUTES + 4 + 2L * MAX_ACL, List.of());
         }
         return ReplySize.INLINE;     // NULL; SETACL3res is a status and a post_op_attr
     }

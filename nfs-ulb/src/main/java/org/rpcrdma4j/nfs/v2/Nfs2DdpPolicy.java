@@ -47,8 +47,6 @@ public final class Nfs2DdpPolicy implements DdpPolicy {
     static final int COOKIESIZE = 4;
     /** fattr (RFC 1094 §2.3.5): type and ten unsigned words, then three timevals of two words. */
     static final int FATTR = 11 * 4 + 3 * 8;
-    /** The largest RPC accepted-reply header: five words and a verifier body of up to 400 bytes (RFC 5531). */
-    static final int RPC_REPLY_HEADER_MAX = 6 * 4 + 400;
     private static final int NFS_OK = 0;
     /** sattr (RFC 1094 §2.3.6): four unsigned words, then two timevals. */
     private static final int SATTR = 4 * 4 + 2 * 8;
@@ -88,16 +86,16 @@ public final class Nfs2DdpPolicy implements DdpPolicy {
                 long count = Math.min(args.uint32(), MAXDATA);
                 // readres: status, attributes, then the data's length word and the data.
                 long results = 4 + FATTR + 4 + RoundUp.roundUp(count);
-                return new ReplySize(RPC_REPLY_HEADER_MAX + results, List.of(count));
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + results, List.of(count));
             }
             case READLINK -> {
-                return new ReplySize(RPC_REPLY_HEADER_MAX + 4 + 4 + MAXPATHLEN, List.of());
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + 4 + 4 + MAXPATHLEN, List.of());
             }
             case READDIR -> {
                 args.skip(FHSIZE);       // dir
                 args.skip(COOKIESIZE);   // cookie
                 // count bounds the entries; status, the list's closing FALSE and eof come on top.
-                return new ReplySize(RPC_REPLY_HEADER_MAX + 4 + args.uint32() + 4 + 4, List.of());
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + 4 + args.uint32() + 4 + 4, List.of());
             }
             default -> {
                 return ReplySize.INLINE;

@@ -41,8 +41,6 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
     static final int FHSIZE = 64;
     /** The largest link target the Linux client provides for (one page). */
     static final int MAXPATHLEN = 4096;
-    /** The largest RPC accepted-reply header: five words and a verifier body of up to 400 bytes (RFC 5531). */
-    static final int RPC_REPLY_HEADER_MAX = 6 * 4 + 400;
     /** nfsstat3 plus a post_op_attr carrying a fattr3 of 84 bytes. */
     static final int STATUS_AND_ATTRIBUTES = 4 + 4 + 84;
     private static final int NFS3_OK = 0;
@@ -82,23 +80,23 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
                 long count = args.uint32();
                 // READ3resok: attributes, count, eof, then the data's length word and the data.
                 long results = STATUS_AND_ATTRIBUTES + 3 * 4 + RoundUp.roundUp(count);
-                return new ReplySize(RPC_REPLY_HEADER_MAX + results, List.of(count));
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + results, List.of(count));
             }
             case READLINK -> {
-                return new ReplySize(RPC_REPLY_HEADER_MAX + STATUS_AND_ATTRIBUTES + 4 + MAXPATHLEN, List.of());
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + STATUS_AND_ATTRIBUTES + 4 + MAXPATHLEN, List.of());
             }
             case READDIR -> {
                 args.opaque(FHSIZE);     // dir
                 args.hyper();            // cookie
                 args.skip(8);            // cookieverf
-                return new ReplySize(RPC_REPLY_HEADER_MAX + 4 + args.uint32(), List.of());
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + 4 + args.uint32(), List.of());
             }
             case READDIRPLUS -> {
                 args.opaque(FHSIZE);     // dir
                 args.hyper();            // cookie
                 args.skip(8);            // cookieverf
                 args.uint32();           // dircount
-                return new ReplySize(RPC_REPLY_HEADER_MAX + 4 + args.uint32(), List.of());
+                return new ReplySize(ReplySize.RPC_HEADER_MAX + 4 + args.uint32(), List.of());
             }
             default -> {
                 return ReplySize.INLINE;

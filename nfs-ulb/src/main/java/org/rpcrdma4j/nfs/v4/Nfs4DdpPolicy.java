@@ -68,8 +68,6 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     private static final int FATTR4_ACL = 12;
     private static final long UNBOUNDED = Integer.MAX_VALUE;
 
-    /** The largest RPC accepted-reply header: five words and a verifier body of up to 400 bytes. */
-    private static final int RPC_REPLY_HEADER_MAX = 6 * 4 + 400;
     /** A result no larger than this: status and a few fixed fields (stateids, change_info, verifiers). */
     private static final int SMALL_RESULT = 128;
     /**
@@ -120,7 +118,7 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
         long tag = args.opaque(UNBOUNDED).length();
         args.uint32();                           // minorversion
         // COMPOUND4res: status, the echoed tag and the result count, then each result with its opcode.
-        long max = RPC_REPLY_HEADER_MAX + 4 + 4 + tag + 3 + 4;
+        long max = ReplySize.RPC_HEADER_MAX + 4 + 4 + tag + 3 + 4;
         Long readCount = null;
         for (long ops = args.uint32(); ops > 0; ops--) {
             int op = args.int32();
