@@ -61,11 +61,7 @@ final class LongCtsReceiver {
         if (entry == null) {
             return;
         }
-        entry.sendId = (int) rtm.sendId();
-        entry.creditRequest = rtm.creditRequest();
-        entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());
-        entry.windowEnd = entry.bytesReceived;
-        rx.afterData(entry);
+        start(entry, buffer, packet);
     }
 
     /** The fallback RTM after our READ_NACK: the nacked receive goes on as long-CTS from byte 0. */
@@ -76,6 +72,11 @@ final class LongCtsReceiver {
             counters.increment(EndpointCounter.ORPHAN_PACKETS);
             return;
         }
+        start(entry, buffer, packet);
+    }
+
+    /** Takes the sender's state from the RTM just wrapped and places the bytes it carries. */
+    private void start(RxEntry entry, ByteBuffer buffer, DecodedPacket packet) {
         entry.sendId = (int) rtm.sendId();
         entry.creditRequest = rtm.creditRequest();
         entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());
