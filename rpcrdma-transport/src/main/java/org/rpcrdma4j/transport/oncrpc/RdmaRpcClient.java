@@ -16,9 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
@@ -308,8 +306,7 @@ public final class RdmaRpcClient implements AutoCloseable {
 
         @Override
         public void startTLS() throws RpcAuthException {
-            throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
-                    new RpcAuthError(RpcAuthStat.AUTH_REJECTEDCRED));
+            throw TlsRefusal.exception();
         }
 
         @Override

@@ -8,9 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -142,8 +140,7 @@ public final class RdmaRpcTransport implements RpcTransport {
      */
     @Override
     public void startTLS() throws RpcAuthException {
-        throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
-                new RpcAuthError(RpcAuthStat.AUTH_REJECTEDCRED));
+        throw TlsRefusal.exception();
     }
 
     @Override
