@@ -10,11 +10,7 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  */
 public final class ConnectExchange {
 
-    private static final int DETH_LENGTH = 8;
     private static final int MAD_LENGTH = 256;
-    private static final int MGMT_CLASS_CM = 0x07;
-    private static final int CM_ATTRIBUTE_REQ = 0x0010;
-    private static final int CM_ATTRIBUTE_REP = 0x0013;
     /** REQ private data: the last 92 bytes of the MAD, after the 36-byte RDMA-CM IP header (IBTA 12.6.5). */
     private static final int REQ_RPCRDMA_PRIVATE = MAD_LENGTH - 92 + 36;
     /** REP private data: the last 196 bytes of the MAD (IBTA 12.6.8). */
@@ -28,16 +24,16 @@ public final class ConnectExchange {
 
     /** Takes the next packet: the first REQ and first REP count. */
     void onPacket(RocePacket p) {
-        int mad = p.from() + DETH_LENGTH;
-        if (p.transport() != RocePacket.UD || p.to() < mad + MAD_LENGTH || p.bytes()[mad + 1] != MGMT_CLASS_CM) {
+        int mad = p.mad();
+        int attribute = p.cmAttribute();
+        if (attribute < 0 || p.to() < mad + MAD_LENGTH) {
             return;
         }
-        int attribute = RocePacket.u16(p.bytes(), mad + 16);
         ByteBuffer b = ByteBuffer.wrap(p.bytes());
-        if (attribute == CM_ATTRIBUTE_REQ && client == ConnectPrivateData.DEFAULT) {
+        if (attribute == RocePacket.CM_REQ && client == ConnectPrivateData.DEFAULT) {
             client = ConnectPrivateData.decode(b, mad + REQ_RPCRDMA_PRIVATE, ConnectPrivateData.ENCODED_LENGTH)
                     .orElse(ConnectPrivateData.DEFAULT);
-        } else if (attribute == CM_ATTRIBUTE_REP && server == ConnectPrivateData.DEFAULT) {
+        } else if (attribute == RocePacket.CM_REP && server == ConnectPrivateData.DEFAULT) {
             server = ConnectPrivateData.decode(b, mad + REP_RPCRDMA_PRIVATE, ConnectPrivateData.ENCODED_LENGTH)
                     .orElse(ConnectPrivateData.DEFAULT);
         }

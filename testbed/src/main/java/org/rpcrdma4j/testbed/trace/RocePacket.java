@@ -26,6 +26,13 @@ record RocePacket(int frame, int source, int destination, int transport, int opc
     static final int RC = 0;
     /** Transport type of unreliable-datagram opcodes. */
     static final int UD = 3;
+    /** RDMA-CM ConnectRequest: the attribute of its CM MAD (IBTA 12.6). */
+    static final int CM_REQ = 0x0010;
+    /** RDMA-CM ConnectReply. */
+    static final int CM_REP = 0x0013;
+
+    private static final int DETH_LENGTH = 8;
+    private static final int MGMT_CLASS_CM = 0x07;
 
     private static final int ETHERTYPE_IPV4 = 0x0800;
     private static final int ETHERTYPE_VLAN = 0x8100;
@@ -75,6 +82,20 @@ record RocePacket(int frame, int source, int destination, int transport, int opc
     /** @return the payload length after the BTH */
     int length() {
         return to - from;
+    }
+
+    /** @return where a UD packet's MAD starts: after its DETH */
+    int mad() {
+        return from + DETH_LENGTH;
+    }
+
+    /** @return the attribute of the RDMA-CM MAD this packet carries ({@link #CM_REQ}, ...), or -1 if none */
+    int cmAttribute() {
+        int mad = mad();
+        if (transport != UD || to < mad + 24 || bytes[mad + 1] != MGMT_CLASS_CM) {
+            return -1;
+        }
+        return u16(bytes, mad + 16);
     }
 
     static int u16(byte[] b, int at) {

@@ -17,11 +17,6 @@ import java.util.Set;
  */
 public final class RoceSends {
 
-    private static final int DETH_LENGTH = 8;
-    /** The RDMA-CM ConnectRequest MAD: management class CM (0x07), attribute 0x0010 (IBTA 12.6). */
-    private static final int MGMT_CLASS_CM = 0x07;
-    private static final int CM_ATTRIBUTE_REQ = 0x0010;
-
     private static final int SEND_FIRST = 0x00;
     private static final int SEND_MIDDLE = 0x01;
     private static final int SEND_LAST = 0x02;
@@ -67,7 +62,10 @@ public final class RoceSends {
         int operation = packet.opcode();
         int payload = packet.from();
         if (packet.transport() == RocePacket.UD) {
-            onDatagram(packet.source(), packet.bytes(), payload + DETH_LENGTH, packet.to());
+            // The sender of the first ConnectRequest is the client.
+            if (clientAddress == null && packet.cmAttribute() == RocePacket.CM_REQ) {
+                clientAddress = packet.source();
+            }
         } else if (packet.transport() == RocePacket.RC) {
             if (operation == SEND_LAST_WITH_INVALIDATE || operation == SEND_ONLY_WITH_INVALIDATE) {
                 payload += 4;                    // IETH
@@ -77,14 +75,6 @@ public final class RoceSends {
             if (payload <= packet.to()) {
                 onSendPacket(packet, operation, payload);
             }
-        }
-    }
-
-    /** Notes the sender of the first CM ConnectRequest: the client. */
-    private void onDatagram(int source, byte[] b, int mad, int end) {
-        if (clientAddress == null && end >= mad + 24 && b[mad + 1] == MGMT_CLASS_CM
-                && RocePacket.u16(b, mad + 16) == CM_ATTRIBUTE_REQ) {
-            clientAddress = source;
         }
     }
 
