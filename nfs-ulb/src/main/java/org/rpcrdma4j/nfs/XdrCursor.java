@@ -1,5 +1,7 @@
 package org.rpcrdma4j.nfs;
 
+import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.XdrItem;
 
@@ -9,7 +11,7 @@ import org.rpcrdma4j.xdr.XdrItem;
  */
 public final class XdrCursor {
 
-    private final byte[] bytes;
+    private final MessageBytes bytes;
     private final int end;
     private int position;
 
@@ -19,8 +21,21 @@ public final class XdrCursor {
      * @param end    index after the last byte that may be read
      */
     public XdrCursor(byte[] bytes, int offset, int end) {
-        if (offset < 0 || end > bytes.length || offset > end) {
-            throw new IllegalArgumentException("range " + offset + ".." + end + " outside " + bytes.length + " bytes");
+        this(MessageBytes.of(bytes), offset, end);
+    }
+
+    /**
+     * Reads the body of an RPC message, its arguments or results, to the message's end.
+     *
+     * @param message the message
+     */
+    public XdrCursor(DdpPolicy.RpcMessage message) {
+        this(message.bytes(), message.bodyOffset(), message.bytes().length());
+    }
+
+    private XdrCursor(MessageBytes bytes, int offset, int end) {
+        if (offset < 0 || end > bytes.length() || offset > end) {
+            throw new IllegalArgumentException("range " + offset + ".." + end + " outside " + bytes.length() + " bytes");
         }
         this.bytes = bytes;
         this.position = offset;
@@ -38,8 +53,7 @@ public final class XdrCursor {
      */
     public int int32() {
         require(4, "a 32-bit word");
-        int value = (bytes[position] & 0xFF) << 24 | (bytes[position + 1] & 0xFF) << 16
-                | (bytes[position + 2] & 0xFF) << 8 | bytes[position + 3] & 0xFF;
+        int value = bytes.getInt(position);
         position += 4;
         return value;
     }

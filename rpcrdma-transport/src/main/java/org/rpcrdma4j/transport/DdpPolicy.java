@@ -86,10 +86,10 @@ public interface DdpPolicy {
      * An encoded RPC message and where its body (arguments or results) begins, after the RPC header
      * (RFC 5531 §9) with its credential and verifier.
      *
-     * @param bytes      the whole message; the policy must not change it
+     * @param bytes      the whole message, read in place; the policy must not change it
      * @param bodyOffset index of the first byte of the arguments or results
      */
-    record RpcMessage(byte[] bytes, int bodyOffset) {
+    record RpcMessage(MessageBytes bytes, int bodyOffset) {
 
         /**
          * Checks the body lies inside the message.
@@ -98,10 +98,18 @@ public interface DdpPolicy {
          * @param bodyOffset where its body begins
          */
         public RpcMessage {
-            if (bodyOffset < 0 || bodyOffset > bytes.length) {
+            if (bodyOffset < 0 || bodyOffset > bytes.length()) {
                 throw new IllegalArgumentException("body offset " + bodyOffset + " outside a message of "
-                        + bytes.length + " bytes");
+                        + bytes.length() + " bytes");
             }
+        }
+
+        /**
+         * @param bytes      the whole message in one array
+         * @param bodyOffset index of the first byte of the arguments or results
+         */
+        public RpcMessage(byte[] bytes, int bodyOffset) {
+            this(MessageBytes.of(bytes), bodyOffset);
         }
     }
 

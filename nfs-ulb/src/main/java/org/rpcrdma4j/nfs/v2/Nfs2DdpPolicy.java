@@ -53,7 +53,7 @@ public final class Nfs2DdpPolicy implements DdpPolicy {
 
     @Override
     public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
-        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        XdrCursor args = new XdrCursor(call);
         switch (procedure.procedure()) {
             case WRITE -> {
                 args.skip(FHSIZE);       // file
@@ -77,7 +77,7 @@ public final class Nfs2DdpPolicy implements DdpPolicy {
 
     @Override
     public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
-        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        XdrCursor args = new XdrCursor(call);
         switch (procedure.procedure()) {
             case READ -> {
                 args.skip(FHSIZE);       // file
@@ -108,7 +108,7 @@ public final class Nfs2DdpPolicy implements DdpPolicy {
         if (procedure.procedure() != READ && procedure.procedure() != READLINK) {
             return List.of();
         }
-        XdrCursor results = new XdrCursor(reply.bytes(), reply.bodyOffset(), reply.bytes().length);
+        XdrCursor results = new XdrCursor(reply);
         if (results.int32() != NFS_OK) {
             return List.of();
         }

@@ -49,7 +49,7 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
 
     @Override
     public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
-        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        XdrCursor args = new XdrCursor(call);
         switch (procedure.procedure()) {
             case WRITE -> {
                 args.opaque(FHSIZE);     // file
@@ -72,7 +72,7 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
 
     @Override
     public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
-        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        XdrCursor args = new XdrCursor(call);
         switch (procedure.procedure()) {
             case READ -> {
                 args.opaque(FHSIZE);     // file
@@ -109,7 +109,7 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
         if (procedure.procedure() != READ && procedure.procedure() != READLINK) {
             return List.of();
         }
-        XdrCursor results = new XdrCursor(reply.bytes(), reply.bodyOffset(), reply.bytes().length);
+        XdrCursor results = new XdrCursor(reply);
         if (results.int32() != NFS3_OK) {
             return List.of();
         }

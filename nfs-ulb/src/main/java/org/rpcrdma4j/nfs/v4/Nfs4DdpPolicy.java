@@ -114,7 +114,7 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
         if (procedure.procedure() != COMPOUND) {
             return ReplySize.INLINE;
         }
-        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        XdrCursor args = new XdrCursor(call);
         long tag = args.opaque(UNBOUNDED).length();
         args.uint32();                           // minorversion
         // COMPOUND4res: status, the echoed tag and the result count, then each result with its opcode.
@@ -163,7 +163,7 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
         if (procedure.procedure() != COMPOUND) {
             return List.of();
         }
-        XdrCursor results = new XdrCursor(reply.bytes(), reply.bodyOffset(), reply.bytes().length);
+        XdrCursor results = new XdrCursor(reply);
         results.int32();                         // the COMPOUND's status: the last result's
         results.opaque(UNBOUNDED);               // tag
         for (long ops = results.uint32(); ops > 0; ops--) {
@@ -187,7 +187,7 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
 
     /** Steps over COMPOUND4args' tag and minorversion to the operation count. */
     private static XdrCursor compoundArgs(RpcMessage call) {
-        XdrCursor args = new XdrCursor(call.bytes(), call.bodyOffset(), call.bytes().length);
+        XdrCursor args = new XdrCursor(call);
         args.opaque(UNBOUNDED);                  // tag
         args.uint32();                           // minorversion
         return args;

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.transport.conn;
 
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 
 /**
@@ -8,12 +9,13 @@ import org.rpcrdma4j.transport.RdmaTransportException;
 public interface ReplyHandler {
 
     /**
-     * A reply arrived inline.
+     * A reply arrived.
      *
      * @param xid        the XID of the call
-     * @param rpcMessage the whole RPC reply message, owned by the handler
+     * @param rpcMessage the whole RPC reply message, its chunk data in the call's chunk memory;
+     *                   owned by the handler
      */
-    void onReply(int xid, byte[] rpcMessage);
+    void onReply(int xid, MessageBytes rpcMessage);
 
     /**
      * A call failed: the responder answered RDMA_ERROR, the reply could not be used, or the

@@ -16,6 +16,7 @@ import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.marshal.CallPlan;
@@ -363,7 +364,7 @@ public final class Requester implements FabricListener {
         credits.onAnswered(header.credits());
         creditLimit = credits.limit();
         outstandingCount = outstanding.size();
-        byte[] reply = null;
+        MessageBytes reply = null;
         RdmaTransportException failure = null;
         try {
             if (header.proc() == Proc.RDMA_ERROR) {

@@ -13,6 +13,7 @@ import org.rpcrdma4j.transport.Channel;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricListener;
 import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -64,8 +65,9 @@ import org.slf4j.LoggerFactory;
  * belongs to this class during {@link #onReceived}: the RPC message is copied out for the worker,
  * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
- * handler. Reply buffers are allocated per send and belong to the fabric until the send completes;
- * a reply with chunk data is registered until its RDMA Writes complete.
+ * handler. Reply headers are allocated per send and belong to the fabric until the send completes;
+ * the chunk data of a reply is written from the reply's own buffers, each registered until its RDMA
+ * Writes complete.
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #start}, {@link #reply},
@@ -136,19 +138,19 @@ public final class Responder implements FabricListener {
      *
      * @param connection the connection the call came on
      * @param xid        the call's XID
-     * @param rpcMessage the whole RPC reply message, owned by the responder from now on
+     * @param rpcMessage the whole RPC reply message; its bytes must not change until {@code done}
      * @param provided   the chunks the call provided for its reply
      * @param payloads   the reply's DDP-eligible results ({@code DdpPolicy.replyPayloads})
      * @param done       called with {@code null} once sent, or with the error, on the progress thread
      */
-    public void reply(Connection connection, int xid, byte[] rpcMessage, ProvidedChunks provided,
+    public void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
                       List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
         ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
                 connection.thresholds().send());
         if (plan == null) {
             execute(() -> sendError(connection, xid, RdmaError.errChunk()), done,
                     new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                            + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes does not fit the chunks"
+                            + Integer.toHexString(xid) + " of " + rpcMessage.length() + " bytes does not fit the chunks"
                             + " provided or the inline threshold; answered ERR_CHUNK"));
             return;
         }
@@ -243,16 +245,21 @@ public final class Responder implements FabricListener {
 
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
     private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
-        Registration source = fabric.register(ByteBuffer.wrap(plan.source()), EnumSet.noneOf(MemoryAccess.class));
-        if (source == null) {
-            sendError(connection, xid, RdmaError.errChunk());
-            done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                    + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
-            return;
+        List<Registration> sources = new ArrayList<>(plan.writes().size());
+        for (ReplyPlan.Write write : plan.writes()) {
+            Registration source = fabric.register(write.source(), EnumSet.noneOf(MemoryAccess.class));
+            if (source == null) {
+                sources.forEach(fabric::deregister);
+                sendError(connection, xid, RdmaError.errChunk());
+                done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                        + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
+                return;
+            }
+            sources.add(source);
         }
         chunkWorkStarted();
         RdmaBatch batch = new RdmaBatch(error -> {
-            fabric.deregister(source);
+            sources.forEach(fabric::deregister);
             chunkWorkEnded();
             if (error != null) {
                 // svcrdma closes the connection when it cannot Write a chunk: the requester's memory is gone.
@@ -265,8 +272,8 @@ public final class Responder implements FabricListener {
                 sends.send(Channel.DATA, connection.peer(), plan.message(), done);
             }
         });
-        for (ReplyPlan.Write write : plan.writes()) {
-            rdma.write(connection.peer(), source, write.sourceOffset(), write.target(), batch.operation());
+        for (int w = 0; w < sources.size(); w++) {
+            rdma.write(connection.peer(), sources.get(w), 0, plan.writes().get(w).target(), batch.operation());
         }
         batch.seal();
     }

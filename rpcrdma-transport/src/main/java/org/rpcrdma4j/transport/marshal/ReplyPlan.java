@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReducedStream;
 import org.rpcrdma4j.xdr.ReplyChunk;
@@ -29,20 +30,21 @@ import org.rpcrdma4j.xdr.XdrItem;
  * the requester's threshold cannot be sent: {@link #of} returns {@code null} and the responder answers
  * RDMA_ERROR / ERR_CHUNK (RFC 8166 §4.5), never a truncated reply.
  *
- * @param source  the bytes the RDMA Writes come from: the reply, then its reduced part when a Reply
- *                chunk carries it
+ * <p>The data of a result is written from where the reply holds it, not copied, when it lies in one
+ * of the reply's buffers (oncrpc4j's shallow encoding puts a READ result in its own).
+ *
  * @param writes  the RDMA Writes, empty when the reply goes inline
  * @param message the transport header and inline part to send after the writes, position 0
  */
-public record ReplyPlan(byte[] source, List<Write> writes, ByteBuffer message) {
+public record ReplyPlan(List<Write> writes, ByteBuffer message) {
 
     /**
      * One RDMA Write.
      *
-     * @param sourceOffset where the bytes start in {@link #source}
-     * @param target       the requester's segment, with the byte count as length
+     * @param source the bytes to write, position 0 to limit
+     * @param target the requester's segment, with the byte count as length
      */
-    public record Write(long sourceOffset, Segment target) {
+    public record Write(ByteBuffer source, Segment target) {
     }
 
     /**
@@ -56,13 +58,13 @@ public record ReplyPlan(byte[] source, List<Write> writes, ByteBuffer message) {
      * @param threshold the requester's inline receive threshold
      * @return the plan, or {@code null} if the reply cannot be conveyed (answer ERR_CHUNK)
      */
-    public static ReplyPlan of(int xid, int credits, byte[] reply, ProvidedChunks provided, List<XdrItem> payloads,
-                               int threshold) {
+    public static ReplyPlan of(int xid, int credits, MessageBytes reply, ProvidedChunks provided,
+                               List<XdrItem> payloads, int threshold) {
         List<WriteChunk> writeList = provided.writeList();
         List<XdrItem> moved = payloads.subList(0, Math.min(payloads.size(), writeList.size()));
         ReducedStream reduced;
         try {
-            reduced = ReducedStream.reduce(reply.length, moved);
+            reduced = ReducedStream.reduce(reply.length(), moved);
         } catch (IllegalArgumentException e) {
             return null;
         }
@@ -74,13 +76,13 @@ public record ReplyPlan(byte[] source, List<Write> writes, ByteBuffer message) {
             if (item.length() > chunk.length()) {
                 return null;
             }
-            echoedWrites.add(new WriteChunk(fill(chunk.segments(), item.offset(), item.length(), writes)));
+            echoedWrites.add(new WriteChunk(fill(chunk.segments(), reply, (int) item.offset(), (int) item.length(),
+                    writes)));
         }
         byte[] inline = new byte[(int) reduced.inlineLength()];
         for (ReducedStream.Region region : reduced.regions()) {
             if (region.kind() == ReducedStream.Kind.INLINE) {
-                System.arraycopy(reply, (int) region.streamOffset(), inline, (int) region.inlineOffset(),
-                        (int) region.length());
+                reply.get((int) region.streamOffset(), inline, (int) region.inlineOffset(), (int) region.length());
             }
         }
         ReplyChunk replyChunk = provided.replyChunk();
@@ -88,29 +90,31 @@ public record ReplyPlan(byte[] source, List<Write> writes, ByteBuffer message) {
             if (inline.length > replyChunk.length()) {
                 return null;
             }
-            byte[] source = new byte[reply.length + inline.length];
-            System.arraycopy(reply, 0, source, 0, reply.length);
-            System.arraycopy(inline, 0, source, reply.length, inline.length);
-            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), reply.length, inline.length, writes));
+            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), MessageBytes.of(inline), 0, inline.length,
+                    writes));
             RpcRdmaHeader header = RpcRdmaHeader.nomsg(xid, credits, null, echoedWrites, echoed);
             return HeaderEncoder.encodedLength(header) > threshold ? null
-                    : new ReplyPlan(source, writes, encode(header, new byte[0]));
+                    : new ReplyPlan(writes, encode(header, new byte[0]));
         }
         RpcRdmaHeader header = RpcRdmaHeader.msg(xid, credits, null, echoedWrites, null);
         return HeaderEncoder.encodedLength(header) + inline.length > threshold ? null
-                : new ReplyPlan(reply, writes, encode(header, inline));
+                : new ReplyPlan(writes, encode(header, inline));
     }
 
-    /** Fills segments in order with {@code length} bytes from {@code from}; returns them echoed. */
-    private static List<Segment> fill(List<Segment> segments, long from, long length, List<Write> writes) {
+    /**
+     * Fills segments in order with {@code length} bytes of {@code source} from {@code from}; returns
+     * them echoed.
+     */
+    private static List<Segment> fill(List<Segment> segments, MessageBytes source, int from, int length,
+                                      List<Write> writes) {
         List<Segment> echoed = new ArrayList<>(segments.size());
-        long left = length;
-        long at = from;
+        int left = length;
+        int at = from;
         for (Segment segment : segments) {
-            long bytes = Math.min(left, segment.unsignedLength());
-            Segment written = new Segment(segment.handle(), (int) bytes, segment.offset());
+            int bytes = (int) Math.min(left, segment.unsignedLength());
+            Segment written = new Segment(segment.handle(), bytes, segment.offset());
             if (bytes > 0) {
-                writes.add(new Write(at, written));
+                writes.add(new Write(source.contiguous(at, bytes), written));
             }
             echoed.add(written);
             left -= bytes;

@@ -1,8 +1,10 @@
 package org.rpcrdma4j.transport.marshal;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RoundUp;
@@ -24,7 +26,8 @@ import org.rpcrdma4j.xdr.XdrItem;
  *     offset places chunk {@code i}.</li>
  * </ul>
  * The echoed chunks are checked against those provided: same count, same handles and offsets, no
- * more bytes than provided.
+ * more bytes than provided. Chunk data is not copied: the reply holds views of the call's chunk
+ * memory, which the caller owns once the call has released it.
  */
 public final class ReplySplicer {
 
@@ -35,13 +38,13 @@ public final class ReplySplicer {
      * @param call   the call answered
      * @param header the reply's transport header, wrapped
      * @param buffer the received message
-     * @return the whole RPC reply, a new array
+     * @return the whole RPC reply: its inline part copied out of {@code buffer}, its chunk data in place
      * @throws RdmaTransportException CALL if the echoed chunks do not match those provided or the
      *                                Write chunk data has no place in the reply
      */
-    public static byte[] reply(ChunkedCall call, RpcRdmaHeaderFlyweight header, ByteBuffer buffer)
+    public static MessageBytes reply(ChunkedCall call, RpcRdmaHeaderFlyweight header, ByteBuffer buffer)
             throws RdmaTransportException {
-        byte[] reply;
+        MessageBytes reply;
         if (header.proc() == Proc.RDMA_NOMSG) {
             if (!header.hasReplyChunk() || call.header().replyChunk() == null) {
                 throw error(call, "RDMA_NOMSG reply without a Reply chunk");
@@ -61,8 +64,9 @@ public final class ReplySplicer {
             if (header.hasReplyChunk()) {
                 throw error(call, "RDMA_MSG reply with a Reply chunk");
             }
-            reply = new byte[header.payloadLength()];
-            buffer.get(header.payloadOffset(), reply);
+            byte[] inline = new byte[header.payloadLength()];
+            buffer.get(header.payloadOffset(), inline);
+            reply = MessageBytes.of(inline);
         }
         List<WriteChunk> provided = call.header().writeList();
         if (header.writeChunkCount() != provided.size()) {
@@ -97,22 +101,18 @@ public final class ReplySplicer {
         return Integer.toUnsignedLong(length);
     }
 
-    private static byte[] gather(ChunkedCall call, List<Segment> segments, long[] written) {
-        long total = 0;
-        for (long bytes : written) {
-            total += bytes;
-        }
-        byte[] data = new byte[Math.toIntExact(total)];
-        int at = 0;
+    /** @return the bytes written into the segments, in order, as views of the call's chunk memory */
+    private static MessageBytes gather(ChunkedCall call, List<Segment> segments, long[] written) {
+        List<ByteBuffer> data = new ArrayList<>(segments.size());
         for (int s = 0; s < written.length; s++) {
             int from = (int) (segments.get(s).offset() - call.replyMemory().address());
-            call.replyBuffer().get(from, data, at, (int) written[s]);
-            at += (int) written[s];
+            data.add(call.replyBuffer().slice(from, (int) written[s]));
         }
-        return data;
+        return MessageBytes.of(data);
     }
 
-    private static byte[] splice(ChunkedCall call, int chunk, byte[] reply, byte[] data) throws RdmaTransportException {
+    private static MessageBytes splice(ChunkedCall call, int chunk, MessageBytes reply, MessageBytes data)
+            throws RdmaTransportException {
         CallPlan plan = call.plan();
         List<XdrItem> items;
         try {
@@ -120,16 +120,14 @@ public final class ReplySplicer {
         } catch (IllegalArgumentException e) {
             throw error(call, "cannot place Write chunk " + chunk + ": " + e.getMessage());
         }
-        if (items.size() <= chunk || items.get(chunk).offset() > reply.length) {
+        if (items.size() <= chunk || items.get(chunk).offset() > reply.length()) {
             throw error(call, "Write chunk " + chunk + " has no place in the reply");
         }
         int at = (int) items.get(chunk).offset();
-        byte[] spliced = new byte[reply.length + (int) RoundUp.roundUp(data.length)];
-        System.arraycopy(reply, 0, spliced, 0, at);
-        System.arraycopy(data, 0, spliced, at, data.length);
-        // The pad bytes after the data stay zero (RFC 8166 §3.4.6: pad is not written).
-        System.arraycopy(reply, at, spliced, at + (int) RoundUp.roundUp(data.length), reply.length - at);
-        return spliced;
+        // The pad after the data is zeros (RFC 8166 §3.4.6: pad is not written).
+        byte[] pad = new byte[(int) RoundUp.roundUp(data.length()) - data.length()];
+        return MessageBytes.concat(reply.range(0, at), data, MessageBytes.of(pad),
+                reply.range(at, reply.length() - at));
     }
 
     private static RdmaTransportException error(ChunkedCall call, String what) {

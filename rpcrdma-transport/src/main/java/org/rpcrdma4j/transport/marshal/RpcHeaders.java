@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.marshal;
 
-import java.nio.ByteBuffer;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageBytes;
 
 /**
  * Reads what the transport needs of an RPC message header (RFC 5531 §9) to ask a {@link DdpPolicy}:
@@ -22,9 +22,18 @@ public final class RpcHeaders {
      * @throws IllegalArgumentException if it is not a well-formed call header
      */
     public static DdpPolicy.RpcProcedure procedure(byte[] call) {
-        ByteBuffer in = header(call, CALL);
-        in.getInt();
-        return new DdpPolicy.RpcProcedure(in.getInt(), in.getInt(), in.getInt());
+        return procedure(MessageBytes.of(call));
+    }
+
+    /**
+     * @param call an encoded RPC call
+     * @return the procedure it asks for
+     * @throws IllegalArgumentException if it is not a well-formed call header
+     */
+    public static DdpPolicy.RpcProcedure procedure(MessageBytes call) {
+        Reader in = header(call, CALL);
+        in.word();
+        return new DdpPolicy.RpcProcedure(in.word(), in.word(), in.word());
     }
 
     /**
@@ -33,11 +42,20 @@ public final class RpcHeaders {
      * @throws IllegalArgumentException if it is not a well-formed call header
      */
     public static DdpPolicy.RpcMessage call(byte[] call) {
-        ByteBuffer in = header(call, CALL);
-        in.position(in.position() + 16);
-        skipOpaqueAuth(in);
-        skipOpaqueAuth(in);
-        return new DdpPolicy.RpcMessage(call, in.position());
+        return call(MessageBytes.of(call));
+    }
+
+    /**
+     * @param call an encoded RPC call
+     * @return the call with the index of its arguments: after rpcvers, prog, vers, proc, cred and verf
+     * @throws IllegalArgumentException if it is not a well-formed call header
+     */
+    public static DdpPolicy.RpcMessage call(MessageBytes call) {
+        Reader in = header(call, CALL);
+        in.skip(16);
+        in.skipOpaqueAuth();
+        in.skipOpaqueAuth();
+        return new DdpPolicy.RpcMessage(call, in.at);
     }
 
     /**
@@ -47,37 +65,65 @@ public final class RpcHeaders {
      * @throws IllegalArgumentException if it is not a well-formed reply header
      */
     public static DdpPolicy.RpcMessage reply(byte[] reply) {
-        ByteBuffer in = header(reply, 1);
-        if (in.getInt() != MSG_ACCEPTED) {
-            return new DdpPolicy.RpcMessage(reply, reply.length);
-        }
-        skipOpaqueAuth(in);
-        return new DdpPolicy.RpcMessage(reply, in.getInt() == SUCCESS ? in.position() : reply.length);
+        return reply(MessageBytes.of(reply));
     }
 
-    private static ByteBuffer header(byte[] message, int type) {
-        ByteBuffer in = ByteBuffer.wrap(message);
-        try {
-            in.getInt();
-            if (in.getInt() != type) {
-                throw new IllegalArgumentException("not an RPC " + (type == CALL ? "call" : "reply"));
-            }
-        } catch (java.nio.BufferUnderflowException e) {
-            throw new IllegalArgumentException("an RPC message of " + message.length + " bytes has no header", e);
+    /**
+     * @param reply an encoded RPC reply
+     * @return the reply with the index of its results, as {@link #reply(byte[])}
+     * @throws IllegalArgumentException if it is not a well-formed reply header
+     */
+    public static DdpPolicy.RpcMessage reply(MessageBytes reply) {
+        Reader in = header(reply, 1);
+        if (in.word() != MSG_ACCEPTED) {
+            return new DdpPolicy.RpcMessage(reply, reply.length());
+        }
+        in.skipOpaqueAuth();
+        return new DdpPolicy.RpcMessage(reply, in.word() == SUCCESS ? in.at : reply.length());
+    }
+
+    private static Reader header(MessageBytes message, int type) {
+        if (message.length() < 8) {
+            throw new IllegalArgumentException("an RPC message of " + message.length() + " bytes has no header");
+        }
+        Reader in = new Reader(message);
+        in.word();
+        if (in.word() != type) {
+            throw new IllegalArgumentException("not an RPC " + (type == CALL ? "call" : "reply"));
         }
         return in;
     }
 
-    private static void skipOpaqueAuth(ByteBuffer in) {
-        try {
-            in.getInt();
-            long length = Integer.toUnsignedLong(in.getInt());
-            if (length > in.remaining()) {
-                throw new IllegalArgumentException("opaque_auth of " + length + " bytes runs past the message");
+    /** Reads words in order, any short read an {@link IllegalArgumentException}. */
+    private static final class Reader {
+
+        private final MessageBytes message;
+        private int at;
+
+        Reader(MessageBytes message) {
+            this.message = message;
+        }
+
+        int word() {
+            skip(4);
+            return message.getInt(at - 4);
+        }
+
+        void skip(long bytes) {
+            if (bytes > message.length() - at) {
+                throw new IllegalArgumentException("truncated RPC header");
             }
-            in.position(in.position() + (int) ((length + 3) & ~3L));
-        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("truncated RPC header", e);
+            at += (int) bytes;
+        }
+
+        void skipOpaqueAuth() {
+            word();
+            long length = Integer.toUnsignedLong(word());
+            if (length > message.length() - at) {
+                throw new IllegalArgumentException("truncated RPC header: opaque_auth of " + length
+                        + " bytes runs past the message");
+            }
+            skip((length + 3) & ~3L);
         }
     }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.dcache.oncrpc4j.rpc.IoStrategy;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
@@ -25,6 +26,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conn.Connection;
@@ -51,8 +53,12 @@ import org.slf4j.LoggerFactory;
  * client only replies: a call sent on it fails. Its own peer, the transport that callback services
  * see {@code getPeerTransport()} of, is {@link #transport()}.
  *
- * <p>One client per fabric. Reply handlers run on a single thread the client owns, never on the
- * progress thread, nor do callback services.
+ * <p>One client per fabric. Reply handlers run where the {@link IoStrategy} says, as those of
+ * oncrpc4j's {@code OncRpcClient}: by default ({@link IoStrategy#SAME_THREAD}) on the fabric's progress
+ * thread, which saves a thread hand-off per reply; a handler must then not wait for another reply (a
+ * synchronous call from inside a handler waits for itself, as on oncrpc4j's selector thread). With
+ * {@link IoStrategy#WORKER_THREAD} they run on a single thread the client owns. Callback services
+ * never run on the progress thread.
  */
 public final class RdmaRpcClient implements AutoCloseable {
 
@@ -62,12 +68,9 @@ public final class RdmaRpcClient implements AutoCloseable {
 
     private final Requester requester;
     private final ReplyQueue replyQueue = new TimeoutReplyQueue(this::abandon);
-    private final ExecutorService replies = Executors.newSingleThreadExecutor(r -> {
-        Thread thread = new Thread(r, "rdma-rpc-client-replies");
-        thread.setDaemon(true);
-        return thread;
-    });
-    private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, replies);
+    /** The reply thread, {@code null} when replies are delivered on the progress thread. */
+    private final ExecutorService replies;
+    private final ReplyDelivery delivery;
     private final Transport transport = new Transport();
     private final Map<OncRpcProgram, RpcDispatchable> callbackServices = new ConcurrentHashMap<>();
     private final ExecutorService callbackWorkers;
@@ -77,7 +80,13 @@ public final class RdmaRpcClient implements AutoCloseable {
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile Connection connection;
 
-    private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy) {
+    private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy, IoStrategy ioStrategy) {
+        this.replies = ioStrategy != IoStrategy.WORKER_THREAD ? null : Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "rdma-rpc-client-replies");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.delivery = new ReplyDelivery(replyQueue, replies == null ? Runnable::run : replies);
         this.requester = new Requester(fabric, config, policy, new Replies(), this::onBackwardCall);
         this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(), r -> {
             Thread thread = new Thread(r, "rdma-rpc-client-callbacks");
@@ -104,7 +113,8 @@ public final class RdmaRpcClient implements AutoCloseable {
     }
 
     /**
-     * Connects to a server and waits until the private data is exchanged.
+     * Connects to a server and waits until the private data is exchanged; reply handlers run on the
+     * progress thread ({@link IoStrategy#SAME_THREAD}, oncrpc4j's client default).
      *
      * @param fabric  this client's fabric; the client becomes its listener but does not own it
      * @param server  the server's fabric address
@@ -117,7 +127,27 @@ public final class RdmaRpcClient implements AutoCloseable {
      */
     public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, DdpPolicy policy,
                                         Duration timeout) throws IOException {
-        RdmaRpcClient client = new RdmaRpcClient(fabric, config, Objects.requireNonNull(policy, "policy"));
+        return connect(fabric, server, config, policy, timeout, IoStrategy.SAME_THREAD);
+    }
+
+    /**
+     * Connects to a server and waits until the private data is exchanged.
+     *
+     * @param fabric     this client's fabric; the client becomes its listener but does not own it
+     * @param server     the server's fabric address
+     * @param config     inline sizes, segment size and the credits to request
+     * @param policy     the DDP policy of the program called
+     * @param timeout    how long to wait for the server's ACCEPT
+     * @param ioStrategy where reply handlers run: on a reply thread of the client's for
+     *                   {@link IoStrategy#WORKER_THREAD}, otherwise on the progress thread that received
+     *                   the reply (for {@link IoStrategy#LEADER_FOLLOWER} too: that thread is the leader)
+     * @return the connected client
+     * @throws IOException if the server did not accept in time or closed the connection
+     */
+    public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, DdpPolicy policy,
+                                        Duration timeout, IoStrategy ioStrategy) throws IOException {
+        RdmaRpcClient client = new RdmaRpcClient(fabric, config, Objects.requireNonNull(policy, "policy"),
+                Objects.requireNonNull(ioStrategy, "ioStrategy"));
         try {
             client.connection = client.requester.connect(Objects.requireNonNull(server, "server"))
                     .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -201,7 +231,7 @@ public final class RdmaRpcClient implements AutoCloseable {
         if (!closing.compareAndSet(false, true)) {
             return;
         }
-        // The failures of pending calls go through the reply thread: stop it only once they are queued.
+        // The failures of pending calls go through the reply thread, if any: stop it only once they are queued.
         try {
             requester.close().get(CLOSE_WAIT_S, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -209,8 +239,12 @@ public final class RdmaRpcClient implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             LOG.warn("the progress thread did not close the connection within {} s", CLOSE_WAIT_S);
         }
-        replies.execute(replyQueue::shutdown);
-        replies.shutdown();
+        if (replies == null) {
+            replyQueue.shutdown();
+        } else {
+            replies.execute(replyQueue::shutdown);
+            replies.shutdown();
+        }
         callbackWorkers.shutdown();
     }
 
@@ -248,11 +282,11 @@ public final class RdmaRpcClient implements AutoCloseable {
         callbackDispatcher.dispatch(call);
     }
 
-    /** Answers from the progress thread go to the reply thread, as oncrpc4j's protocol filter handles them. */
+    /** Answers from the progress thread are delivered as oncrpc4j's protocol filter handles them. */
     private final class Replies implements ReplyHandler {
 
         @Override
-        public void onReply(int xid, byte[] rpcMessage) {
+        public void onReply(int xid, MessageBytes rpcMessage) {
             delivery.reply(xid, rpcMessage, transport);
         }
 

@@ -21,6 +21,7 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conn.BackwardReplyHandler;
@@ -208,7 +209,7 @@ public final class RdmaRpcSvc {
 
         @Override
         public void onBackwardReply(Connection connection, int xid, byte[] rpcMessage) {
-            delivery.reply(xid, rpcMessage, backwardTransport(connection));
+            delivery.reply(xid, MessageBytes.of(rpcMessage), backwardTransport(connection));
         }
 
         @Override

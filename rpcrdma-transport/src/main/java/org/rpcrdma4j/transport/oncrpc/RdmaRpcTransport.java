@@ -12,6 +12,7 @@ import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.Responder;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
@@ -27,6 +28,11 @@ import org.rpcrdma4j.xdr.XdrItem;
  *
  * <p>{@link #getPeerTransport()} is the same connection in the backward direction (RFC 8167): a
  * {@link BackwardTransport} on which programs call the client's callback service.
+ *
+ * <p>A reply is taken from oncrpc4j's {@link Xdr} without copying it (a READ result encoded shallow
+ * is RDMA-Written from the program's own buffer) and its buffers are disposed once it is conveyed,
+ * as oncrpc4j's TCP transport disposes them once written: a program must not change a buffer it
+ * encoded until then, and may reuse one it lent through a Grizzly buffer's dispose.
  *
  * <p>The send's {@link CompletionHandler} runs on the progress thread (oncrpc4j's reply handlers only
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
@@ -80,20 +86,22 @@ public final class RdmaRpcTransport implements RpcTransport {
 
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        byte[] reply = XdrBytes.of(xdr);
+        MessageBytes reply = XdrBytes.view(xdr);
         int xid = XdrBytes.xid(reply);
         PendingCall call = pending.remove(xid);
         ProvidedChunks provided = call == null ? ProvidedChunks.NONE : call.provided();
         responder.reply(connection, xid, reply, provided, call == null ? List.of() : payloads(call, reply), error -> {
+            // Done with the buffers: dispose them, as oncrpc4j's TCP transport (Grizzly) does once written.
+            xdr.close();
             if (error == null) {
-                handler.completed(reply.length, attachment);
+                handler.completed(reply.length(), attachment);
             } else {
                 handler.failed(error, attachment);
             }
         });
     }
 
-    private List<XdrItem> payloads(PendingCall call, byte[] reply) {
+    private List<XdrItem> payloads(PendingCall call, MessageBytes reply) {
         try {
             DdpPolicy.RpcProcedure procedure = RpcHeaders.procedure(call.call());
             return policies.apply(procedure).replyPayloads(procedure, RpcHeaders.call(call.call()),

@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
@@ -9,6 +9,7 @@ import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,38 +19,39 @@ import org.slf4j.LoggerFactory;
  * oncrpc4j's protocol filter does: a denied reply fails the call with
  * {@link OncRpcRejectedException}, an accepted one that is not SUCCESS with
  * {@link OncRpcAcceptedException}, a transport failure with its {@link RdmaTransportException}.
- * Handlers run on the given executor, never on the progress thread; it must not be the executor of
- * programs that wait for these answers, or they could wait for themselves.
+ * Handlers run on the given executor: a reply thread, or the caller's thread (the progress thread)
+ * for oncrpc4j's {@code SAME_THREAD} strategy. It must not be the executor of programs that wait for
+ * these answers, or they could wait for themselves.
  */
 final class ReplyDelivery {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplyDelivery.class);
 
     private final ReplyQueue replyQueue;
-    private final ExecutorService executor;
+    private final Executor executor;
 
     /**
      * @param replyQueue where the calls wait for their answers
      * @param executor   where the answers are delivered
      */
-    ReplyDelivery(ReplyQueue replyQueue, ExecutorService executor) {
+    ReplyDelivery(ReplyQueue replyQueue, Executor executor) {
         this.replyQueue = replyQueue;
         this.executor = executor;
     }
 
     /**
      * @param xid        the XID of the call
-     * @param rpcMessage the whole RPC reply message
+     * @param rpcMessage the whole RPC reply message, decoded in place
      * @param on         the transport the call went on, which oncrpc4j hands the reply handler
      */
-    void reply(int xid, byte[] rpcMessage, RpcTransport on) {
+    void reply(int xid, MessageBytes rpcMessage, RpcTransport on) {
         hand(() -> {
             var handler = replyQueue.get(xid);
             if (handler == null) {
                 return;
             }
             try {
-                Xdr xdr = new Xdr(rpcMessage);
+                Xdr xdr = new Xdr(XdrBytes.buffer(rpcMessage));
                 xdr.beginDecoding();
                 xdr.xdrDecodeInt();
                 xdr.xdrDecodeInt();

@@ -1,10 +1,19 @@
 package org.rpcrdma4j.transport.oncrpc;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.BuffersBuffer;
+import org.glassfish.grizzly.memory.ByteBufferArray;
+import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.transport.MessageBytes;
 
-/** Moves encoded RPC messages between oncrpc4j's {@link Xdr} and the transport's byte arrays. */
+/** Moves encoded RPC messages between oncrpc4j's {@link Xdr} and the transport's bytes. */
 final class XdrBytes {
 
     private XdrBytes() {
@@ -19,6 +28,57 @@ final class XdrBytes {
         byte[] bytes = new byte[buffer.remaining()];
         buffer.duplicate().get(bytes);
         return bytes;
+    }
+
+    /**
+     * Takes an encoded message without moving it: views of oncrpc4j's buffers (a shallow-encoded READ
+     * result is one of them, the program's own).
+     *
+     * @param xdr an encoded message, after {@code endEncoding}; its buffers must not change or be
+     *            disposed until the transport is done with the message
+     * @return the message
+     */
+    static MessageBytes view(Xdr xdr) {
+        ByteBufferArray array = xdr.asBuffer().toByteBufferArray();
+        try {
+            ByteBuffer[] parts = array.getArray();
+            List<ByteBuffer> views = new ArrayList<>(array.size());
+            for (int i = 0; i < array.size(); i++) {
+                views.add(parts[i].slice());
+            }
+            return MessageBytes.of(views);
+        } finally {
+            array.restore();
+            array.recycle();
+        }
+    }
+
+    /**
+     * @param message a received message
+     * @return it as a Grizzly buffer for oncrpc4j to decode, over the same bytes
+     */
+    static Buffer buffer(MessageBytes message) {
+        MemoryManager memory = GrizzlyMemoryManager.getDefaultMemoryManager();
+        List<ByteBuffer> parts = message.buffers();
+        if (parts.size() == 1) {
+            return Buffers.wrap(memory, parts.get(0));
+        }
+        Buffer[] wrapped = new Buffer[parts.size()];
+        for (int i = 0; i < wrapped.length; i++) {
+            wrapped[i] = Buffers.wrap(memory, parts.get(i));
+        }
+        return BuffersBuffer.create(memory, wrapped);
+    }
+
+    /**
+     * @param message an RPC message
+     * @return its XID, the first word (RFC 5531 §9); the transport header repeats it (RFC 8166 §4.2.1)
+     */
+    static int xid(MessageBytes message) {
+        if (message.length() < 4) {
+            throw new IllegalArgumentException("an RPC message of " + message.length() + " bytes has no XID");
+        }
+        return message.getInt(0);
     }
 
     /**

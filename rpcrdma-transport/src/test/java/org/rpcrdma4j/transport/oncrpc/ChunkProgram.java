@@ -171,16 +171,16 @@ final class ChunkProgram implements RpcDispatchable {
             // Offsets only from the bytes before each result, as the requester's splice needs.
             int body = reply.bodyOffset();
             return switch (procedure.procedure()) {
-                case GET -> body + 8 <= reply.bytes().length && word(reply, 0) == 0
+                case GET -> body + 8 <= reply.bytes().length() && word(reply, 0) == 0
                         ? List.of(new XdrItem(body + 8, word(reply, 1))) : List.of();
-                case ECHO_DDP -> body + 4 <= reply.bytes().length
+                case ECHO_DDP -> body + 4 <= reply.bytes().length()
                         ? List.of(new XdrItem(body + 4, word(reply, 0))) : List.of();
                 default -> List.of();
             };
         }
 
         private int word(RpcMessage message, int index) {
-            return ByteBuffer.wrap(message.bytes()).getInt(message.bodyOffset() + 4 * index);
+            return message.bytes().getInt(message.bodyOffset() + 4 * index);
         }
     };
 }

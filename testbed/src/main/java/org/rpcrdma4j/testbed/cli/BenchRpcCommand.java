@@ -2,15 +2,19 @@ package org.rpcrdma4j.testbed.cli;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.rpcrdma4j.testbed.bench.RpcBench;
 import org.rpcrdma4j.testbed.bench.RpcBench.Run;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code testbed bench rpc}: one oncrpc4j program over oncrpc4j's TCP and over rpcrdma4j, side by side. */
 @Command(
@@ -37,23 +41,28 @@ public final class BenchRpcCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document instead of a table.")
     private boolean json;
 
+    @Option(names = "--workload", split = ",", paramLabel = "NAME",
+            description = "Run only these workloads (default: all): ${COMPLETION-CANDIDATES}.",
+            converter = WorkloadConverter.class, completionCandidates = WorkloadNames.class)
+    private List<RpcBench.Workload> workloads = List.of(RpcBench.Workload.values());
+
     @Override
     public Integer call() throws Exception {
         if (millis < 1) {
             throw new ParameterException(spec.commandLine(), "--millis must be positive");
         }
-        List<Run> runs = new RpcBench(Duration.ofMillis(millis)).runAll(seed);
+        List<Run> runs = new RpcBench(Duration.ofMillis(millis), workloads).runAll(seed);
         PrintWriter out = spec.commandLine().getOut();
-        out.println(json ? toJson(runs) : toTable(runs));
+        out.println(json ? toJson(runs) : toTable(runs, workloads));
         out.flush();
         return runs.stream().allMatch(Run::verified) ? 0 : 1;
     }
 
-    private static String toTable(List<Run> runs) {
+    private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads) {
         StringBuilder table = new StringBuilder(String.format("%-10s %11s %11s %7s %11s %11s %7s %11s %11s %7s %s%n",
                 "workload", "tcp us", "rdma us", "ratio", "tcp op/s", "rdma op/s", "ratio", "tcp MB/s", "rdma MB/s",
                 "ratio", "replies"));
-        for (RpcBench.Workload workload : RpcBench.Workload.values()) {
+        for (RpcBench.Workload workload : workloads) {
             Run tcp = find(runs, "tcp", workload);
             Run rdma = find(runs, "rdma-sim", workload);
             table.append(String.format("%-10s %11.1f %11.1f %7.2f %11.0f %11.0f %7.2f %11.1f %11.1f %7s %s%n",
@@ -79,5 +88,22 @@ public final class BenchRpcCommand implements Callable<Integer> {
                     .name("mbPerSec").value(r.mbPerSec()).endObject();
         }
         return json.endArray().endObject().toString();
+    }
+
+    /** Workloads by their labels in the report. */
+    static final class WorkloadConverter implements ITypeConverter<RpcBench.Workload> {
+        @Override
+        public RpcBench.Workload convert(String label) {
+            return Arrays.stream(RpcBench.Workload.values()).filter(w -> w.label().equals(label)).findFirst()
+                    .orElseThrow(() -> new TypeConversionException("no workload " + label));
+        }
+    }
+
+    /** The labels, for the help text. */
+    static final class WorkloadNames implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Arrays.stream(RpcBench.Workload.values()).map(RpcBench.Workload::label).iterator();
+        }
     }
 }

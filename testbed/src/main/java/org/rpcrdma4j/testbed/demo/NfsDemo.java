@@ -127,7 +127,7 @@ public final class NfsDemo {
             byte[] back = new byte[size];
             start = System.nanoTime();
             for (int at = 0; at < size; ) {
-                byte[] chunk = client.read(fh, at, Math.min(IO_SIZE, size - at)).data;
+                byte[] chunk = client.read(fh, at, Math.min(IO_SIZE, size - at)).bytes();
                 if (chunk.length == 0) {
                     break;
                 }

@@ -141,7 +141,7 @@ public final class Nfs3Client {
         long offset = 0;
         while (true) {
             Nfs3Results.Read r = read(fh, offset, chunk);
-            out.write(r.data, 0, r.count);
+            out.writeBytes(r.bytes());
             offset += r.count;
             if (r.eof) {
                 return out.toByteArray();

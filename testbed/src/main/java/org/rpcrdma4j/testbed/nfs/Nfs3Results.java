@@ -10,11 +10,14 @@ import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodePostOpFh;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeVerf;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.glassfish.grizzly.memory.ByteBufferWrapper;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.Fattr3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.NfsTime;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.WccData;
@@ -176,24 +179,42 @@ public final class Nfs3Results {
         }
     }
 
-    /** READ3res (3.3.6). */
+    /**
+     * READ3res (3.3.6). The data is encoded and decoded in place, as nfs4j's READ is: encoded shallow,
+     * so the service's buffer itself is sent, and decoded as a view of the received reply.
+     */
     public static final class Read extends AttrResult {
         public int count;
         public boolean eof;
-        public byte[] data;
+        /** The data, between position and limit. */
+        public ByteBuffer data;
+        /** Run once the transport is done with a sent {@link #data}, or {@code null}. */
+        Runnable giveBack;
 
         @Override
         protected void encodeOk(XdrEncodingStream xdr) {
             xdr.xdrEncodeInt(count);
             xdr.xdrEncodeBoolean(eof);
-            xdr.xdrEncodeDynamicOpaque(data);
+            if (xdr instanceof Xdr buffers) {
+                buffers.xdrEncodeShallowByteBuffer(giveBack == null ? new ByteBufferWrapper(data)
+                        : new LentBuffer(data, giveBack));
+            } else {
+                xdr.xdrEncodeByteBuffer(data);
+            }
         }
 
         @Override
         protected void decodeOk(XdrDecodingStream xdr) throws IOException {
             count = xdr.xdrDecodeInt();
             eof = xdr.xdrDecodeBoolean();
-            data = xdr.xdrDecodeDynamicOpaque();
+            data = xdr.xdrDecodeByteBuffer();
+        }
+
+        /** @return a copy of the data */
+        public byte[] bytes() {
+            byte[] copy = new byte[data.remaining()];
+            data.duplicate().get(copy);
+            return copy;
         }
     }
 

@@ -58,8 +58,11 @@ public final class Nfs3Service implements RpcDispatchable {
 
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final int S_IFMT = 0170000;
+    /** READ buffers kept for reuse: enough for every worker of a busy service. */
+    private static final int READ_BUFFERS_KEPT = 16;
 
     private final FileHandles handles;
+    private final ReadBuffers readBuffers = new ReadBuffers(MAX_IO, READ_BUFFERS_KEPT);
     private final long writeVerifier = new SecureRandom().nextLong();
     /** createverf3 of files made by EXCLUSIVE CREATE, so that a retransmission succeeds (section 3.3.8). */
     private final Map<Path, Long> exclusiveVerifiers = new ConcurrentHashMap<>();
@@ -257,7 +260,7 @@ public final class Nfs3Service implements RpcDispatchable {
             throw new Nfs3Exception(NFS3ERR_INVAL, "READ");
         }
         int count = (int) Math.min(Integer.toUnsignedLong(a.count), MAX_IO);
-        ByteBuffer buf = ByteBuffer.allocate(count);
+        ByteBuffer buf = readBuffers.take(count);
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             long pos = a.offset;
             while (buf.hasRemaining()) {
@@ -268,9 +271,13 @@ public final class Nfs3Service implements RpcDispatchable {
                 pos += n;
             }
             r.eof = pos >= ch.size();
+        } catch (IOException | RuntimeException e) {
+            readBuffers.give(buf);
+            throw e;
         }
-        r.data = java.util.Arrays.copyOf(buf.array(), buf.position());
-        r.count = r.data.length;
+        r.data = buf.flip();
+        r.count = r.data.remaining();
+        r.giveBack = () -> readBuffers.give(buf);
         r.attr = attrsOrNull(p);
     }
 

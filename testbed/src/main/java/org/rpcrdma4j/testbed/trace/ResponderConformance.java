@@ -3,6 +3,7 @@ package org.rpcrdma4j.testbed.trace;
 import java.util.List;
 import java.util.Optional;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.rpcrdma4j.transport.marshal.ReplyPlan;
 import org.rpcrdma4j.transport.marshal.RpcHeaders;
@@ -42,7 +43,7 @@ public final class ResponderConformance {
                                   int credits, int threshold) {
         List<XdrItem> payloads = policy.replyPayloads(RpcHeaders.procedure(call), RpcHeaders.call(call),
                 RpcHeaders.reply(reply));
-        ReplyPlan plan = ReplyPlan.of(linux.xid(), credits, reply,
+        ReplyPlan plan = ReplyPlan.of(linux.xid(), credits, MessageBytes.of(reply),
                 new ProvidedChunks(callLinux.writeList(), callLinux.replyChunk()), payloads, threshold);
         if (plan == null) {
             return Optional.of("our responder cannot convey the reply (it would answer ERR_CHUNK); Linux sent "

@@ -56,6 +56,30 @@ class BenchRpcCommandTest {
     }
 
     @Test
+    void runsOnlyTheNamedWorkloads() {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out))
+                .execute("bench", "rpc", "--millis", "15", "--json", "--workload", "write-4k,null-qd1");
+
+        assertThat(exit).isZero();
+        List<String> runs = new ArrayList<>();
+        Matcher m = RUN.matcher(out.toString());
+        while (m.find()) {
+            runs.add(m.group(1) + " " + m.group(2));
+        }
+        assertThat(runs).containsExactly("tcp write-4k", "tcp null-qd1", "rdma-sim write-4k", "rdma-sim null-qd1");
+    }
+
+    @Test
+    void refusesAnUnknownWorkload() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--workload", "read-2m");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("no workload read-2m");
+    }
+
+    @Test
     void refusesANonPositiveTime() {
         StringWriter err = new StringWriter();
         int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--millis", "0");

@@ -1,0 +1,227 @@
+package org.rpcrdma4j.transport;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The bytes of an encoded RPC message, read in place: one array, or the buffers it was encoded into
+ * (oncrpc4j's shallow encoding of a READ result makes one of them) or received in (the memory behind
+ * a Write chunk), in stream order. It holds views of those buffers, never copies, so bulk data is not
+ * moved to be marshalled; the bytes behind it must not change while it is in use. Immutable.
+ */
+public final class MessageBytes {
+
+    private static final MessageBytes EMPTY = new MessageBytes(new ByteBuffer[0], new int[] {0});
+
+    /** Views, each at position 0 with its bytes up to its limit; none empty. */
+    private final ByteBuffer[] parts;
+    /** Where each part starts in the message; the last entry is the length. */
+    private final int[] starts;
+
+    private MessageBytes(ByteBuffer[] parts, int[] starts) {
+        this.parts = parts;
+        this.starts = starts;
+    }
+
+    /**
+     * @param bytes a whole message
+     * @return a view of the array
+     */
+    public static MessageBytes of(byte[] bytes) {
+        return of(List.of(ByteBuffer.wrap(bytes)));
+    }
+
+    /**
+     * @param buffers the message's bytes in order, each between its position and limit; their
+     *                positions and limits are not changed
+     * @return a view of them
+     * @throws IllegalArgumentException if they hold more than {@code Integer.MAX_VALUE} bytes
+     */
+    public static MessageBytes of(List<ByteBuffer> buffers) {
+        List<ByteBuffer> parts = new ArrayList<>(buffers.size());
+        for (ByteBuffer buffer : buffers) {
+            if (buffer.hasRemaining()) {
+                parts.add(buffer.slice());
+            }
+        }
+        return of(parts.toArray(new ByteBuffer[0]));
+    }
+
+    private static MessageBytes of(ByteBuffer[] views) {
+        ByteBuffer[] parts = coalesce(views);
+        if (parts.length == 0) {
+            return EMPTY;
+        }
+        int[] starts = new int[parts.length + 1];
+        long at = 0;
+        for (int i = 0; i < parts.length; i++) {
+            starts[i] = (int) at;
+            at += parts[i].remaining();
+            if (at > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("a message of more than " + Integer.MAX_VALUE + " bytes");
+            }
+        }
+        starts[parts.length] = (int) at;
+        return new MessageBytes(parts, starts);
+    }
+
+    /**
+     * Joins neighbours in one array, such as the segments of a Write chunk, so that a range over
+     * them stays one view (oncrpc4j decodes an opaque in place only when it lies in one buffer).
+     */
+    private static ByteBuffer[] coalesce(ByteBuffer[] views) {
+        List<ByteBuffer> parts = new ArrayList<>(views.length);
+        for (ByteBuffer view : views) {
+            ByteBuffer last = parts.isEmpty() ? null : parts.get(parts.size() - 1);
+            if (last != null && last.hasArray() && view.hasArray() && last.array() == view.array()
+                    && last.arrayOffset() + last.limit() == view.arrayOffset()) {
+                parts.set(parts.size() - 1, ByteBuffer.wrap(last.array(), last.arrayOffset(),
+                        last.limit() + view.limit()).slice());
+            } else {
+                parts.add(view);
+            }
+        }
+        return parts.toArray(new ByteBuffer[0]);
+    }
+
+    /**
+     * @param messages messages or ranges of them
+     * @return them one after the other, still views
+     */
+    public static MessageBytes concat(MessageBytes... messages) {
+        List<ByteBuffer> all = new ArrayList<>();
+        for (MessageBytes message : messages) {
+            all.addAll(Arrays.asList(message.parts));
+        }
+        return of(all.toArray(new ByteBuffer[0]));
+    }
+
+    /** @return the number of bytes */
+    public int length() {
+        return starts[parts.length];
+    }
+
+    /** @return the buffers in order, new views of them at position 0 */
+    public List<ByteBuffer> buffers() {
+        List<ByteBuffer> views = new ArrayList<>(parts.length);
+        for (ByteBuffer part : parts) {
+            views.add(part.duplicate());
+        }
+        return views;
+    }
+
+    /**
+     * @param index a byte's offset
+     * @return the byte
+     * @throws IndexOutOfBoundsException if it is outside the message
+     */
+    public byte get(int index) {
+        checkRange(index, 1);
+        int part = partOf(index);
+        return parts[part].get(index - starts[part]);
+    }
+
+    /**
+     * @param index the offset of a big-endian 32-bit word, which may span buffers
+     * @return the word
+     * @throws IndexOutOfBoundsException if it runs outside the message
+     */
+    public int getInt(int index) {
+        checkRange(index, 4);
+        int part = partOf(index);
+        int at = index - starts[part];
+        if (at + 4 <= parts[part].limit()) {
+            return parts[part].getInt(at);
+        }
+        return (get(index) & 0xFF) << 24 | (get(index + 1) & 0xFF) << 16 | (get(index + 2) & 0xFF) << 8
+                | get(index + 3) & 0xFF;
+    }
+
+    /**
+     * Copies bytes out.
+     *
+     * @param offset    where they start in the message
+     * @param target    where they go
+     * @param targetAt  where in {@code target}
+     * @param length    how many
+     * @throws IndexOutOfBoundsException if the range is outside the message or the target
+     */
+    public void get(int offset, byte[] target, int targetAt, int length) {
+        checkRange(offset, length);
+        int done = 0;
+        for (int part = length == 0 ? parts.length : partOf(offset); done < length; part++) {
+            int from = offset + done - starts[part];
+            int bytes = Math.min(length - done, parts[part].limit() - from);
+            parts[part].get(from, target, targetAt + done, bytes);
+            done += bytes;
+        }
+    }
+
+    /** @return a copy of the whole message */
+    public byte[] toArray() {
+        byte[] copy = new byte[length()];
+        get(0, copy, 0, copy.length);
+        return copy;
+    }
+
+    /**
+     * @param offset where the range starts
+     * @param length its bytes
+     * @return the range, views of the same buffers
+     * @throws IndexOutOfBoundsException if it is outside the message
+     */
+    public MessageBytes range(int offset, int length) {
+        checkRange(offset, length);
+        if (length == 0) {
+            return EMPTY;
+        }
+        int first = partOf(offset);
+        int last = partOf(offset + length - 1);
+        ByteBuffer[] views = new ByteBuffer[last - first + 1];
+        for (int part = first; part <= last; part++) {
+            int from = Math.max(offset, starts[part]) - starts[part];
+            int to = Math.min(offset + length, starts[part + 1]) - starts[part];
+            views[part - first] = parts[part].slice(from, to - from);
+        }
+        return of(views);
+    }
+
+    /**
+     * @param offset where the range starts
+     * @param length its bytes
+     * @return the range as one buffer at position 0: a view when it lies in one buffer, else a copy
+     * @throws IndexOutOfBoundsException if it is outside the message
+     */
+    public ByteBuffer contiguous(int offset, int length) {
+        checkRange(offset, length);
+        if (length > 0) {
+            int part = partOf(offset);
+            if (offset + length <= starts[part + 1]) {
+                return parts[part].slice(offset - starts[part], length);
+            }
+        }
+        byte[] copy = new byte[length];
+        get(offset, copy, 0, length);
+        return ByteBuffer.wrap(copy);
+    }
+
+    private void checkRange(int offset, int length) {
+        if (offset < 0 || length < 0 || offset > length() - length) {
+            throw new IndexOutOfBoundsException("bytes " + offset + ".." + ((long) offset + length) + " outside a message of "
+                    + length() + " bytes");
+        }
+    }
+
+    /** @return the part holding byte {@code index}, which is inside the message */
+    private int partOf(int index) {
+        int found = Arrays.binarySearch(starts, 0, parts.length, index);
+        return found >= 0 ? found : -found - 2;
+    }
+
+    @Override
+    public String toString() {
+        return "MessageBytes[" + length() + " bytes in " + parts.length + " buffers]";
+    }
+}

@@ -1,0 +1,33 @@
+package org.rpcrdma4j.testbed.nfs;
+
+import java.nio.ByteBuffer;
+import org.glassfish.grizzly.memory.ByteBufferWrapper;
+
+/**
+ * Data a service lends a reply, as a Grizzly buffer oncrpc4j encodes shallow: the transport's dispose
+ * of the sent reply gives the data back, once.
+ */
+final class LentBuffer extends ByteBufferWrapper {
+
+    private final Runnable giveBack;
+    private boolean given;
+
+    /**
+     * @param data     the data, between position and limit
+     * @param giveBack what disposing it does
+     */
+    LentBuffer(ByteBuffer data, Runnable giveBack) {
+        super(data);
+        this.giveBack = giveBack;
+        allowBufferDispose(true);
+    }
+
+    @Override
+    public void dispose() {
+        super.dispose();
+        if (!given) {
+            given = true;
+            giveBack.run();
+        }
+    }
+}
