@@ -46,8 +46,9 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
  * of 4 KiB, 64 KiB and 1 MiB at queue depth 1. Over RDMA, READ data comes back in a Write chunk and
  * WRITE data goes in a Read chunk once over the inline threshold (RFC 8267).
  *
- * <p>Each workload runs unmeasured for a third of its time to warm up, then for its time. The data of
- * every READ is compared with the file's; every WRITE must report its whole count written.
+ * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
+ * each runs for its time. The data of every READ is compared with the file's; every WRITE must report
+ * its whole count written.
  */
 public final class RpcBench {
 
@@ -182,9 +183,12 @@ public final class RpcBench {
         Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS);
         byte[] root = client.mount(EXPORT);
         BenchFiles files = new BenchFiles(client.lookup(root, "read"), client.create(root, "write-" + transport));
-        List<Run> runs = new ArrayList<>();
+        // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             measure(transport, workload, on, client, files, perRun.dividedBy(3));
+        }
+        List<Run> runs = new ArrayList<>();
+        for (Workload workload : workloads) {
             runs.add(measure(transport, workload, on, client, files, perRun));
         }
         return runs;

@@ -24,7 +24,7 @@ import picocli.CommandLine.TypeConversionException;
             "The testbed's NFSv3 service served over oncrpc4j's TCP transport on loopback and over rpcrdma4j on "
                     + "the simulated EFA device, in one run: NFS NULL latency at queue depth 1, NULL calls per "
                     + "second at queue depth 32, and 4 KiB, 64 KiB and 1 MiB READs and WRITEs in MB/s. Each "
-                    + "workload warms up for a third of its time first.",
+                    + "workload first warms up for a third of its time, all before any is measured.",
             "Exits 1 if a reply was wrong or a call failed."
         })
 public final class BenchRpcCommand implements Callable<Integer> {

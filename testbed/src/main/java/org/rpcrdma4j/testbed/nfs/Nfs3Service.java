@@ -52,12 +52,15 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Types.WccData;
  * {@code ".."} of the root is the root itself), or containing {@code '/'} or NUL are {@code NFS3ERR_INVAL}, longer
  * than {@value Nfs3#NAME_MAX} bytes {@code NFS3ERR_NAMETOOLONG}. Symbolic links are created and read as data and
  * never followed. READ/WRITE counts are capped to {@link Nfs3#MAX_IO} and READDIR/READDIRPLUS counts to
- * {@link Nfs3#DTPREF}, as advertised by FSINFO. Attributes come from the Linux {@code unix:*} attribute view.
+ * {@link Nfs3#DTPREF}, as advertised by FSINFO. Attributes come from the Linux {@code unix} attribute view.
  */
 public final class Nfs3Service implements RpcDispatchable {
 
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final int S_IFMT = 0170000;
+    /** The attributes fattr3 needs: numeric ids only ("unix:*" would look owner and group names up). */
+    private static final String UNIX_ATTRIBUTES =
+            "unix:mode,nlink,uid,gid,size,rdev,dev,lastAccessTime,lastModifiedTime,ctime";
     /** READ buffers kept for reuse: enough for every worker of a busy service. */
     private static final int READ_BUFFERS_KEPT = 16;
 
@@ -582,7 +585,7 @@ public final class Nfs3Service implements RpcDispatchable {
 
     /** fattr3 of a path, never following a symbolic link (section 2.6). */
     private Fattr3 attrs(Path p) throws IOException {
-        Map<String, Object> u = Files.readAttributes(p, "unix:*", NOFOLLOW);
+        Map<String, Object> u = Files.readAttributes(p, UNIX_ATTRIBUTES, NOFOLLOW);
         Fattr3 a = new Fattr3();
         int mode = (Integer) u.get("mode");
         a.type = switch (mode & S_IFMT) {
