@@ -4,14 +4,17 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrInt;
+import org.glassfish.grizzly.memory.ByteBufferWrapper;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.XdrItem;
@@ -27,7 +30,9 @@ import org.rpcrdma4j.xdr.XdrItem;
  * <li>LIST(length, claimed): a long non-DDP result (Reply chunk); {@code claimed} is the bound the
  *     policy announces, to provoke a reply larger than the Reply chunk;</li>
  * <li>PUT_ECHO: DDP-eligible argument echoed as a non-DDP result (Read + Reply);</li>
- * <li>SUM: a non-DDP opaque argument (Position-zero when long), CRC32 result.</li>
+ * <li>SUM: a non-DDP opaque argument (Position-zero when long), CRC32 result;</li>
+ * <li>LEND(length, ignored): GET's successful result, its data lent shallow from a direct buffer of
+ *     the program's, which counts when the transport disposes it.</li>
  * </ul>
  */
 final class ChunkProgram implements RpcDispatchable {
@@ -39,7 +44,11 @@ final class ChunkProgram implements RpcDispatchable {
     static final int LIST = 4;
     static final int PUT_ECHO = 5;
     static final int SUM = 6;
+    static final int LEND = 7;
     private static final int REPLY_OVERHEAD = 64;
+
+    /** LEND's buffers disposed by the transport. */
+    final AtomicInteger lentDisposed = new AtomicInteger();
 
     /** Every procedure waits for it before it runs, with its Read chunks already pulled. */
     volatile CountDownLatch gate = new CountDownLatch(0);
@@ -135,6 +144,33 @@ final class ChunkProgram implements RpcDispatchable {
                 call.retrieveCall(data);
                 call.reply(data);
             }
+            case LEND -> {
+                IntPair args = new IntPair();
+                call.retrieveCall(args);
+                ByteBuffer data = ByteBuffer.allocateDirect(args.first).put(pattern(args.first)).flip();
+                call.reply(new XdrAble() {
+                    @Override
+                    public void xdrEncode(XdrEncodingStream xdr) {
+                        xdr.xdrEncodeInt(0);
+                        ((Xdr) xdr).xdrEncodeShallowByteBuffer(new ByteBufferWrapper(data) {
+                            {
+                                allowBufferDispose(true);
+                            }
+
+                            @Override
+                            public void dispose() {
+                                super.dispose();
+                                lentDisposed.incrementAndGet();
+                            }
+                        });
+                    }
+
+                    @Override
+                    public void xdrDecode(XdrDecodingStream xdr) {
+                        throw new UnsupportedOperationException("a reply only");
+                    }
+                });
+            }
             case LIST -> {
                 IntPair args = new IntPair();
                 call.retrieveCall(args);
@@ -157,7 +193,7 @@ final class ChunkProgram implements RpcDispatchable {
         @Override
         public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
             return switch (procedure.procedure()) {
-                case GET, ECHO_DDP -> new ReplySize(REPLY_OVERHEAD + RoundUp.roundUp(word(call, 0)),
+                case GET, LEND, ECHO_DDP -> new ReplySize(REPLY_OVERHEAD + RoundUp.roundUp(word(call, 0)),
                         List.of((long) word(call, 0)));
                 case LIST -> new ReplySize(word(call, 1) == 0 ? REPLY_OVERHEAD + word(call, 0) : word(call, 1),
                         List.of());
@@ -171,7 +207,7 @@ final class ChunkProgram implements RpcDispatchable {
             // Offsets only from the bytes before each result, as the requester's splice needs.
             int body = reply.bodyOffset();
             return switch (procedure.procedure()) {
-                case GET -> body + 8 <= reply.bytes().length() && word(reply, 0) == 0
+                case GET, LEND -> body + 8 <= reply.bytes().length() && word(reply, 0) == 0
                         ? List.of(new XdrItem(body + 8, word(reply, 1))) : List.of();
                 case ECHO_DDP -> body + 4 <= reply.bytes().length()
                         ? List.of(new XdrItem(body + 4, word(reply, 0))) : List.of();

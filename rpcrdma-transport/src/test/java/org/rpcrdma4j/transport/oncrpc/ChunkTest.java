@@ -102,6 +102,18 @@ class ChunkTest {
     }
 
     @Test
+    void aResultLentShallowIsConveyedAndDisposedOnceSent() throws Exception {
+        int[] sizes = {0, 10, INLINE_LIMIT + 1, 1 << 20};
+        for (int size : sizes) {
+            ChunkProgram.GetResult result = call(ChunkProgram.LEND, new ChunkProgram.IntPair(size, 0),
+                    new ChunkProgram.GetResult());
+            assertThat(result.status).isZero();
+            assertThat(result.data).isEqualTo(ChunkProgram.pattern(size));
+        }
+        SimHarness.waitFor(() -> program.lentDisposed.get() == sizes.length);
+    }
+
+    @Test
     void readAndWriteChunksTogether() throws Exception {
         for (int size : SIZES) {
             byte[] data = ChunkProgram.pattern(size);

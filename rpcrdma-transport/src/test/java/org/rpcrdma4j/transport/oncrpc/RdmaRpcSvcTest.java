@@ -3,6 +3,8 @@ package org.rpcrdma4j.transport.oncrpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.channels.CompletionHandler;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -15,14 +17,18 @@ import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncRpcPortmap;
 import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
+import org.dcache.oncrpc4j.rpc.IoStrategy;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 
@@ -99,6 +105,35 @@ class RdmaRpcSvcTest {
         assertThatThrownBy(() -> echo(new byte[4100])).isInstanceOf(RdmaTransportException.class)
                 .hasMessageContaining("RDMA_ERROR ERR_CHUNK");
         assertThat(echo(new byte[] {1, 2, 3})).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void replyHandlersRunWhereTheIoStrategySaysAsOncRpc4jsClientDoes() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        assertThat(handlerThread()).as("SAME_THREAD, the default").isEqualTo("sim-progress");
+        client.close();
+
+        client = RdmaRpcClient.connect(sim.clientFabric, sim.serverFabric.localAddress(), TransportConfig.DEFAULT,
+                DdpPolicy.NONE, Duration.ofSeconds(HANG_GUARD_S), IoStrategy.WORKER_THREAD);
+        assertThat(handlerThread()).isEqualTo("rdma-rpc-client-replies");
+    }
+
+    /** @return the name of the thread a NULL call's completion handler runs on */
+    private String handlerThread() throws Exception {
+        CompletableFuture<String> thread = new CompletableFuture<>();
+        call().call(0, XdrVoid.XDR_VOID, new CompletionHandler<RpcReply, RpcTransport>() {
+            @Override
+            public void completed(RpcReply reply, RpcTransport transport) {
+                thread.complete(Thread.currentThread().getName());
+            }
+
+            @Override
+            public void failed(Throwable error, RpcTransport transport) {
+                thread.completeExceptionally(error);
+            }
+        });
+        return thread.get(HANG_GUARD_S, TimeUnit.SECONDS);
     }
 
     @Test

@@ -5,12 +5,11 @@ import org.glassfish.grizzly.memory.ByteBufferWrapper;
 
 /**
  * Data a service lends a reply, as a Grizzly buffer oncrpc4j encodes shallow: the transport's dispose
- * of the sent reply gives the data back, once.
+ * of the sent reply gives the data back. Grizzly refuses a second dispose, so it is given back once.
  */
 final class LentBuffer extends ByteBufferWrapper {
 
     private final Runnable giveBack;
-    private boolean given;
 
     /**
      * @param data     the data, between position and limit
@@ -25,9 +24,6 @@ final class LentBuffer extends ByteBufferWrapper {
     @Override
     public void dispose() {
         super.dispose();
-        if (!given) {
-            given = true;
-            giveBack.run();
-        }
+        giveBack.run();
     }
 }

@@ -1,0 +1,73 @@
+package org.rpcrdma4j.transport.marshal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.MessageBytes;
+import org.rpcrdma4j.xdr.HeaderDecoder;
+import org.rpcrdma4j.xdr.Proc;
+import org.rpcrdma4j.xdr.ReplyChunk;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/** A reply's chunk data is RDMA-Written from where the reply holds it: the program's own buffer. */
+class ReplyPlanTest {
+
+    private static final int XID = 0x1234;
+    private static final int CREDITS = 64;
+    private static final int THRESHOLD = 4096;
+    private static final int HEAD = 16;
+    private static final int DATA = 8192;
+
+    /** A 16-byte head, then 8 KiB of data in a direct buffer of its own, as oncrpc4j's shallow encoding leaves it. */
+    private final ByteBuffer data = ByteBuffer.allocateDirect(DATA);
+    private final MessageBytes reply = MessageBytes.of(List.of(ByteBuffer.wrap(new byte[HEAD]), data));
+    private final List<XdrItem> payloads = List.of(new XdrItem(HEAD, DATA));
+
+    @Test
+    void writesEachSegmentFromTheProgramsBufferWithoutCopying() throws Exception {
+        WriteChunk chunk = new WriteChunk(List.of(new Segment(7, 4096, 0x1000), new Segment(8, 8192, 0x9000)));
+
+        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), null), payloads,
+                THRESHOLD);
+
+        assertThat(plan.writes()).hasSize(2);
+        assertThat(plan.writes()).allSatisfy(write -> assertThat(write.source().isDirect()).isTrue());
+        assertThat(plan.writes().get(0).source().remaining()).isEqualTo(4096);
+        assertThat(plan.writes().get(1).source().remaining()).isEqualTo(4096);
+        assertThat(plan.writes().get(1).target()).isEqualTo(new Segment(8, 4096, 0x9000));
+        RpcRdmaHeader header = new HeaderDecoder().decode(plan.message().array()).header();
+        assertThat(header.proc()).isEqualTo(Proc.RDMA_MSG);
+        assertThat(header.writeList().get(0).length()).isEqualTo(DATA);
+        assertThat(plan.message().limit()).isEqualTo(plan.message().capacity());
+    }
+
+    @Test
+    void theRestOfAReplyGoesIntoTheReplyChunkFromTheReducedCopy() throws Exception {
+        WriteChunk chunk = new WriteChunk(List.of(new Segment(7, DATA, 0x1000)));
+        ReplyChunk replyChunk = new ReplyChunk(List.of(new Segment(9, 1024, 0x20000)));
+
+        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), replyChunk), payloads,
+                THRESHOLD);
+
+        assertThat(plan.writes()).hasSize(2);
+        assertThat(plan.writes().get(0).source().isDirect()).isTrue();
+        ReplyPlan.Write rest = plan.writes().get(1);
+        assertThat(rest.source().isDirect()).isFalse();
+        assertThat(rest.source().remaining()).isEqualTo(HEAD);
+        assertThat(rest.target()).isEqualTo(new Segment(9, HEAD, 0x20000));
+        assertThat(new HeaderDecoder().decode(plan.message().array()).header().proc()).isEqualTo(Proc.RDMA_NOMSG);
+    }
+
+    @Test
+    void aResultLargerThanItsWriteChunkCannotBeConveyed() {
+        WriteChunk small = new WriteChunk(List.of(new Segment(7, DATA - 4, 0x1000)));
+
+        assertThat(ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(small), null), payloads, THRESHOLD))
+                .isNull();
+    }
+}
