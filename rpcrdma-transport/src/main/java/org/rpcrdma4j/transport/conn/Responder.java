@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Channel;
@@ -393,18 +395,33 @@ public final class Responder implements FabricListener {
     }
 
     private void accept(long peer, ControlMessage connect) {
-        if (byPeer.size() >= config.maxConnections()) {
+        if (byPeer.size() >= Math.min(config.maxConnections(), MAX_CONNECTION_NUMBER)) {
             LOG.warn("refused a connection from {}: {} connections already", connect.address(), byPeer.size());
             sends.send(Channel.CONTROL, peer, ControlMessage.close().encode(), null);
             return;
         }
         ConnectPrivateData ours = config.privateData();
         Connection connection = new Connection(peer, fabric.localAddress(), connect.address());
-        lastNumber = lastNumber % MAX_CONNECTION_NUMBER + 1;
-        connection.up(InlineThresholds.of(ours, connect.privateData()), lastNumber);
+        int number = nextNumber();
+        connection.up(InlineThresholds.of(ours, connect.privateData()), number);
         byPeer.put(peer, connection);
-        sends.send(Channel.CONTROL, peer, ControlMessage.accept(ours, lastNumber).encode(), null);
+        sends.send(Channel.CONTROL, peer, ControlMessage.accept(ours, number).encode(), null);
         LOG.debug("accepted {} with thresholds {}", connection, connection.thresholds());
+    }
+
+    /**
+     * @return the number after the last one given that no open connection has: oncrpc4j tells
+     *     connections apart by it (their port), so numbers wrap but are never shared
+     */
+    private int nextNumber() {
+        Set<Integer> open = new HashSet<>();
+        for (Connection connection : byPeer.values()) {
+            open.add(connection.number());
+        }
+        do {
+            lastNumber = lastNumber % MAX_CONNECTION_NUMBER + 1;
+        } while (open.contains(lastNumber));
+        return lastNumber;
     }
 
     private void onData(long peer, ByteBuffer buffer, int length) {

@@ -215,6 +215,22 @@ class RdmaRpcSvcTest {
     }
 
     @Test
+    void connectionNumbersWrapAroundButNeverRepeatAnOpenConnections() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        int held = client.transport().getLocalSocketAddress().getPort();
+        RawPeer peer = new RawPeer(sim.rawFabric);
+        // Each CONNECT replaces the raw peer's previous connection; after 0xFFFF of them the numbers wrap.
+        List<Integer> numbers = new ArrayList<>();
+        for (int i = 0; i < 0xFFFF; i++) {
+            numbers.add(peer.connect(sim.serverFabric.localAddress()).number());
+        }
+        assertThat(numbers).doesNotContain(held).hasSize(0xFFFF);
+        assertThat(numbers.get(numbers.size() - 2)).isEqualTo(0xFFFF);
+        assertThat(numbers.get(numbers.size() - 1)).isEqualTo(held + 1);
+    }
+
+    @Test
     void eachConnectionHasItsOwnAddressFromTheGid() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
