@@ -45,6 +45,9 @@ public interface Fabric {
      */
     void execute(Runnable command);
 
+    /** @return whether the caller is the progress thread, which must never wait for itself */
+    boolean onProgressThread();
+
     /**
      * Makes a peer reachable. Progress thread only.
      *

@@ -86,6 +86,11 @@ public final class EfaFabric implements Fabric {
     }
 
     @Override
+    public boolean onProgressThread() {
+        return loop.inLoop();
+    }
+
+    @Override
     public long insert(FabricAddress peer) {
         return endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
     }

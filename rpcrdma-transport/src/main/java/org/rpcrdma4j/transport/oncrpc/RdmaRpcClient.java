@@ -6,6 +6,7 @@ import java.nio.channels.CompletionHandler;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -66,6 +67,7 @@ public final class RdmaRpcClient implements AutoCloseable {
     /** How long {@link #close} waits for the progress thread to fail the pending calls. */
     private static final long CLOSE_WAIT_S = 10;
 
+    private final Fabric fabric;
     private final Requester requester;
     private final ReplyQueue replyQueue = new TimeoutReplyQueue(this::abandon);
     /** The reply thread, {@code null} when replies are delivered on the progress thread. */
@@ -87,6 +89,7 @@ public final class RdmaRpcClient implements AutoCloseable {
             return thread;
         });
         this.delivery = new ReplyDelivery(replyQueue, replies == null ? Runnable::run : replies);
+        this.fabric = fabric;
         this.requester = new Requester(fabric, config, policy, new Replies(), this::onBackwardCall);
         this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(), r -> {
             Thread thread = new Thread(r, "rdma-rpc-client-callbacks");
@@ -231,13 +234,17 @@ public final class RdmaRpcClient implements AutoCloseable {
         if (!closing.compareAndSet(false, true)) {
             return;
         }
-        // The failures of pending calls go through the reply thread, if any: stop it only once they are queued.
-        try {
-            requester.close().get(CLOSE_WAIT_S, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("the progress thread did not close the connection within {} s", CLOSE_WAIT_S);
+        CompletableFuture<Void> closed = requester.close();
+        // Closed by a reply handler on the progress thread: the calls fail once it returns; no waiting for itself.
+        if (!fabric.onProgressThread()) {
+            // The failures of pending calls go through the reply thread, if any: stop it only once they are queued.
+            try {
+                closed.get(CLOSE_WAIT_S, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("the progress thread did not close the connection within {} s", CLOSE_WAIT_S);
+            }
         }
         if (replies == null) {
             replyQueue.shutdown();

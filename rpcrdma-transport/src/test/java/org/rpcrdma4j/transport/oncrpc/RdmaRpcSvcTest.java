@@ -202,6 +202,36 @@ class RdmaRpcSvcTest {
     }
 
     @Test
+    void aReplyHandlerOnTheProgressThreadMayCloseTheClient() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        // A first reply brings the grant beyond the one credit a requester starts with.
+        call().call(TestProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.class).get(HANG_GUARD_S, TimeUnit.SECONDS);
+        program.gate = new CountDownLatch(1);
+        CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
+        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        CompletableFuture<Boolean> closedFromHandler = new CompletableFuture<>();
+        call().call(TestProgram.NULL, XdrVoid.XDR_VOID, new CompletionHandler<RpcReply, RpcTransport>() {
+            @Override
+            public void completed(RpcReply reply, RpcTransport transport) {
+                client.close();
+                closedFromHandler.complete(sim.clientFabric.onProgressThread());
+            }
+
+            @Override
+            public void failed(Throwable error, RpcTransport transport) {
+                closedFromHandler.completeExceptionally(error);
+            }
+        });
+
+        assertThat(closedFromHandler.get(HANG_GUARD_S, TimeUnit.SECONDS)).as("closed on the progress thread").isTrue();
+        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS))
+                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the requester");
+        assertThat(sim.clientFabric.onProgressThread()).isFalse();
+        client = null;
+    }
+
+    @Test
     void closingTheClientFailsItsPendingCalls() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
