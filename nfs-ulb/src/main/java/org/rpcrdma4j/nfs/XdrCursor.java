@@ -35,7 +35,8 @@ public final class XdrCursor {
 
     private XdrCursor(MessageBytes bytes, int offset, int end) {
         if (offset < 0 || end > bytes.length() || offset > end) {
-            throw new IllegalArgumentException("range " + offset + ".." + end + " outside " + bytes.length() + " bytes");
+            throw new IllegalArgumentException("range " + offset + ".." + end + " outside " + bytes.length()
+                    + " bytes");
         }
         this.bytes = bytes;
         this.position = offset;

@@ -209,8 +209,8 @@ public final class MessageBytes {
 
     private void checkRange(int offset, int length) {
         if (offset < 0 || length < 0 || offset > length() - length) {
-            throw new IndexOutOfBoundsException("bytes " + offset + ".." + ((long) offset + length) + " outside a message of "
-                    + length() + " bytes");
+            throw new IndexOutOfBoundsException("bytes " + offset + ".." + ((long) offset + length)
+                    + " outside a message of " + length() + " bytes");
         }
     }
 

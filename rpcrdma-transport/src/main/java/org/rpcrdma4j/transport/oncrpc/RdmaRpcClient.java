@@ -83,13 +83,13 @@ public final class RdmaRpcClient implements AutoCloseable {
     private volatile Connection connection;
 
     private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy, IoStrategy ioStrategy) {
+        this.fabric = fabric;
         this.replies = ioStrategy != IoStrategy.WORKER_THREAD ? null : Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "rdma-rpc-client-replies");
             thread.setDaemon(true);
             return thread;
         });
         this.delivery = new ReplyDelivery(replyQueue, replies == null ? Runnable::run : replies);
-        this.fabric = fabric;
         this.requester = new Requester(fabric, config, policy, new Replies(), this::onBackwardCall);
         this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(), r -> {
             Thread thread = new Thread(r, "rdma-rpc-client-callbacks");

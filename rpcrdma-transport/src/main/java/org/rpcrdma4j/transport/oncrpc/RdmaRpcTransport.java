@@ -91,12 +91,15 @@ public final class RdmaRpcTransport implements RpcTransport {
         PendingCall call = pending.remove(xid);
         ProvidedChunks provided = call == null ? ProvidedChunks.NONE : call.provided();
         responder.reply(connection, xid, reply, provided, call == null ? List.of() : payloads(call, reply), error -> {
-            // Done with the buffers: dispose them, as oncrpc4j's TCP transport (Grizzly) does once written.
-            xdr.close();
-            if (error == null) {
-                handler.completed(reply.length(), attachment);
-            } else {
-                handler.failed(error, attachment);
+            try {
+                if (error == null) {
+                    handler.completed(reply.length(), attachment);
+                } else {
+                    handler.failed(error, attachment);
+                }
+            } finally {
+                // Done with the buffers: dispose them, as oncrpc4j's TCP transport (Grizzly) does once written.
+                xdr.close();
             }
         });
     }
