@@ -13,7 +13,8 @@ import java.util.List;
  */
 public final class MessageBytes {
 
-    private static final MessageBytes EMPTY = new MessageBytes(new ByteBuffer[0], new int[] {0});
+    /** No bytes. */
+    public static final MessageBytes EMPTY = new MessageBytes(new ByteBuffer[0], new int[] {0});
 
     /** Views, each at position 0 with its bytes up to its limit; none empty. */
     private final ByteBuffer[] parts;

@@ -144,11 +144,12 @@ public final class Requester implements FabricListener {
      * {@link ReplyHandler}.
      *
      * @param xid        the call's XID
-     * @param rpcMessage the whole RPC call message, owned by the requester from now on
+     * @param rpcMessage the whole RPC call message; its bytes must not change until the call is
+     *                   answered or fails, since the responder reads its Read chunks in place
      * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}),
      *                                CONNECTION if the connection is not up
      */
-    public void submit(int xid, byte[] rpcMessage) throws RdmaTransportException {
+    public void submit(int xid, MessageBytes rpcMessage) throws RdmaTransportException {
         Connection current = connection;
         if (current == null || current.state() != Connection.State.CONNECTED) {
             throw closed(current, xid);

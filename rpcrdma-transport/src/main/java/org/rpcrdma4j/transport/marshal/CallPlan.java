@@ -2,11 +2,13 @@ package org.rpcrdma4j.transport.marshal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -41,6 +43,10 @@ import org.rpcrdma4j.xdr.XdrItem;
  *
  * <p>Chunks are split into segments of at most the configured size (Linux: 131072 bytes). Planning
  * touches no fabric and may run on any thread; {@link #register} runs on the progress thread.
+ *
+ * <p>The peer reads each Read chunk in place: from the buffer the item lies in (a shallow-encoded
+ * WRITE argument is one), registered per chunk; only an item split over buffers, or a Position-zero
+ * call in several, is copied into one.
  */
 public final class CallPlan {
 
@@ -49,20 +55,20 @@ public final class CallPlan {
             HeaderEncoder.encodedLength(RpcRdmaHeader.msg(0, 0, null, null, null));
 
     private final int xid;
-    private final byte[] rpc;
+    private final MessageBytes rpc;
     private final DdpPolicy policy;
     private final DdpPolicy.RpcProcedure procedure;
     private final DdpPolicy.RpcMessage call;
     private final int maxSegment;
     private final List<XdrItem> readItems;
     private final boolean positionZero;
-    private final byte[] inline;
+    private final MessageBytes inline;
     private final List<Long> writeChunkLengths;
     private final long replyChunkLength;
 
-    private CallPlan(int xid, byte[] rpc, DdpPolicy policy, DdpPolicy.RpcMessage call, int maxSegment,
-                     List<XdrItem> readItems, boolean positionZero, byte[] inline, List<Long> writeChunkLengths,
-                     long replyChunkLength) {
+    private CallPlan(int xid, MessageBytes rpc, DdpPolicy policy, DdpPolicy.RpcMessage call, int maxSegment,
+                     List<XdrItem> readItems, boolean positionZero, MessageBytes inline,
+                     List<Long> writeChunkLengths, long replyChunkLength) {
         this.xid = xid;
         this.rpc = rpc;
         this.policy = policy;
@@ -77,7 +83,7 @@ public final class CallPlan {
     }
 
     /**
-     * Decides how a call travels.
+     * Decides how a call in one array travels.
      *
      * @param xid        the call's XID
      * @param rpc        the whole encoded call; the plan keeps it, and the caller must not change it
@@ -86,10 +92,28 @@ public final class CallPlan {
      * @param receive    this side's inline receive threshold: the largest reply that needs no chunk
      * @param maxSegment the largest segment to advertise
      * @return the plan
+     * @throws RdmaTransportException as {@link #of(int, MessageBytes, DdpPolicy, int, int, int)}
+     */
+    public static CallPlan of(int xid, byte[] rpc, DdpPolicy policy, int send, int receive, int maxSegment)
+            throws RdmaTransportException {
+        return of(xid, MessageBytes.of(rpc), policy, send, receive, maxSegment);
+    }
+
+    /**
+     * Decides how a call travels.
+     *
+     * @param xid        the call's XID
+     * @param rpc        the whole encoded call; the plan keeps it, and its bytes must not change until
+     *                   the call is released
+     * @param policy     the program's DDP policy
+     * @param send       the peer's inline receive threshold: the largest message to send
+     * @param receive    this side's inline receive threshold: the largest reply that needs no chunk
+     * @param maxSegment the largest segment to advertise
+     * @return the plan
      * @throws RdmaTransportException CALL if the call is not a well-formed RPC call, the policy's items
      *                                do not lie in it, or even the transport header does not fit
      */
-    public static CallPlan of(int xid, byte[] rpc, DdpPolicy policy, int send, int receive, int maxSegment)
+    public static CallPlan of(int xid, MessageBytes rpc, DdpPolicy policy, int send, int receive, int maxSegment)
             throws RdmaTransportException {
         DdpPolicy.RpcMessage call;
         DdpPolicy.ReplySize replySize;
@@ -124,7 +148,7 @@ public final class CallPlan {
         if (!payloads.isEmpty()) {
             ReducedStream reduced;
             try {
-                reduced = ReducedStream.reduce(rpc.length, payloads);
+                reduced = ReducedStream.reduce(rpc.length(), payloads);
             } catch (IllegalArgumentException e) {
                 throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
                         + Integer.toHexString(xid) + ": the DDP policy's call items are wrong: " + e.getMessage());
@@ -135,8 +159,8 @@ public final class CallPlan {
                 return readPlan;
             }
         }
-        CallPlan longCall = new CallPlan(xid, rpc, policy, call, maxSegment, List.of(), true, new byte[0], writes,
-                replyChunk);
+        CallPlan longCall = new CallPlan(xid, rpc, policy, call, maxSegment, List.of(), true, MessageBytes.EMPTY,
+                writes, replyChunk);
         if (!longCall.fits(send)) {
             throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
                     + ": even the transport header of a Position-zero call exceeds the peer's inline threshold of "
@@ -191,7 +215,7 @@ public final class CallPlan {
      *     requester's choices alone, to compare with another requester's
      */
     public RpcRdmaHeader shape(int credits) {
-        return header(credits, PLACEHOLDER, PLACEHOLDER);
+        return header(credits, placeholders(), PLACEHOLDER);
     }
 
     /**
@@ -202,13 +226,16 @@ public final class CallPlan {
      * @return the call ready to send, or {@code null} if memory could not be registered
      */
     public ChunkedCall register(Fabric fabric, int credits) {
-        Registration callMemory = null;
-        if (positionZero || !readItems.isEmpty()) {
-            // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
-            callMemory = fabric.register(ByteBuffer.wrap(rpc), EnumSet.of(MemoryAccess.REMOTE_READ));
-            if (callMemory == null) {
+        List<Registration> callMemory = new ArrayList<>();
+        // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
+        for (XdrItem read : positionZero ? List.of(new XdrItem(0, rpc.length())) : readItems) {
+            Registration memory = fabric.register(rpc.contiguous((int) read.offset(), (int) read.length()),
+                    EnumSet.of(MemoryAccess.REMOTE_READ));
+            if (memory == null) {
+                callMemory.forEach(fabric::deregister);
                 return null;
             }
+            callMemory.add(memory);
         }
         ByteBuffer replyBuffer = null;
         Registration replyMemory = null;
@@ -217,21 +244,24 @@ public final class CallPlan {
             replyBuffer = ByteBuffer.allocate(Math.toIntExact(replyBytes));
             replyMemory = fabric.register(replyBuffer, EnumSet.of(MemoryAccess.REMOTE_WRITE));
             if (replyMemory == null) {
-                if (callMemory != null) {
-                    fabric.deregister(callMemory);
-                }
+                callMemory.forEach(fabric::deregister);
                 return null;
             }
         }
         RpcRdmaHeader header = header(credits, callMemory, replyMemory);
-        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length);
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length());
         int at = HeaderEncoder.encode(header, message, 0);
-        message.put(at, inline);
+        inline.get(0, message.array(), at, inline.length());
         return new ChunkedCall(this, message, header, callMemory, replyMemory, replyBuffer);
     }
 
     private boolean fits(int send) {
-        return HeaderEncoder.encodedLength(header(0, PLACEHOLDER, PLACEHOLDER)) + inline.length <= send;
+        return HeaderEncoder.encodedLength(header(0, placeholders(), PLACEHOLDER)) + inline.length() <= send;
+    }
+
+    /** @return a placeholder per Read chunk's registration */
+    private List<Registration> placeholders() {
+        return Collections.nCopies(positionZero ? 1 : readItems.size(), PLACEHOLDER);
     }
 
     private long replyMemoryLength() {
@@ -242,15 +272,17 @@ public final class CallPlan {
         return length;
     }
 
-    private RpcRdmaHeader header(int credits, Registration callMemory, Registration replyMemory) {
+    /** @param callMemory one registration per Read chunk: the Position-zero call's, or each item's */
+    private RpcRdmaHeader header(int credits, List<Registration> callMemory, Registration replyMemory) {
         List<ReadSegment> reads = new ArrayList<>();
         if (positionZero) {
-            for (Segment segment : segments(callMemory, 0, rpc.length)) {
+            for (Segment segment : segments(callMemory.get(0), 0, rpc.length())) {
                 reads.add(new ReadSegment(0, segment));
             }
         }
-        for (XdrItem item : readItems) {
-            for (Segment segment : segments(callMemory, item.offset(), item.length())) {
+        for (int i = 0; i < readItems.size(); i++) {
+            XdrItem item = readItems.get(i);
+            for (Segment segment : segments(callMemory.get(i), 0, item.length())) {
                 reads.add(new ReadSegment((int) item.offset(), segment));
             }
         }
@@ -281,14 +313,14 @@ public final class CallPlan {
         return segments;
     }
 
-    private static byte[] inlinePart(byte[] rpc, ReducedStream reduced) {
-        byte[] inline = new byte[(int) reduced.inlineLength()];
+    /** @return the call's inline regions, views of it */
+    private static MessageBytes inlinePart(MessageBytes rpc, ReducedStream reduced) {
+        List<MessageBytes> regions = new ArrayList<>();
         for (ReducedStream.Region region : reduced.regions()) {
             if (region.kind() == ReducedStream.Kind.INLINE) {
-                System.arraycopy(rpc, (int) region.streamOffset(), inline, (int) region.inlineOffset(),
-                        (int) region.length());
+                regions.add(rpc.range((int) region.streamOffset(), (int) region.length()));
             }
         }
-        return inline;
+        return MessageBytes.concat(regions.toArray(new MessageBytes[0]));
     }
 }

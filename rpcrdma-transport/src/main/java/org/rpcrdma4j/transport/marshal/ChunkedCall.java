@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.marshal;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
@@ -8,8 +9,8 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
 /**
  * A call marshalled and registered, from its send until its answer: the message to send, the
  * transport header it carries (whose Write list and Reply chunk its reply must echo), and the memory
- * the responder reads (the call, for Read chunks) or writes (one buffer behind every Write chunk and
- * the Reply chunk).
+ * the responder reads (the call's bytes behind each Read chunk) or writes (one buffer behind every
+ * Write chunk and the Reply chunk).
  *
  * <h2>Buffer ownership</h2>
  * The message belongs to the fabric while it is sent. The registered memory belongs to the
@@ -23,16 +24,16 @@ public final class ChunkedCall {
     private final CallPlan plan;
     private final ByteBuffer message;
     private final RpcRdmaHeader header;
-    private final Registration callMemory;
+    private final List<Registration> callMemory;
     private final Registration replyMemory;
     private final ByteBuffer replyBuffer;
 
-    ChunkedCall(CallPlan plan, ByteBuffer message, RpcRdmaHeader header, Registration callMemory,
+    ChunkedCall(CallPlan plan, ByteBuffer message, RpcRdmaHeader header, List<Registration> callMemory,
                 Registration replyMemory, ByteBuffer replyBuffer) {
         this.plan = plan;
         this.message = message;
         this.header = header;
-        this.callMemory = callMemory;
+        this.callMemory = List.copyOf(callMemory);
         this.replyMemory = replyMemory;
         this.replyBuffer = replyBuffer;
     }
@@ -62,9 +63,9 @@ public final class ChunkedCall {
         return replyMemory;
     }
 
-    /** @return how many chunk buffers the call holds: the call memory and the reply memory */
+    /** @return how many chunk buffers the call holds: one per Read chunk and the reply memory */
     public int buffers() {
-        return (callMemory == null ? 0 : 1) + (replyMemory == null ? 0 : 1);
+        return callMemory.size() + (replyMemory == null ? 0 : 1);
     }
 
     /**
@@ -73,9 +74,7 @@ public final class ChunkedCall {
      * @param fabric the fabric that registered it
      */
     public void release(Fabric fabric) {
-        if (callMemory != null) {
-            fabric.deregister(callMemory);
-        }
+        callMemory.forEach(fabric::deregister);
         if (replyMemory != null) {
             fabric.deregister(replyMemory);
         }

@@ -54,6 +54,11 @@ import org.slf4j.LoggerFactory;
  * client only replies: a call sent on it fails. Its own peer, the transport that callback services
  * see {@code getPeerTransport()} of, is {@link #transport()}.
  *
+ * <p>A call is taken from oncrpc4j's {@link Xdr} without copying it: the server reads its Read
+ * chunks where they lie (an argument encoded shallow, in the caller's own buffer), so a caller must
+ * not change a buffer it encoded until the call ends. oncrpc4j encodes every call into an Xdr of its
+ * own and never reuses it.
+ *
  * <p>One client per fabric. Reply handlers run where the {@link IoStrategy} says, as those of
  * oncrpc4j's {@code OncRpcClient}: by default ({@link IoStrategy#SAME_THREAD}) on the fabric's progress
  * thread, which saves a thread hand-off per reply; a handler must then not wait for another reply (a
@@ -308,10 +313,10 @@ public final class RdmaRpcClient implements AutoCloseable {
 
         @Override
         public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-            byte[] call = XdrBytes.of(xdr);
+            MessageBytes call = XdrBytes.view(xdr);
             try {
                 requester.submit(XdrBytes.xid(call), call);
-                handler.completed(call.length, attachment);
+                handler.completed(call.length(), attachment);
             } catch (RdmaTransportException e) {
                 // oncrpc4j's send handler fails the registered reply with this, so the call fails now.
                 handler.failed(e, attachment);

@@ -13,7 +13,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -98,6 +101,29 @@ class ChunkTest {
                     new ChunkProgram.GetResult());
             assertThat(result.status).isZero();
             assertThat(result.data).as("GET of %d bytes", size).isEqualTo(ChunkProgram.pattern(size));
+        }
+    }
+
+    @Test
+    void argumentsEncodedShallowAreReadWhereTheyLie() throws Exception {
+        for (int size : SIZES) {
+            byte[] data = ChunkProgram.pattern(size);
+            ByteBuffer direct = ByteBuffer.allocateDirect(size).put(data).flip();
+            XdrAble shallow = new XdrAble() {
+                @Override
+                public void xdrEncode(XdrEncodingStream xdr) {
+                    ((Xdr) xdr).xdrEncodeShallowByteBuffer(direct);
+                }
+
+                @Override
+                public void xdrDecode(XdrDecodingStream xdr) {
+                    throw new UnsupportedOperationException("arguments only");
+                }
+            };
+            assertThat(call(ChunkProgram.PUT, shallow, new XdrInt()).intValue()).as("CRC of %d bytes", size)
+                    .isEqualTo(ChunkProgram.crc(data));
+            assertThat(call(ChunkProgram.SUM, shallow, new XdrInt()).intValue()).as("Position-zero, %d bytes", size)
+                    .isEqualTo(ChunkProgram.crc(data));
         }
     }
 

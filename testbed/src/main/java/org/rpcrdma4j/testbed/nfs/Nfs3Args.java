@@ -7,6 +7,8 @@ import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeFh;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeVerf;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
@@ -158,13 +160,14 @@ public final class Nfs3Args {
         }
     }
 
-    /** WRITE3args (3.3.7). */
+    /** WRITE3args (3.3.7). The data is encoded shallow and decoded in place, as nfs4j decodes WRITE's. */
     public static final class Write implements XdrAble {
         public byte[] fh;
         public long offset;
         public int count;
         public int stable;
-        public byte[] data;
+        /** The data, between position and limit. */
+        public ByteBuffer data;
 
         public Write() {
         }
@@ -174,7 +177,7 @@ public final class Nfs3Args {
             this.offset = offset;
             this.count = data.length;
             this.stable = stable;
-            this.data = data;
+            this.data = ByteBuffer.wrap(data);
         }
 
         @Override
@@ -183,7 +186,11 @@ public final class Nfs3Args {
             xdr.xdrEncodeLong(offset);
             xdr.xdrEncodeInt(count);
             xdr.xdrEncodeInt(stable);
-            xdr.xdrEncodeDynamicOpaque(data);
+            if (xdr instanceof Xdr buffers) {
+                buffers.xdrEncodeShallowByteBuffer(data.duplicate());
+            } else {
+                xdr.xdrEncodeByteBuffer(data.duplicate());
+            }
         }
 
         @Override
@@ -192,7 +199,7 @@ public final class Nfs3Args {
             offset = xdr.xdrDecodeLong();
             count = xdr.xdrDecodeInt();
             stable = xdr.xdrDecodeInt();
-            data = xdr.xdrDecodeDynamicOpaque();
+            data = xdr.xdrDecodeByteBuffer();
         }
     }
 

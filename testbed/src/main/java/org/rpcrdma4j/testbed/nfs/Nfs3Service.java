@@ -290,13 +290,13 @@ public final class Nfs3Service implements RpcDispatchable {
         Fattr3 before = attrs(p);
         r.wcc = new WccData(before.toWcc(), before);
         requireRegular(before);
-        if (a.offset < 0 || Integer.toUnsignedLong(a.count) > a.data.length || a.stable < UNSTABLE
+        if (a.offset < 0 || Integer.toUnsignedLong(a.count) > a.data.remaining() || a.stable < UNSTABLE
                 || a.stable > FILE_SYNC) {
             throw new Nfs3Exception(NFS3ERR_INVAL, "WRITE");
         }
         int count = (int) Math.min(Integer.toUnsignedLong(a.count), MAX_IO);
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            ByteBuffer buf = ByteBuffer.wrap(a.data, 0, count);
+            ByteBuffer buf = a.data.duplicate().limit(a.data.position() + count);
             long pos = a.offset;
             while (buf.hasRemaining()) {
                 pos += ch.write(buf, pos);

@@ -1,0 +1,185 @@
+package org.rpcrdma4j.transport.marshal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.MessageBytes;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.ReadSegment;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/** The peer reads a call's Read chunks where they lie: each item's own buffer is registered, not a copy. */
+class CallPlanTest {
+
+    private static final int XID = 0x51;
+    private static final int INLINE = 1024;
+    private static final int DATA = 8192;
+
+    /** An RPC call header (xid, CALL, rpcvers 2, prog, vers, proc, AUTH_NONE cred and verf), then a length. */
+    private static byte[] head() {
+        ByteBuffer head = ByteBuffer.allocate(44);
+        head.putInt(XID).putInt(0).putInt(2).putInt(0x20000124).putInt(1).putInt(1);
+        head.putInt(0).putInt(0).putInt(0).putInt(0);
+        return head.putInt(DATA).array();
+    }
+
+    /** The data after the head is DDP-eligible. */
+    private static final DdpPolicy DATA_POLICY = new DdpPolicy() {
+        @Override
+        public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
+            return List.of(new XdrItem(call.bodyOffset() + 4, DATA));
+        }
+
+        @Override
+        public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+            return ReplySize.INLINE;
+        }
+
+        @Override
+        public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
+            return List.of();
+        }
+    };
+
+    private final ByteBuffer data = ByteBuffer.allocateDirect(DATA);
+    private final MessageBytes call = MessageBytes.of(List.of(ByteBuffer.wrap(head()), data));
+    private final RecordingFabric fabric = new RecordingFabric();
+
+    @Test
+    void aReadChunkIsRegisteredInTheBufferItLiesIn() throws Exception {
+        CallPlan plan = CallPlan.of(XID, call, DATA_POLICY, INLINE, INLINE, 4096);
+
+        ChunkedCall chunked = plan.register(fabric, 8);
+
+        assertThat(plan.readChunks()).isEqualTo(1);
+        assertThat(fabric.registered).hasSize(1);
+        assertThat(fabric.registered.get(0).isDirect()).as("the program's buffer, not a copy").isTrue();
+        assertThat(fabric.registered.get(0).remaining()).isEqualTo(DATA);
+        RpcRdmaHeader header = chunked.header();
+        assertThat(header.readChunks()).hasSize(1);
+        List<ReadSegment> segments = header.readList();
+        assertThat(segments).extracting(ReadSegment::unsignedPosition).containsOnly(44L);
+        assertThat(segments).extracting(s -> s.segment().offset()).containsExactly(0x1000L, 0x2000L);
+        assertThat(chunked.message().remaining()).isEqualTo(chunked.message().capacity());
+        assertThat(chunked.buffers()).isEqualTo(1);
+
+        chunked.release(fabric);
+        assertThat(fabric.deregistered).isEqualTo(1);
+    }
+
+    @Test
+    void aPositionZeroCallInSeveralBuffersIsRegisteredAsOneCopy() throws Exception {
+        CallPlan plan = CallPlan.of(XID, call, DdpPolicy.NONE, INLINE, INLINE, 65536);
+
+        plan.register(fabric, 8);
+
+        assertThat(plan.positionZero()).isTrue();
+        assertThat(fabric.registered).hasSize(1);
+        assertThat(fabric.registered.get(0).isDirect()).isFalse();
+        assertThat(fabric.registered.get(0).remaining()).isEqualTo(44 + DATA);
+        assertThat(fabric.registered.get(0).getInt(0)).isEqualTo(XID);
+    }
+
+    @Test
+    void aRegistrationThatFailsReleasesTheOthers() throws Exception {
+        fabric.refuseAfter = 1;
+        DdpPolicy bigReply = new DdpPolicy() {
+            @Override
+            public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage message) {
+                return DATA_POLICY.callPayloads(procedure, message);
+            }
+
+            @Override
+            public ReplySize replySize(RpcProcedure procedure, RpcMessage message) {
+                return new ReplySize(64 << 10, List.of());
+            }
+
+            @Override
+            public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage message, RpcMessage reply) {
+                return List.of();
+            }
+        };
+
+        // The Read chunk's registration succeeds, the Reply chunk's fails.
+        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, 8)).isNull();
+        assertThat(fabric.deregistered).isEqualTo(1);
+    }
+
+    /** Registers at 0x1000 apart, records what, and refuses once told to. */
+    private static final class RecordingFabric implements Fabric {
+        final List<ByteBuffer> registered = new ArrayList<>();
+        int deregistered;
+        int refuseAfter = Integer.MAX_VALUE;
+
+        @Override
+        public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
+            if (registered.size() >= refuseAfter) {
+                return null;
+            }
+            registered.add(memory);
+            return new Registration(registered.size(), 0x1000L * registered.size(), memory.remaining());
+        }
+
+        @Override
+        public void deregister(Registration registration) {
+            deregistered++;
+        }
+
+        @Override
+        public FabricAddress localAddress() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void listen(FabricListener listener) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean onProgressThread() {
+            return true;
+        }
+
+        @Override
+        public long insert(FabricAddress peer) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean postReceive(Channel channel, long peer, ByteBuffer buffer) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean send(Channel channel, long peer, ByteBuffer message, long context) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean read(long peer, Registration local, long localOffset, Segment remote, long context) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean write(long peer, Registration local, long localOffset, Segment remote, long context) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
