@@ -68,8 +68,8 @@ import org.slf4j.LoggerFactory;
  * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
  * handler. Reply headers are allocated per send and belong to the fabric until the send completes;
- * the chunk data of a reply is written from the reply's own buffers, each registered until its RDMA
- * Writes complete.
+ * the chunk data of a reply is written from the reply's own buffers, each result's registered once
+ * until its RDMA Writes complete.
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #start}, {@link #reply},
@@ -247,9 +247,9 @@ public final class Responder implements FabricListener {
 
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
     private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
-        List<Registration> sources = new ArrayList<>(plan.writes().size());
-        for (ReplyPlan.Write write : plan.writes()) {
-            Registration source = fabric.register(write.source(), EnumSet.noneOf(MemoryAccess.class));
+        List<Registration> sources = new ArrayList<>(plan.sources().size());
+        for (ByteBuffer bytes : plan.sources()) {
+            Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
             if (source == null) {
                 sources.forEach(fabric::deregister);
                 sendError(connection, xid, RdmaError.errChunk());
@@ -274,8 +274,9 @@ public final class Responder implements FabricListener {
                 sends.send(Channel.DATA, connection.peer(), plan.message(), done);
             }
         });
-        for (int w = 0; w < sources.size(); w++) {
-            rdma.write(connection.peer(), sources.get(w), 0, plan.writes().get(w).target(), batch.operation());
+        for (ReplyPlan.Write write : plan.writes()) {
+            rdma.write(connection.peer(), sources.get(write.source()), write.sourceOffset(), write.target(),
+                    batch.operation());
         }
         batch.seal();
     }

@@ -33,18 +33,21 @@ import org.rpcrdma4j.xdr.XdrItem;
  * <p>The data of a result is written from where the reply holds it, not copied, when it lies in one
  * of the reply's buffers (oncrpc4j's shallow encoding puts a READ result in its own).
  *
+ * @param sources the bytes the RDMA Writes come from, each position 0 to limit: each moved result,
+ *                then the reduced reply when a Reply chunk carries it; one registration each
  * @param writes  the RDMA Writes, empty when the reply goes inline
  * @param message the transport header and inline part to send after the writes, position 0
  */
-public record ReplyPlan(List<Write> writes, ByteBuffer message) {
+public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer message) {
 
     /**
      * One RDMA Write.
      *
-     * @param source the bytes to write, position 0 to limit
-     * @param target the requester's segment, with the byte count as length
+     * @param source       the index of its bytes in {@link #sources}
+     * @param sourceOffset where they start there
+     * @param target       the requester's segment, with the byte count as length
      */
-    public record Write(ByteBuffer source, Segment target) {
+    public record Write(int source, long sourceOffset, Segment target) {
     }
 
     /**
@@ -68,6 +71,7 @@ public record ReplyPlan(List<Write> writes, ByteBuffer message) {
         } catch (IllegalArgumentException e) {
             return null;
         }
+        List<ByteBuffer> sources = new ArrayList<>();
         List<Write> writes = new ArrayList<>();
         List<WriteChunk> echoedWrites = new ArrayList<>(writeList.size());
         for (int c = 0; c < writeList.size(); c++) {
@@ -76,8 +80,8 @@ public record ReplyPlan(List<Write> writes, ByteBuffer message) {
             if (item.length() > chunk.length()) {
                 return null;
             }
-            echoedWrites.add(new WriteChunk(fill(chunk.segments(), reply, (int) item.offset(), (int) item.length(),
-                    writes)));
+            echoedWrites.add(new WriteChunk(fill(chunk.segments(),
+                    reply.contiguous((int) item.offset(), (int) item.length()), sources, writes)));
         }
         byte[] inline = new byte[(int) reduced.inlineLength()];
         for (ReducedStream.Region region : reduced.regions()) {
@@ -90,31 +94,35 @@ public record ReplyPlan(List<Write> writes, ByteBuffer message) {
             if (inline.length > replyChunk.length()) {
                 return null;
             }
-            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), MessageBytes.of(inline), 0, inline.length,
+            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), ByteBuffer.wrap(inline), sources,
                     writes));
             RpcRdmaHeader header = RpcRdmaHeader.nomsg(xid, credits, null, echoedWrites, echoed);
             return HeaderEncoder.encodedLength(header) > threshold ? null
-                    : new ReplyPlan(writes, encode(header, new byte[0]));
+                    : new ReplyPlan(sources, writes, encode(header, new byte[0]));
         }
         RpcRdmaHeader header = RpcRdmaHeader.msg(xid, credits, null, echoedWrites, null);
         return HeaderEncoder.encodedLength(header) + inline.length > threshold ? null
-                : new ReplyPlan(writes, encode(header, inline));
+                : new ReplyPlan(sources, writes, encode(header, inline));
     }
 
     /**
-     * Fills segments in order with {@code length} bytes of {@code source} from {@code from}; returns
-     * them echoed.
+     * Fills segments in order with the bytes of {@code source}, added to {@code sources} when it has
+     * any; returns them echoed.
      */
-    private static List<Segment> fill(List<Segment> segments, MessageBytes source, int from, int length,
+    private static List<Segment> fill(List<Segment> segments, ByteBuffer source, List<ByteBuffer> sources,
                                       List<Write> writes) {
+        int index = sources.size();
+        if (source.hasRemaining()) {
+            sources.add(source);
+        }
         List<Segment> echoed = new ArrayList<>(segments.size());
-        int left = length;
-        int at = from;
+        long left = source.remaining();
+        long at = 0;
         for (Segment segment : segments) {
-            int bytes = (int) Math.min(left, segment.unsignedLength());
-            Segment written = new Segment(segment.handle(), bytes, segment.offset());
+            long bytes = Math.min(left, segment.unsignedLength());
+            Segment written = new Segment(segment.handle(), (int) bytes, segment.offset());
             if (bytes > 0) {
-                writes.add(new Write(source.contiguous(at, bytes), written));
+                writes.add(new Write(index, at, written));
             }
             echoed.add(written);
             left -= bytes;

@@ -35,10 +35,15 @@ class ReplyPlanTest {
         ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), null), payloads,
                 THRESHOLD);
 
+        assertThat(plan.sources()).as("one source for the chunk's segments").hasSize(1);
+        ByteBuffer source = plan.sources().get(0);
+        assertThat(source.isDirect()).isTrue();
+        assertThat(source.remaining()).isEqualTo(DATA);
         assertThat(plan.writes()).hasSize(2);
-        assertThat(plan.writes()).allSatisfy(write -> assertThat(write.source().isDirect()).isTrue());
-        assertThat(plan.writes().get(0).source().remaining()).isEqualTo(4096);
-        assertThat(plan.writes().get(1).source().remaining()).isEqualTo(4096);
+        assertThat(plan.writes()).allSatisfy(write -> assertThat(write.source()).isZero());
+        assertThat(plan.writes().get(0).sourceOffset()).isZero();
+        assertThat(plan.writes().get(0).target()).isEqualTo(new Segment(7, 4096, 0x1000));
+        assertThat(plan.writes().get(1).sourceOffset()).isEqualTo(4096);
         assertThat(plan.writes().get(1).target()).isEqualTo(new Segment(8, 4096, 0x9000));
         RpcRdmaHeader header = new HeaderDecoder().decode(plan.message().array()).header();
         assertThat(header.proc()).isEqualTo(Proc.RDMA_MSG);
@@ -55,10 +60,13 @@ class ReplyPlanTest {
                 THRESHOLD);
 
         assertThat(plan.writes()).hasSize(2);
-        assertThat(plan.writes().get(0).source().isDirect()).isTrue();
+        assertThat(plan.sources()).hasSize(2);
+        assertThat(plan.sources().get(plan.writes().get(0).source()).isDirect()).isTrue();
         ReplyPlan.Write rest = plan.writes().get(1);
-        assertThat(rest.source().isDirect()).isFalse();
-        assertThat(rest.source().remaining()).isEqualTo(HEAD);
+        ByteBuffer reduced = plan.sources().get(rest.source());
+        assertThat(reduced.isDirect()).isFalse();
+        assertThat(reduced.remaining()).isEqualTo(HEAD);
+        assertThat(rest.sourceOffset()).isZero();
         assertThat(rest.target()).isEqualTo(new Segment(9, HEAD, 0x20000));
         assertThat(new HeaderDecoder().decode(plan.message().array()).header().proc()).isEqualTo(Proc.RDMA_NOMSG);
     }
