@@ -151,8 +151,7 @@ public final class MessageBytes {
      */
     public void get(int offset, byte[] target, int targetAt, int length) {
         checkRange(offset, length);
-        int done = 0;
-        for (int part = length == 0 ? parts.length : partOf(offset); done < length; part++) {
+        for (int part = partOf(offset), done = 0; done < length; part++) {
             int from = offset + done - starts[part];
             int bytes = Math.min(length - done, parts[part].limit() - from);
             parts[part].get(from, target, targetAt + done, bytes);

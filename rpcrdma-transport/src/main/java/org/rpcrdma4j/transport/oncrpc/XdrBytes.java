@@ -86,10 +86,7 @@ final class XdrBytes {
      * @return its XID, the first word (RFC 5531 §9); the transport header repeats it (RFC 8166 §4.2.1)
      */
     static int xid(byte[] message) {
-        if (message.length < 4) {
-            throw new IllegalArgumentException("an RPC message of " + message.length + " bytes has no XID");
-        }
-        return (message[0] & 0xFF) << 24 | (message[1] & 0xFF) << 16 | (message[2] & 0xFF) << 8 | message[3] & 0xFF;
+        return xid(MessageBytes.of(message));
     }
 
     /**

@@ -4,11 +4,11 @@ import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeFh;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeString;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeVerf;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeFh;
+import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeOpaqueInPlace;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeVerf;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
@@ -186,11 +186,7 @@ public final class Nfs3Args {
             xdr.xdrEncodeLong(offset);
             xdr.xdrEncodeInt(count);
             xdr.xdrEncodeInt(stable);
-            if (xdr instanceof Xdr buffers) {
-                buffers.xdrEncodeShallowByteBuffer(data.duplicate());
-            } else {
-                xdr.xdrEncodeByteBuffer(data.duplicate());
-            }
+            encodeOpaqueInPlace(xdr, data, null);
         }
 
         @Override

@@ -5,6 +5,7 @@ import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodePostOpAttr;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodePostOpFh;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeVerf;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeFh;
+import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeOpaqueInPlace;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodePostOpAttr;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodePostOpFh;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeVerf;
@@ -13,11 +14,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
-import org.glassfish.grizzly.memory.ByteBufferWrapper;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.Fattr3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.NfsTime;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.WccData;
@@ -195,12 +194,7 @@ public final class Nfs3Results {
         protected void encodeOk(XdrEncodingStream xdr) {
             xdr.xdrEncodeInt(count);
             xdr.xdrEncodeBoolean(eof);
-            if (xdr instanceof Xdr buffers) {
-                buffers.xdrEncodeShallowByteBuffer(giveBack == null ? new ByteBufferWrapper(data)
-                        : new LentBuffer(data, giveBack));
-            } else {
-                xdr.xdrEncodeByteBuffer(data);
-            }
+            encodeOpaqueInPlace(xdr, data, giveBack);
         }
 
         @Override

@@ -1,10 +1,13 @@
 package org.rpcrdma4j.testbed.nfs;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.glassfish.grizzly.memory.ByteBufferWrapper;
 
 /**
  * The basic data types of RFC 1813 section 2.5/2.6 shared by several procedures: {@code nfs_fh3}, {@code nfstime3},
@@ -32,6 +35,23 @@ public final class Nfs3Types {
     /** Encodes {@code nfs_fh3} (section 2.5: {@code opaque data<NFS3_FHSIZE>}). */
     public static void encodeFh(XdrEncodingStream xdr, byte[] fh) {
         xdr.xdrEncodeDynamicOpaque(fh);
+    }
+
+    /**
+     * Encodes the bytes of {@code opaque data<>} in place, as nfs4j encodes READ data: oncrpc4j's
+     * shallow encoding sends the buffer itself, so neither the encoding nor RPC-over-RDMA copies it.
+     *
+     * @param data     the bytes, between position and limit; left as they are
+     * @param giveBack run once the transport has disposed the sent message, or {@code null}
+     */
+    public static void encodeOpaqueInPlace(XdrEncodingStream xdr, ByteBuffer data, Runnable giveBack) {
+        if (xdr instanceof Xdr buffers) {
+            ByteBuffer view = data.duplicate();
+            buffers.xdrEncodeShallowByteBuffer(giveBack == null ? new ByteBufferWrapper(view)
+                    : new LentBuffer(view, giveBack));
+        } else {
+            xdr.xdrEncodeByteBuffer(data.duplicate());
+        }
     }
 
     /** Decodes {@code nfs_fh3}; a handle longer than NFS3_FHSIZE is garbage. */

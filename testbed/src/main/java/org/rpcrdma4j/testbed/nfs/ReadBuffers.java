@@ -1,8 +1,8 @@
 package org.rpcrdma4j.testbed.nfs;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 
 /**
  * Direct buffers READ data is read into and sent from, as a zero-copy server sends page-cache pages
@@ -15,9 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ReadBuffers {
 
     private final int size;
-    private final int kept;
-    private final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger freeCount = new AtomicInteger();
+    private final BlockingQueue<ByteBuffer> free;
 
     /**
      * @param size the bytes of each buffer, the largest READ
@@ -25,7 +23,7 @@ final class ReadBuffers {
      */
     ReadBuffers(int size, int kept) {
         this.size = size;
-        this.kept = kept;
+        this.free = new ArrayBlockingQueue<>(kept);
     }
 
     /**
@@ -34,20 +32,12 @@ final class ReadBuffers {
      */
     ByteBuffer take(int count) {
         ByteBuffer buffer = free.poll();
-        if (buffer == null) {
-            buffer = ByteBuffer.allocateDirect(size);
-        } else {
-            freeCount.decrementAndGet();
-        }
-        return buffer.clear().limit(count);
+        return (buffer == null ? ByteBuffer.allocateDirect(size) : buffer).clear().limit(count);
     }
 
     /** @param buffer a buffer from {@link #take}, no longer used */
     void give(ByteBuffer buffer) {
-        if (freeCount.incrementAndGet() <= kept) {
-            free.add(buffer);
-        } else {
-            freeCount.decrementAndGet();
-        }
+        // Beyond the bound it is left to the garbage collector.
+        free.offer(buffer);
     }
 }
