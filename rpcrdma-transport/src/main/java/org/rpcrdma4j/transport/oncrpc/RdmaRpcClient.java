@@ -1,7 +1,6 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import java.time.Duration;
 import java.util.Map;
@@ -18,7 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.IoStrategy;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
@@ -309,7 +307,11 @@ public final class RdmaRpcClient implements AutoCloseable {
     }
 
     /** The client's {@link RpcTransport}. */
-    private final class Transport implements RpcTransport {
+    private final class Transport extends ForwardDirection {
+
+        Transport() {
+            super(true);
+        }
 
         @Override
         public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
@@ -329,35 +331,14 @@ public final class RdmaRpcClient implements AutoCloseable {
         }
 
         @Override
-        public boolean isOpen() {
-            Connection current = connection;
-            return current != null && current.state() == Connection.State.CONNECTED;
-        }
-
-        @Override
-        public InetSocketAddress getLocalSocketAddress() {
-            return connection.localSocketAddress(true);
-        }
-
-        @Override
-        public InetSocketAddress getRemoteSocketAddress() {
-            return connection.remoteSocketAddress(true);
+        Connection connection() {
+            return connection;
         }
 
         /** @return the backward direction of the connection, on which this client only replies */
         @Override
         public RpcTransport getPeerTransport() {
             return callbackTransport;
-        }
-
-        @Override
-        public void startTLS() throws RpcAuthException {
-            throw TlsRefusal.exception();
-        }
-
-        @Override
-        public boolean isTLS() {
-            return false;
         }
     }
 }

@@ -1,6 +1,5 @@
 package org.rpcrdma4j.transport.oncrpc;
 
-import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +7,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -37,7 +35,7 @@ import org.rpcrdma4j.xdr.XdrItem;
  * <p>The send's {@link CompletionHandler} runs on the progress thread (oncrpc4j's reply handlers only
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
  */
-public final class RdmaRpcTransport implements RpcTransport {
+public final class RdmaRpcTransport extends ForwardDirection {
 
     private final Responder responder;
     private final Connection connection;
@@ -52,6 +50,7 @@ public final class RdmaRpcTransport implements RpcTransport {
 
     RdmaRpcTransport(Responder responder, Connection connection, ReplyQueue replyQueue,
                      Function<DdpPolicy.RpcProcedure, DdpPolicy> policies) {
+        super(false);
         this.responder = Objects.requireNonNull(responder, "responder");
         this.connection = Objects.requireNonNull(connection, "connection");
         this.replyQueue = Objects.requireNonNull(replyQueue, "replyQueue");
@@ -77,6 +76,11 @@ public final class RdmaRpcTransport implements RpcTransport {
      */
     void dropped(int xid) {
         pending.remove(xid);
+    }
+
+    @Override
+    Connection connection() {
+        return connection;
     }
 
     /** @return calls received and not yet replied to */
@@ -120,21 +124,6 @@ public final class RdmaRpcTransport implements RpcTransport {
         return replyQueue;
     }
 
-    @Override
-    public boolean isOpen() {
-        return connection.state() == Connection.State.CONNECTED;
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return connection.localSocketAddress(false);
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return connection.remoteSocketAddress(false);
-    }
-
     /**
      * @return the same connection in the backward direction (RFC 8167), to call the client's callback
      *     service on; its replies are matched in this transport's {@link ReplyQueue}
@@ -142,21 +131,6 @@ public final class RdmaRpcTransport implements RpcTransport {
     @Override
     public RpcTransport getPeerTransport() {
         return backward;
-    }
-
-    /**
-     * Refuses TLS as oncrpc4j does without its TLS filter: an AUTH_ERROR the caller answers with.
-     *
-     * @throws RpcAuthException always
-     */
-    @Override
-    public void startTLS() throws RpcAuthException {
-        throw TlsRefusal.exception();
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
     }
 
     @Override
