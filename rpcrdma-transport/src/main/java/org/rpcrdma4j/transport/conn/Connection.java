@@ -8,9 +8,15 @@ import org.rpcrdma4j.transport.FabricAddress;
  * One RPC-over-RDMA connection: a pair of fabric addresses plus state. Its fields are written on the
  * progress thread and read from any thread.
  *
- * <p>Each connection shows oncrpc4j a pair of socket addresses unique per connection: the identity
- * of each end (the EFA GID, IPv6-shaped) with, as port, the responder's connection number on the
- * requester's side and the endpoint's number (the QPN) on the responder's side.
+ * <h2>Socket addresses</h2>
+ * Each connection shows oncrpc4j a pair of socket addresses, built once when it comes up and the
+ * same objects for its lifetime, as oncrpc4j's TCP transport keeps one per channel. The IP address
+ * of each end is its {@link FabricAddress#inetAddress()}. The requester's end has as port the
+ * responder's connection number mapped into the dynamic port range, {@value #FIRST_PORT} and up, so
+ * that connections from one peer stay apart and none ever looks privileged: like the Linux NFS/RDMA
+ * client, which binds no reserved port, an RPC-over-RDMA client passes no {@code secure} export
+ * check (exports used over RDMA need {@code insecure}). The responder's end has as port its
+ * endpoint's number (the EFA QPN).
  */
 public final class Connection {
 
@@ -24,9 +30,17 @@ public final class Connection {
         CLOSED
     }
 
+    /** The port of the requester's end of connection number 1; number n has port n + 49151. */
+    public static final int FIRST_PORT = 49152;
+    /** The most connection numbers: they fill the dynamic port range up to 65535. */
+    public static final int MAX_NUMBER = 65536 - FIRST_PORT;
+
     private final long peer;
     private final FabricAddress localAddress;
     private final FabricAddress peerAddress;
+    private final boolean requesterSide;
+    private volatile InetSocketAddress localSocketAddress;
+    private volatile InetSocketAddress remoteSocketAddress;
     private volatile State state = State.CONNECTING;
     private volatile InlineThresholds thresholds;
     private volatile int number;
@@ -36,11 +50,13 @@ public final class Connection {
      * @param peer         the fabric's handle of the peer
      * @param localAddress this side's address
      * @param peerAddress  the peer's address
+     * @param requesterSide whether this side is the requester (client)
      */
-    public Connection(long peer, FabricAddress localAddress, FabricAddress peerAddress) {
+    public Connection(long peer, FabricAddress localAddress, FabricAddress peerAddress, boolean requesterSide) {
         this.peer = peer;
         this.localAddress = Objects.requireNonNull(localAddress, "localAddress");
         this.peerAddress = Objects.requireNonNull(peerAddress, "peerAddress");
+        this.requesterSide = requesterSide;
     }
 
     /** @return the fabric's handle of the peer */
@@ -72,11 +88,22 @@ public final class Connection {
      * Marks the connection up once the private data is exchanged. Progress thread only.
      *
      * @param inline the thresholds from the exchange
-     * @param connectionNumber the responder's number for the connection
+     * @param connectionNumber the responder's number for the connection, 1 to {@link #MAX_NUMBER}
      */
     void up(InlineThresholds inline, int connectionNumber) {
+        if (connectionNumber < 1 || connectionNumber > MAX_NUMBER) {
+            throw new IllegalArgumentException("connection number " + connectionNumber + " is not in [1, "
+                    + MAX_NUMBER + "]");
+        }
         this.thresholds = inline;
         this.number = connectionNumber;
+        InetSocketAddress requesterEnd = new InetSocketAddress(
+                (requesterSide ? localAddress : peerAddress).inetAddress(), FIRST_PORT + connectionNumber - 1);
+        InetSocketAddress responderEnd = new InetSocketAddress(
+                (requesterSide ? peerAddress : localAddress).inetAddress(),
+                (requesterSide ? peerAddress : localAddress).number() & 0xFFFF);
+        this.localSocketAddress = requesterSide ? requesterEnd : responderEnd;
+        this.remoteSocketAddress = requesterSide ? responderEnd : requesterEnd;
         this.state = State.CONNECTED;
     }
 
@@ -95,24 +122,14 @@ public final class Connection {
         return true;
     }
 
-    /**
-     * @param requesterSide true on the requester's side
-     * @return this side's socket address
-     */
-    public InetSocketAddress localSocketAddress(boolean requesterSide) {
-        return new InetSocketAddress(localAddress.inetAddress(), port(requesterSide ? number : localAddress.number()));
+    /** @return this side's socket address, the same object from the time the connection is up; {@code null} before */
+    public InetSocketAddress localSocketAddress() {
+        return localSocketAddress;
     }
 
-    /**
-     * @param requesterSide true on the requester's side
-     * @return the peer's socket address
-     */
-    public InetSocketAddress remoteSocketAddress(boolean requesterSide) {
-        return new InetSocketAddress(peerAddress.inetAddress(), port(requesterSide ? peerAddress.number() : number));
-    }
-
-    private static int port(int number) {
-        return number & 0xFFFF;
+    /** @return the peer's socket address, the same object from the time the connection is up; {@code null} before */
+    public InetSocketAddress remoteSocketAddress() {
+        return remoteSocketAddress;
     }
 
     @Override

@@ -126,7 +126,7 @@ public final class Requester implements FabricListener {
         fabric.listen(this);
         fabric.execute(() -> {
             long peer = fabric.insert(responder);
-            connection = new Connection(peer, fabric.localAddress(), responder);
+            connection = new Connection(peer, fabric.localAddress(), responder, true);
             for (int i = 0; i < CONTROL_RECEIVES; i++) {
                 post(Channel.CONTROL, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
             }

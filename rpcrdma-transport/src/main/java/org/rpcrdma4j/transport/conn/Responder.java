@@ -79,7 +79,6 @@ public final class Responder implements FabricListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
     private static final int CONTROL_RECEIVES = 4;
-    private static final int MAX_CONNECTION_NUMBER = 0xFFFF;
 
     private final Fabric fabric;
     private final TransportConfig config;
@@ -396,13 +395,13 @@ public final class Responder implements FabricListener {
     }
 
     private void accept(long peer, ControlMessage connect) {
-        if (byPeer.size() >= Math.min(config.maxConnections(), MAX_CONNECTION_NUMBER)) {
+        if (byPeer.size() >= Math.min(config.maxConnections(), Connection.MAX_NUMBER)) {
             LOG.warn("refused a connection from {}: {} connections already", connect.address(), byPeer.size());
             sends.send(Channel.CONTROL, peer, ControlMessage.close().encode(), null);
             return;
         }
         ConnectPrivateData ours = config.privateData();
-        Connection connection = new Connection(peer, fabric.localAddress(), connect.address());
+        Connection connection = new Connection(peer, fabric.localAddress(), connect.address(), false);
         int number = nextNumber();
         connection.up(InlineThresholds.of(ours, connect.privateData()), number);
         byPeer.put(peer, connection);
@@ -420,7 +419,7 @@ public final class Responder implements FabricListener {
             open.add(connection.number());
         }
         do {
-            lastNumber = lastNumber % MAX_CONNECTION_NUMBER + 1;
+            lastNumber = lastNumber % Connection.MAX_NUMBER + 1;
         } while (open.contains(lastNumber));
         return lastNumber;
     }

@@ -13,13 +13,6 @@ import org.rpcrdma4j.transport.conn.Connection;
  */
 abstract class ForwardDirection implements RpcTransport {
 
-    private final boolean requesterSide;
-
-    /** @param requesterSide whether this is the requester's (client's) end of the connection */
-    ForwardDirection(boolean requesterSide) {
-        this.requesterSide = requesterSide;
-    }
-
     /** @return the connection, or {@code null} while it is being set up */
     abstract Connection connection();
 
@@ -31,12 +24,12 @@ abstract class ForwardDirection implements RpcTransport {
 
     @Override
     public final InetSocketAddress getLocalSocketAddress() {
-        return connection().localSocketAddress(requesterSide);
+        return connection().localSocketAddress();
     }
 
     @Override
     public final InetSocketAddress getRemoteSocketAddress() {
-        return connection().remoteSocketAddress(requesterSide);
+        return connection().remoteSocketAddress();
     }
 
     /**

@@ -309,10 +309,6 @@ public final class RdmaRpcClient implements AutoCloseable {
     /** The client's {@link RpcTransport}. */
     private final class Transport extends ForwardDirection {
 
-        Transport() {
-            super(true);
-        }
-
         @Override
         public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
             MessageBytes call = XdrBytes.view(xdr);

@@ -50,7 +50,6 @@ public final class RdmaRpcTransport extends ForwardDirection {
 
     RdmaRpcTransport(Responder responder, Connection connection, ReplyQueue replyQueue,
                      Function<DdpPolicy.RpcProcedure, DdpPolicy> policies) {
-        super(false);
         this.responder = Objects.requireNonNull(responder, "responder");
         this.connection = Objects.requireNonNull(connection, "connection");
         this.replyQueue = Objects.requireNonNull(replyQueue, "replyQueue");

@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.oncrpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conn.Connection;
 
 /** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */
 class RdmaRpcSvcTest {
@@ -248,16 +250,44 @@ class RdmaRpcSvcTest {
     void connectionNumbersWrapAroundButNeverRepeatAnOpenConnections() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
-        int held = client.transport().getLocalSocketAddress().getPort();
+        int held = client.transport().getLocalSocketAddress().getPort() - Connection.FIRST_PORT + 1;
         RawPeer peer = new RawPeer(sim.rawFabric);
-        // Each CONNECT replaces the raw peer's previous connection; after 0xFFFF of them the numbers wrap.
+        // Each CONNECT replaces the raw peer's previous connection; after MAX_NUMBER of them the numbers wrap.
         List<Integer> numbers = new ArrayList<>();
-        for (int i = 0; i < 0xFFFF; i++) {
+        for (int i = 0; i < Connection.MAX_NUMBER; i++) {
             numbers.add(peer.connect(sim.serverFabric.localAddress()).number());
         }
-        assertThat(numbers).doesNotContain(held).hasSize(0xFFFF);
-        assertThat(numbers.get(numbers.size() - 2)).isEqualTo(0xFFFF);
+        assertThat(numbers).doesNotContain(held).hasSize(Connection.MAX_NUMBER);
+        assertThat(numbers.get(numbers.size() - 2)).isEqualTo(Connection.MAX_NUMBER);
         assertThat(numbers.get(numbers.size() - 1)).isEqualTo(held + 1);
+    }
+
+    @Test
+    void callsOnOneConnectionSeeTheSameAddressObjectsAndNoHostNameLookup() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        InetSocketAddress clientLocal = client.transport().getLocalSocketAddress();
+        for (int i = 0; i < 5; i++) {
+            call().call(TestProgram.ADDRESSES, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, HANG_GUARD_S, TimeUnit.SECONDS);
+        }
+        InetSocketAddress remote = program.addresses.get(0);
+        InetSocketAddress local = program.addresses.get(1);
+        for (int i = 0; i < program.addresses.size(); i += 2) {
+            assertThat(program.addresses.get(i)).isSameAs(remote);
+            assertThat(program.addresses.get(i + 1)).isSameAs(local);
+        }
+        // The server sees the client's end as the client sees it, and the client's own view never changes.
+        assertThat(remote).isEqualTo(clientLocal);
+        assertThat(client.transport().getLocalSocketAddress()).isSameAs(clientLocal);
+        assertThat(client.transport().getRemoteSocketAddress()).isSameAs(client.transport().getRemoteSocketAddress())
+                .isEqualTo(local);
+        assertThat(client.transport().getPeerTransport().getLocalSocketAddress()).isSameAs(clientLocal);
+        // A GID that is no IP host's knows its name before anyone asks: "name/literal", so no DNS lookup.
+        String literal = remote.getAddress().getHostAddress();
+        assertThat(program.unresolvedNames).containsOnly(literal + "/" + literal);
+        assertThat(remote.getAddress().getHostName()).isEqualTo(literal);
+        // Never a reserved port: a `secure` export refuses RPC-over-RDMA clients, as it refuses Linux's.
+        assertThat(remote.getPort()).isGreaterThanOrEqualTo(Connection.FIRST_PORT);
     }
 
     @Test

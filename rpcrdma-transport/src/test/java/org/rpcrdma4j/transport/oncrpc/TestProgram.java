@@ -1,6 +1,9 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -25,10 +28,15 @@ final class TestProgram implements RpcDispatchable {
     static final int THROW_REJECT = 3;
     static final int EXPECT_INT_PAIR = 4;
     static final int GATED = 5;
+    static final int ADDRESSES = 6;
 
     final AtomicInteger inProgress = new AtomicInteger();
     final AtomicInteger maxInProgress = new AtomicInteger();
     volatile CountDownLatch gate = new CountDownLatch(0);
+    /** What {@link #ADDRESSES} saw of each call's transport: its remote, then its local socket address. */
+    final List<InetSocketAddress> addresses = new CopyOnWriteArrayList<>();
+    /** What the caller's IP address said of itself before {@link #ADDRESSES} asked for its host name. */
+    final List<String> unresolvedNames = new CopyOnWriteArrayList<>();
 
     /** Variable-length opaque data. */
     static final class Opaque implements XdrAble {
@@ -91,6 +99,15 @@ final class TestProgram implements RpcDispatchable {
                     Thread.currentThread().interrupt();
                 }
                 inProgress.decrementAndGet();
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case ADDRESSES -> {
+                // As nfs4j checks a caller against its exports: by the host name of its address.
+                InetSocketAddress remote = call.getTransport().getRemoteSocketAddress();
+                unresolvedNames.add(remote.getAddress().toString());
+                remote.getAddress().getHostName();
+                addresses.add(remote);
+                addresses.add(call.getTransport().getLocalSocketAddress());
                 call.reply(XdrVoid.XDR_VOID);
             }
             default -> call.failProcedureUnavailable();
