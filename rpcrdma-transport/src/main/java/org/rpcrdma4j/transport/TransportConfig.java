@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport;
 
 import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.DecodeLimits;
 
 /**
  * The knobs of an RPC-over-RDMA connection, with Linux's defaults.
@@ -15,8 +16,12 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *                          {@code responderCredits * maxConnections} receives posted
  * @param maxSegmentSize    the largest RDMA segment a requester advertises and the largest RDMA Read a
  *                          responder posts, in bytes (Linux uses segments of at most 131072)
- * @param maxMessageSize    the largest RPC message a responder rebuilds from Read chunks, in bytes;
- *                          a call announcing more is answered ERR_CHUNK
+ * @param maxMessageSize    the largest I/O, in bytes: the most a call's Read chunks carry together, or
+ *                          one Write or Reply chunk. A requester refuses a call that needs more; a
+ *                          responder answers ERR_CHUNK to Read chunks that carry more. With the
+ *                          segment size it sets how many segments a chunk may have
+ *                          ({@link #maxSegmentsPerChunk}), so that a requester and a responder of one
+ *                          configuration always agree
  * @param backwardRequesterCredits the backward-direction credits a responder (server) asks for in
  *                          its backward calls: at most this many backward calls outstanding per
  *                          connection, and never more than the requester granted (RFC 8167);
@@ -45,6 +50,13 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
     public static final int DEFAULT_BACKWARD_REQUESTER_CREDITS = 2;
     /** What xprtrdma grants in its backward replies (seen in the traces: the CB reply carries credits 16). */
     public static final int DEFAULT_BACKWARD_RESPONDER_CREDITS = 16;
+    /**
+     * The most segments per chunk the Linux client sends ({@code RPCRDMA_MAX_HDR_SEGS} in
+     * net/sunrpc/xprtrdma/xprt_rdma.h), which a responder accepts whatever its own configuration.
+     */
+    public static final int LINUX_MAX_SEGMENTS_PER_CHUNK = 16;
+    /** The largest I/O a configuration may name: 1 GiB, so that a call rebuilt from Read chunks fits an array. */
+    public static final int MAX_IO = 1 << 30;
     /** Linux's defaults. */
     public static final TransportConfig DEFAULT = new TransportConfig(DEFAULT_INLINE_SIZE, DEFAULT_INLINE_SIZE,
             DEFAULT_REQUESTER_CREDITS, DEFAULT_RESPONDER_CREDITS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SEGMENT_SIZE,
@@ -60,7 +72,7 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * @param responderCredits  at least 1
      * @param maxConnections    at least 1
      * @param maxSegmentSize    at least 4, a multiple of 4
-     * @param maxMessageSize    at least the inline receive size
+     * @param maxMessageSize    at least the inline receive size, at most {@link #MAX_IO}
      * @param backwardRequesterCredits at least 1
      * @param backwardResponderCredits at least 1
      */
@@ -73,9 +85,10 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
                     + ", backward requester " + backwardRequesterCredits + ", backward responder "
                     + backwardResponderCredits);
         }
-        if (maxSegmentSize < 4 || maxSegmentSize % 4 != 0 || maxMessageSize < inlineReceiveSize) {
+        if (maxSegmentSize < 4 || maxSegmentSize % 4 != 0 || maxMessageSize < inlineReceiveSize
+                || maxMessageSize > MAX_IO) {
             throw new IllegalArgumentException("segment size " + maxSegmentSize + " must be a positive multiple of 4"
-                    + " and message size " + maxMessageSize + " at least the inline receive size");
+                    + " and message size " + maxMessageSize + " between the inline receive size and " + MAX_IO);
         }
     }
 
@@ -165,6 +178,21 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
     public TransportConfig withBackwardResponderCredits(int credits) {
         return new TransportConfig(inlineSendSize, inlineReceiveSize, requesterCredits, responderCredits,
                 maxConnections, maxSegmentSize, maxMessageSize, backwardRequesterCredits, credits);
+    }
+
+    /**
+     * @return the most segments one chunk may have: as many as a chunk of {@link #maxMessageSize}
+     *     takes in segments of {@link #maxSegmentSize}, and never fewer than the Linux client sends
+     */
+    public int maxSegmentsPerChunk() {
+        long segments = (maxMessageSize + (long) maxSegmentSize - 1) / maxSegmentSize;
+        return (int) Math.max(LINUX_MAX_SEGMENTS_PER_CHUNK, segments);
+    }
+
+    /** @return the bounds a responder puts on received headers: {@link #maxSegmentsPerChunk} per chunk */
+    public DecodeLimits decodeLimits() {
+        return new DecodeLimits(maxSegmentsPerChunk(), DecodeLimits.DEFAULT.maxReadChunks(),
+                DecodeLimits.DEFAULT.maxWriteChunks());
     }
 
     /** @return the RFC 8797 private data this side advertises */

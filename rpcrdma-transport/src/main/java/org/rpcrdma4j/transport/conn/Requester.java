@@ -88,7 +88,7 @@ public final class Requester implements FabricListener {
     private final Map<Integer, ChunkedCall> outstanding = new HashMap<>();
     /** Sent calls given up on: each still holds a credit, so there are never more than the grant. */
     private final Set<Integer> abandoned = new HashSet<>();
-    private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
+    private final RpcRdmaHeaderFlyweight header;
     private final CompletableFuture<Connection> connected = new CompletableFuture<>();
     private volatile Connection connection;
     private volatile int outstandingCount;
@@ -113,6 +113,7 @@ public final class Requester implements FabricListener {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.backwardCalls = Objects.requireNonNull(backwardCalls, "backwardCalls");
         this.credits = new RequesterCredits(config.requesterCredits());
+        this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
         this.sends = new SendQueue(fabric);
     }
 
@@ -146,7 +147,8 @@ public final class Requester implements FabricListener {
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC call message; its bytes must not change until the call is
      *                   answered or fails, since the responder reads its Read chunks in place
-     * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}),
+     * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}) or
+     *                                needs a chunk larger than {@link TransportConfig#maxMessageSize},
      *                                CONNECTION if the connection is not up
      */
     public void submit(int xid, MessageBytes rpcMessage) throws RdmaTransportException {
@@ -156,6 +158,12 @@ public final class Requester implements FabricListener {
         }
         CallPlan plan = CallPlan.of(xid, rpcMessage, policy, current.thresholds().send(),
                 current.thresholds().receive(), config.maxSegmentSize());
+        if (plan.largestChunk() > config.maxMessageSize()) {
+            // A responder with this configuration would refuse the header (too many segments) or the call.
+            throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
+                    + " needs a chunk of " + plan.largestChunk() + " bytes, more than the largest I/O of "
+                    + config.maxMessageSize() + " bytes (TransportConfig.maxMessageSize)");
+        }
         try {
             fabric.execute(() -> {
                 if (current.state() != Connection.State.CONNECTED) {

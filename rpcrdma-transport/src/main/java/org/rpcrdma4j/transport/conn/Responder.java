@@ -89,8 +89,8 @@ public final class Responder implements FabricListener {
     private final RdmaQueue rdma;
     private final Map<Long, Connection> byPeer = new HashMap<>();
     private final Map<Connection, BackwardCalls> backward = new HashMap<>();
-    private final RpcRdmaHeaderFlyweight header = new RpcRdmaHeaderFlyweight();
-    private final HeaderDecoder decoder = new HeaderDecoder();
+    private final RpcRdmaHeaderFlyweight header;
+    private final HeaderDecoder decoder;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private int lastNumber;
     private boolean stopping;
@@ -112,6 +112,8 @@ public final class Responder implements FabricListener {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.backwardReplies = Objects.requireNonNull(backwardReplies, "backwardReplies");
         this.credits = new ResponderCredits(config.responderCredits());
+        this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
+        this.decoder = new HeaderDecoder(config.decodeLimits());
         this.sends = new SendQueue(fabric);
         this.rdma = new RdmaQueue(fabric);
     }
@@ -513,9 +515,13 @@ public final class Responder implements FabricListener {
             sendError(connection, xid, RdmaError.errChunk());
             return;
         }
-        if (pull.streamLength() > config.maxMessageSize()) {
-            LOG.debug("xid 0x{} from {}: a {}-byte call exceeds the {}-byte maximum", Integer.toHexString(xid),
-                    connection, pull.streamLength(), config.maxMessageSize());
+        long chunked = 0;
+        for (ReadChunk read : reads) {
+            chunked += read.length();
+        }
+        if (chunked > config.maxMessageSize()) {
+            LOG.debug("xid 0x{} from {}: {} bytes in Read chunks exceed the {}-byte largest I/O",
+                    Integer.toHexString(xid), connection, chunked, config.maxMessageSize());
             sendError(connection, xid, RdmaError.errChunk());
             return;
         }

@@ -169,6 +169,22 @@ public final class CallPlan {
         return longCall;
     }
 
+    /**
+     * @return the largest I/O the call needs: the bytes of its Read chunks together (the whole call
+     *     for Position-zero), or of its largest Write chunk or its Reply chunk; 0 if it needs none
+     */
+    public long largestChunk() {
+        long read = positionZero ? rpc.length() : 0;
+        for (XdrItem item : readItems) {
+            read += item.length();
+        }
+        long largest = Math.max(read, replyChunkLength);
+        for (long write : writeChunkLengths) {
+            largest = Math.max(largest, write);
+        }
+        return largest;
+    }
+
     /** @return how many Read chunks carry the call's DDP-eligible items (0 when inline or Position-zero) */
     public int readChunks() {
         return readItems.size();

@@ -86,6 +86,31 @@ class ChunkTest {
     }
 
     @Test
+    void theLargestIoOfTheConfigurationTravelsBothWays() throws Exception {
+        // 16 MiB in segments of 128 KiB is 128 segments per chunk: the responder of the same configuration takes them.
+        int largest = TransportConfig.DEFAULT.maxMessageSize();
+        byte[] data = ChunkProgram.pattern(largest);
+        assertThat(call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
+                .isEqualTo(ChunkProgram.crc(data));
+        ChunkProgram.GetResult result = call(ChunkProgram.GET, new ChunkProgram.IntPair(largest, 0),
+                new ChunkProgram.GetResult());
+        assertThat(result.data).isEqualTo(data);
+    }
+
+    @Test
+    void aCallOverTheLargestIoIsRefusedByTheRequesterNotAnsweredErrChunk() throws Exception {
+        int tooLarge = TransportConfig.DEFAULT.maxMessageSize() + 4;
+        assertThatThrownBy(() -> call(ChunkProgram.GET, new ChunkProgram.IntPair(tooLarge, 0),
+                new ChunkProgram.GetResult()))
+                .isInstanceOf(RdmaTransportException.class)
+                .hasMessageContaining("more than the largest I/O of " + TransportConfig.DEFAULT.maxMessageSize());
+        assertThat(svc.droppedMessages()).isZero();
+        // The connection still serves.
+        assertThat(call(ChunkProgram.GET, new ChunkProgram.IntPair(1, 0), new ChunkProgram.GetResult()).data)
+                .isEqualTo(ChunkProgram.pattern(1));
+    }
+
+    @Test
     void readChunksCarryDdpArguments() throws Exception {
         for (int size : SIZES) {
             byte[] data = ChunkProgram.pattern(size);
