@@ -1,28 +1,32 @@
 package org.rpcrdma4j.transport;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Set;
-import org.rpcrdma4j.xdr.Segment;
+import java.util.function.Consumer;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
- * The narrow seam between the RPC-over-RDMA transport and a fabric (DESIGN.md, "The fabric seen by
- * the transport"): post receives, send messages, register local memory under a handle, and RDMA Read
- * from or RDMA Write to a peer's registered memory (RFC 8166 §3.4.3: an RDMA segment's handle, length
- * and offset name the peer's bytes; on EFA they are {@code efa_rma_iov}'s key, len and addr).
+ * The seam between the RPC-over-RDMA transport and a fabric: connections that carry messages and
+ * RDMA Reads and Writes ({@link FabricConnection}), made by connecting or by accepting, and memory
+ * registered under a handle that peers name in RDMA segments (RFC 8166 §3.4.3).
+ *
+ * <h2>Two kinds of fabric</h2>
+ * A connection-oriented fabric (verbs RC with RDMA-CM, what Linux speaks) has a queue pair per
+ * connection and carries the RFC 8797 private data in the CM REQ and REP. A connectionless one (the
+ * EFA RDM endpoint) sets connections up over its own messages. The transport sees the same thing on
+ * both: a connect request with the peer's private data, a connection established with it, messages
+ * and RDMA on the connection, and one disconnect event after which everything posted on it has come
+ * back.
  *
  * <h2>Threads</h2>
- * A fabric has one progress thread. {@link #postReceive}, {@link #send} and {@link #insert} may only
- * be called on it, that is from {@link FabricListener} callbacks or from commands handed to
- * {@link #execute}. So may {@link #register}, {@link #deregister}, {@link #read} and {@link #write}.
- * {@link #execute} and {@link #localAddress} may be called from any thread.
+ * A fabric has one progress thread. Every method of a fabric and its connections may only be called
+ * on it, that is from {@link ConnectionListener} and connect-request callbacks or from commands handed
+ * to {@link #execute}, except {@link #execute}, {@link #onProgressThread} and {@link #localAddress}.
  *
  * <h2>Buffer ownership</h2>
- * The bytes between position and limit of a buffer given to {@link #postReceive} or {@link #send}
- * belong to the fabric until the matching {@link FabricListener} callback; positions and limits are
- * never changed. Registered memory (between position and limit at {@link #register}) stays the
- * caller's, but the fabric and, with remote access, the peer may read or write it until
- * {@link #deregister}; the local bytes of a {@link #read} or {@link #write} belong to the fabric until
- * {@link FabricListener#onRdmaCompleted}.
+ * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
+ * fabric and, with remote access, peers may read or write it until {@link #deregister}.
  */
 public interface Fabric {
 
@@ -30,15 +34,7 @@ public interface Fabric {
     FabricAddress localAddress();
 
     /**
-     * Sets the listener that gets every completion from now on.
-     *
-     * @param listener the listener, or {@code null} to drop completions
-     */
-    void listen(FabricListener listener);
-
-    /**
-     * Runs a command on the progress thread, in submission order, before the fabric's next
-     * progress.
+     * Runs a command on the progress thread, in submission order, before the fabric's next progress.
      *
      * @param command what to run; it must not block
      * @throws IllegalStateException if the progress thread has stopped
@@ -49,75 +45,75 @@ public interface Fabric {
     boolean onProgressThread();
 
     /**
-     * Makes a peer reachable. Progress thread only.
+     * Accepts connection requests from now on, each handed to {@code acceptor}, which must
+     * {@linkplain ConnectRequest#accept accept} or {@linkplain ConnectRequest#reject reject} it
+     * before returning. One acceptor per fabric; the fabric may at the same time open any number of
+     * connections of its own with {@link #connect}.
      *
-     * @param peer the peer's address
-     * @return the handle to name the peer with; the same address gives the same handle
+     * @param acceptor gets the requests, on the progress thread
+     * @throws IllegalStateException if the fabric has an acceptor already
      */
-    long insert(FabricAddress peer);
+    void listen(Consumer<ConnectRequest> acceptor);
+
+    /** Refuses connection requests from now on; connections accepted before stay open. */
+    void stopListening();
 
     /**
-     * Posts a receive buffer for one stream. Progress thread only.
+     * Opens a connection to a listening peer. The receives are posted before the peer can send; the
+     * listener hears {@link ConnectionListener#onEstablished} once the peer accepted, or
+     * {@link ConnectionListener#onDisconnected} if it refused or is not there.
      *
-     * @param channel the stream
-     * @param peer    the handle of the only sender accepted, or {@link #ANY_PEER}
-     * @param buffer  where the message goes, between position and limit
-     * @return false if the fabric has no room for another receive (try again later)
+     * @param peer        the peer's address
+     * @param privateData this side's RFC 8797 private data
+     * @param receives    buffers to post for the peer's first messages
+     * @param listener    gets the connection's events
+     * @return the connection, not yet established
      */
-    boolean postReceive(Channel channel, long peer, ByteBuffer buffer);
+    FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
+                             ConnectionListener listener);
 
     /**
-     * Sends one message on a stream. Progress thread only.
-     *
-     * @param channel the stream
-     * @param peer    the receiver's handle
-     * @param message the message, between position and limit
-     * @param context returned in {@link FabricListener#onSendCompleted}
-     * @return false if the fabric has no room for another send (try again later)
-     */
-    boolean send(Channel channel, long peer, ByteBuffer message, long context);
-
-    /**
-     * Registers local memory for RDMA (RFC 8166 §3.4.3). Progress thread only.
+     * Registers local memory for RDMA (RFC 8166 §3.4.3).
      *
      * @param memory the bytes between position and limit
-     * @param access the rights to grant: {@link MemoryAccess#LOCAL_WRITE} for the target of a
-     *               {@link #read}, remote rights for memory a peer reads or writes
+     * @param access the rights to grant: {@link MemoryAccess#LOCAL_WRITE} for the target of an RDMA
+     *               Read, remote rights for memory a peer reads or writes
      * @return the registration, or {@code null} if the fabric cannot register more memory
      */
     Registration register(ByteBuffer memory, Set<MemoryAccess> access);
 
     /**
-     * Invalidates a registration: from now on no peer reaches its memory. Progress thread only.
+     * Invalidates a registration: from now on no peer reaches its memory.
      *
      * @param registration a registration of this fabric, not yet deregistered
      */
     void deregister(Registration registration);
 
     /**
-     * Starts one RDMA Read of a peer's memory into registered local memory. Progress thread only.
-     *
-     * @param peer        the peer's handle
-     * @param local       the registration the bytes go into, with {@link MemoryAccess#LOCAL_WRITE}
-     * @param localOffset where in it, from its first byte
-     * @param remote      the peer's bytes (handle, length, offset)
-     * @param context     returned in {@link FabricListener#onRdmaCompleted}
-     * @return false if the fabric has no room for another operation (try again later)
+     * A peer's request to connect, handed to the acceptor given to {@link Fabric#listen}.
      */
-    boolean read(long peer, Registration local, long localOffset, Segment remote, long context);
+    interface ConnectRequest {
 
-    /**
-     * Starts one RDMA Write of registered local memory into a peer's memory. Progress thread only.
-     *
-     * @param peer        the peer's handle
-     * @param local       the registration the bytes come from
-     * @param localOffset where in it, from its first byte
-     * @param remote      where the bytes go (handle, length, offset); its length is the byte count
-     * @param context     returned in {@link FabricListener#onRdmaCompleted}
-     * @return false if the fabric has no room for another operation (try again later)
-     */
-    boolean write(long peer, Registration local, long localOffset, Segment remote, long context);
+        /** @return the requesting peer's address */
+        FabricAddress peer();
 
-    /** The handle a receive uses to accept any sender. */
-    long ANY_PEER = -1;
+        /**
+         * @return the peer's RFC 8797 private data, or {@link ConnectPrivateData#DEFAULT} when it sent
+         *     none or data of another protocol (recognised by its magic, not its length)
+         */
+        ConnectPrivateData privateData();
+
+        /**
+         * Accepts the connection: posts the receives, then answers with this side's private data.
+         *
+         * @param ours     this side's RFC 8797 private data
+         * @param receives buffers to post for the peer's first messages
+         * @param listener gets the connection's events
+         * @return the connection; {@link ConnectionListener#onEstablished} follows
+         */
+        FabricConnection accept(ConnectPrivateData ours, List<ByteBuffer> receives, ConnectionListener listener);
+
+        /** Refuses the connection; the peer hears that it was refused. */
+        void reject();
+    }
 }

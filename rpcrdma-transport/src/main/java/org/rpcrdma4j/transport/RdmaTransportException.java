@@ -31,6 +31,16 @@ public final class RdmaTransportException extends IOException {
         this.scope = Objects.requireNonNull(scope, "scope");
     }
 
+    /**
+     * @param scope   what the error takes down
+     * @param message what happened, naming the call or connection
+     * @param cause   what the fabric or a lower layer reported
+     */
+    public RdmaTransportException(Scope scope, String message, Throwable cause) {
+        super(scope + ": " + message, cause);
+        this.scope = Objects.requireNonNull(scope, "scope");
+    }
+
     /** @return what the error takes down */
     public Scope scope() {
         return scope;

@@ -2,66 +2,49 @@ package org.rpcrdma4j.transport.conn;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
-import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.rw.WorkQueue;
 
 /**
- * One RPC-over-RDMA connection: a pair of fabric addresses plus state. Its fields are written on the
- * progress thread and read from any thread.
+ * One RPC-over-RDMA connection as the transport keeps it: the fabric's connection, its work queue,
+ * the inline thresholds agreed when it came up, and its state. Its state is written on the progress
+ * thread and read from any thread.
  *
- * <h2>Socket addresses</h2>
- * Each connection shows oncrpc4j a pair of socket addresses, built once when it comes up and the
- * same objects for its lifetime, as oncrpc4j's TCP transport keeps one per channel. The IP address
- * of each end is its {@link FabricAddress#inetAddress()}. The requester's end has as port the
- * responder's connection number mapped into the dynamic port range, {@value #FIRST_PORT} and up, so
- * that connections from one peer stay apart and none ever looks privileged: like the Linux NFS/RDMA
- * client, which binds no reserved port, an RPC-over-RDMA client passes no {@code secure} export
- * check (exports used over RDMA need {@code insecure}). The responder's end has as port its
- * endpoint's number (the EFA QPN).
+ * <p>Its socket addresses are the fabric connection's, the same objects for its lifetime
+ * (docs/ARCHITECTURE.md, "Addresses a connection shows oncrpc4j").
  */
 public final class Connection {
 
     /** The life of a connection. */
     public enum State {
-        /** CONNECT sent, ACCEPT not yet received. */
+        /** Set up by the fabric, the peer's private data not yet known. */
         CONNECTING,
         /** Both sides know the thresholds; calls flow. */
         CONNECTED,
-        /** Closed by either side; never reopened. */
+        /** Closed by either side or lost; never reopened. */
         CLOSED
     }
 
-    /** The port of the requester's end of connection number 1; number n has port n + 49151. */
-    public static final int FIRST_PORT = 49152;
-    /** The most connection numbers: they fill the dynamic port range up to 65535. */
-    public static final int MAX_NUMBER = 65536 - FIRST_PORT;
-
-    private final long peer;
-    private final FabricAddress localAddress;
-    private final FabricAddress peerAddress;
-    private final boolean requesterSide;
-    private volatile InetSocketAddress localSocketAddress;
-    private volatile InetSocketAddress remoteSocketAddress;
+    private final FabricConnection fabricConnection;
+    private final WorkQueue work;
     private volatile State state = State.CONNECTING;
     private volatile InlineThresholds thresholds;
-    private volatile int number;
     private volatile String closeReason;
 
-    /**
-     * @param peer         the fabric's handle of the peer
-     * @param localAddress this side's address
-     * @param peerAddress  the peer's address
-     * @param requesterSide whether this side is the requester (client)
-     */
-    public Connection(long peer, FabricAddress localAddress, FabricAddress peerAddress, boolean requesterSide) {
-        this.peer = peer;
-        this.localAddress = Objects.requireNonNull(localAddress, "localAddress");
-        this.peerAddress = Objects.requireNonNull(peerAddress, "peerAddress");
-        this.requesterSide = requesterSide;
+    /** @param fabricConnection the fabric's connection */
+    public Connection(FabricConnection fabricConnection) {
+        this.fabricConnection = Objects.requireNonNull(fabricConnection, "fabricConnection");
+        this.work = new WorkQueue(fabricConnection);
     }
 
-    /** @return the fabric's handle of the peer */
-    public long peer() {
-        return peer;
+    /** @return the fabric's connection; progress thread only */
+    FabricConnection fabricConnection() {
+        return fabricConnection;
+    }
+
+    /** @return the queue of its sends and RDMA operations; progress thread only */
+    WorkQueue work() {
+        return work;
     }
 
     /** @return the state */
@@ -74,11 +57,6 @@ public final class Connection {
         return thresholds;
     }
 
-    /** @return the responder's number for this connection, 0 before it is up */
-    public int number() {
-        return number;
-    }
-
     /** @return why the connection closed, or {@code null} while it is open */
     public String closeReason() {
         return closeReason;
@@ -88,22 +66,9 @@ public final class Connection {
      * Marks the connection up once the private data is exchanged. Progress thread only.
      *
      * @param inline the thresholds from the exchange
-     * @param connectionNumber the responder's number for the connection, 1 to {@link #MAX_NUMBER}
      */
-    void up(InlineThresholds inline, int connectionNumber) {
-        if (connectionNumber < 1 || connectionNumber > MAX_NUMBER) {
-            throw new IllegalArgumentException("connection number " + connectionNumber + " is not in [1, "
-                    + MAX_NUMBER + "]");
-        }
+    void up(InlineThresholds inline) {
         this.thresholds = inline;
-        this.number = connectionNumber;
-        InetSocketAddress requesterEnd = new InetSocketAddress(
-                (requesterSide ? localAddress : peerAddress).inetAddress(), FIRST_PORT + connectionNumber - 1);
-        InetSocketAddress responderEnd = new InetSocketAddress(
-                (requesterSide ? peerAddress : localAddress).inetAddress(),
-                (requesterSide ? peerAddress : localAddress).number() & 0xFFFF);
-        this.localSocketAddress = requesterSide ? requesterEnd : responderEnd;
-        this.remoteSocketAddress = requesterSide ? responderEnd : requesterEnd;
         this.state = State.CONNECTED;
     }
 
@@ -122,18 +87,18 @@ public final class Connection {
         return true;
     }
 
-    /** @return this side's socket address, the same object from the time the connection is up; {@code null} before */
+    /** @return this side's socket address, the same object for the connection's lifetime once it is up */
     public InetSocketAddress localSocketAddress() {
-        return localSocketAddress;
+        return fabricConnection.localSocketAddress();
     }
 
-    /** @return the peer's socket address, the same object from the time the connection is up; {@code null} before */
+    /** @return the peer's socket address, the same object for the connection's lifetime */
     public InetSocketAddress remoteSocketAddress() {
-        return remoteSocketAddress;
+        return fabricConnection.remoteSocketAddress();
     }
 
     @Override
     public String toString() {
-        return "Connection[" + peerAddress + " #" + number + " " + state + "]";
+        return "Connection[" + fabricConnection + " " + state + "]";
     }
 }

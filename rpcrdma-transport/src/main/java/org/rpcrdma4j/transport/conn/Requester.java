@@ -11,11 +11,11 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -23,6 +23,7 @@ import org.rpcrdma4j.transport.marshal.CallPlan;
 import org.rpcrdma4j.transport.marshal.ChunkCounters;
 import org.rpcrdma4j.transport.marshal.ChunkedCall;
 import org.rpcrdma4j.transport.marshal.ReplySplicer;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RdmaError;
@@ -33,11 +34,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The requester (client) side of one connection; the fabric has no other listener.
+ * The requester (client) side of one connection; a fabric may carry any number of them beside a
+ * responder.
  *
  * <h2>Operation</h2>
- * {@link #connect} sends CONNECT with this side's RFC 8797 private data; the connection is up when
- * ACCEPT arrives with the responder's. Each call is planned when submitted ({@link CallPlan}: inline,
+ * {@link #connect} opens a fabric connection with this side's RFC 8797 private data; the connection
+ * is up when the responder accepts with its own. Each call is planned when submitted ({@link CallPlan}: inline,
  * Read chunks or a Position-zero Read chunk, and Write chunks or a Reply chunk for its reply, as the
  * program's {@link DdpPolicy} says) and sent while credits allow (RFC 8166 §3.3.1: one until the first
  * reply, then the grant); the others wait in order. Each answer (a reply or an RDMA_ERROR) returns its
@@ -60,7 +62,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Buffer management</h2>
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
- * replies before CONNECT is sent, and one per backward credit granted for backward calls
+ * replies before the connection is requested, and one per backward credit granted for backward calls
  * (RFC 8167). A received buffer belongs to this class during
  * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
@@ -72,10 +74,9 @@ import org.slf4j.LoggerFactory;
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
  * {@link #backwardReply}, {@link #close} and the counters, which are thread-safe.
  */
-public final class Requester implements FabricListener {
+public final class Requester implements ConnectionListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
-    private static final int CONTROL_RECEIVES = 2;
 
     private final Fabric fabric;
     private final TransportConfig config;
@@ -83,7 +84,6 @@ public final class Requester implements FabricListener {
     private final ReplyHandler handler;
     private final BackwardCallHandler backwardCalls;
     private final DdpPolicy policy;
-    private final SendQueue sends;
     private final ArrayDeque<CallPlan> waiting = new ArrayDeque<>();
     private final Map<Integer, ChunkedCall> outstanding = new HashMap<>();
     /** Sent calls given up on: each still holds a credit, so there are never more than the grant. */
@@ -99,7 +99,7 @@ public final class Requester implements FabricListener {
     private final ChunkCounters shapes = new ChunkCounters();
 
     /**
-     * @param fabric  the fabric; this requester becomes its only listener on {@link #connect}
+     * @param fabric  the fabric to connect on
      * @param config  the inline sizes, the segment size and the credits to request
      * @param policy  the DDP policy of the calls sent ({@link DdpPolicy#NONE} for none)
      * @param handler gets the answers
@@ -114,28 +114,22 @@ public final class Requester implements FabricListener {
         this.backwardCalls = Objects.requireNonNull(backwardCalls, "backwardCalls");
         this.credits = new RequesterCredits(config.requesterCredits());
         this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
-        this.sends = new SendQueue(fabric);
     }
 
     /**
      * Opens the connection. Thread-safe; call once.
      *
      * @param responder the responder's address
-     * @return completes with the connection when ACCEPT arrives, or exceptionally if it closes first
+     * @return completes with the connection when the responder accepts, or exceptionally if the
+     *     connection ends first
      */
     public CompletableFuture<Connection> connect(FabricAddress responder) {
-        fabric.listen(this);
         fabric.execute(() -> {
-            long peer = fabric.insert(responder);
-            connection = new Connection(peer, fabric.localAddress(), responder, true);
-            for (int i = 0; i < CONTROL_RECEIVES; i++) {
-                post(Channel.CONTROL, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
-            }
+            List<ByteBuffer> receives = new ArrayList<>();
             for (int i = 0; i < credits.requested() + config.backwardResponderCredits(); i++) {
-                post(Channel.DATA, ByteBuffer.allocate(config.inlineReceiveSize()));
+                receives.add(ByteBuffer.allocate(config.inlineReceiveSize()));
             }
-            sends.send(Channel.CONTROL, peer,
-                    ControlMessage.connect(config.privateData(), fabric.localAddress()).encode(), null);
+            connection = new Connection(fabric.connect(responder, config.privateData(), receives, this));
         });
         return connected;
     }
@@ -221,14 +215,14 @@ public final class Requester implements FabricListener {
                 if (current.state() != Connection.State.CONNECTED) {
                     done.accept(closed(current, xid));
                 } else if (message.capacity() > current.thresholds().send()) {
-                    sends.send(Channel.DATA, current.peer(), InlineMessage.error(RpcRdmaHeader.error(xid,
+                    send(current, InlineMessage.error(RpcRdmaHeader.error(xid,
                             RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);
                     done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward reply to xid 0x"
                             + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes is over the "
                             + current.thresholds().send() + "-byte inline threshold; backward messages are inline"
                             + " only (RFC 8167); answered ERR_CHUNK"));
                 } else {
-                    sends.send(Channel.DATA, current.peer(), message, done);
+                    send(current, message, done);
                 }
             });
         } catch (IllegalStateException e) {
@@ -247,10 +241,10 @@ public final class Requester implements FabricListener {
         try {
             fabric.execute(() -> {
                 Connection current = connection;
-                if (current != null && current.state() != Connection.State.CLOSED) {
-                    sends.send(Channel.CONTROL, current.peer(), ControlMessage.close().encode(), null);
-                }
                 tearDown("closed by the requester");
+                if (current != null) {
+                    current.fabricConnection().close();
+                }
                 closed.complete(null);
             });
         } catch (IllegalStateException e) {
@@ -291,57 +285,62 @@ public final class Requester implements FabricListener {
     }
 
     @Override
-    public void onReceived(Channel channel, long peer, ByteBuffer buffer, int length) {
+    public void onEstablished(ConnectPrivateData peerData) {
+        connection.up(InlineThresholds.of(config.privateData(), peerData));
+        LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
+        connected.complete(connection);
+    }
+
+    @Override
+    public void onReceived(ByteBuffer buffer, int length) {
         try {
-            if (channel == Channel.CONTROL) {
-                onControl(buffer, length);
-            } else {
-                onData(buffer, length);
-            }
+            onData(buffer, length);
         } finally {
-            buffer.clear();
-            post(channel, buffer);
+            repost(buffer);
             pump();
         }
     }
 
     @Override
-    public void onReceiveFailed(Channel channel, long peer, ByteBuffer buffer, String reason) {
-        LOG.warn("dropped a {} message from the responder: {}", channel, reason);
-        buffer.clear();
-        post(channel, buffer);
+    public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
+        if (status == FabricStatus.MESSAGE_TOO_LONG) {
+            LOG.warn("dropped a message from the responder: {}", status);
+            repost(buffer);
+        }
     }
 
     @Override
-    public void onSendCompleted(long context, String error) {
-        sends.onSendCompleted(context, error);
+    public void onSendCompleted(long context, FabricStatus status) {
+        connection.work().onCompleted(context, status);
     }
 
     @Override
-    public void onRdmaCompleted(long context, String error) {
+    public void onRdmaCompleted(long context, FabricStatus status) {
         // A requester starts no RDMA: the responder moves every chunk (RFC 8166 §3.4).
-        LOG.warn("unexpected RDMA completion {} on a requester: {}", context, error);
+        LOG.warn("unexpected RDMA completion {} on a requester: {}", context, status);
     }
 
-    private void post(Channel channel, ByteBuffer buffer) {
+    @Override
+    public void onDisconnected(FabricStatus status, String detail) {
+        tearDown(status == FabricStatus.REFUSED ? "refused by the responder"
+                : status == FabricStatus.CLOSED ? "closed by the responder" : status + ": " + detail);
+    }
+
+    private void repost(ByteBuffer buffer) {
         Connection current = connection;
-        if (current.state() != Connection.State.CLOSED && !fabric.postReceive(channel, current.peer(), buffer)) {
-            LOG.warn("the fabric has no room for another {} receive", channel);
+        if (current.state() != Connection.State.CLOSED && !current.fabricConnection().postReceive(buffer.clear())) {
+            LOG.warn("the fabric has no room for another receive on {}", current);
         }
     }
 
-    private void onControl(ByteBuffer buffer, int length) {
-        ControlMessage message = ControlMessage.decode(buffer, buffer.position(), length).orElse(null);
-        if (message == null) {
-            return;
-        }
-        if (message.type() == ControlMessage.Type.ACCEPT && connection.state() == Connection.State.CONNECTING) {
-            connection.up(InlineThresholds.of(config.privateData(), message.privateData()), message.number());
-            LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
-            connected.complete(connection);
-        } else if (message.type() == ControlMessage.Type.CLOSE) {
-            tearDown("closed by the responder");
-        }
+    /** Sends on the connection; a failed send is an error of the scope its status names. */
+    private static void send(Connection connection, ByteBuffer message, Consumer<RdmaTransportException> done) {
+        connection.work().send(message, status -> {
+            if (done != null) {
+                done.accept(status.ok() ? null : new RdmaTransportException(status.scope(),
+                        "send on " + connection + " failed: " + status));
+            }
+        });
     }
 
     private void onData(ByteBuffer buffer, int length) {
@@ -426,7 +425,7 @@ public final class Requester implements FabricListener {
             shapes.onSent(plan);
             outstanding.put(plan.xid(), call);
             chunkBuffers += call.buffers();
-            sends.send(Channel.DATA, current.peer(), call.message(), error -> {
+            send(current, call.message(), error -> {
                 if (error == null) {
                     return;
                 }

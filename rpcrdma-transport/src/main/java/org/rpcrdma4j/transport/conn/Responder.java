@@ -3,17 +3,15 @@ package org.rpcrdma4j.transport.conn;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -22,7 +20,6 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.rpcrdma4j.transport.marshal.ReplyPlan;
 import org.rpcrdma4j.transport.rw.RdmaBatch;
-import org.rpcrdma4j.transport.rw.RdmaQueue;
 import org.rpcrdma4j.transport.rw.ReadChunkPull;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderDecoder;
@@ -37,10 +34,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The responder (server) side of every connection on one fabric.
+ * The responder (server) side of every connection a fabric accepts.
  *
  * <h2>Operation</h2>
- * Accepts CONNECT on the control channel and answers ACCEPT with its RFC 8797 private data; decodes
+ * Accepts connection requests up to the configured number, answering with its RFC 8797 private
+ * data, and keeps the table of its connections, each with its own listener; decodes
  * and validates every data message and answers a bad one as Linux svcrdma does
  * ({@code svc_rdma_xdr_decode_req}): ERR_VERS, ERR_CHUNK or a silent drop, as the decoder's exception
  * names. A call with Read chunks (Position-zero included) is first rebuilt by RDMA Read
@@ -61,9 +59,9 @@ import org.slf4j.LoggerFactory;
  * connection fails its backward calls.
  *
  * <h2>Buffer management</h2>
- * Receive buffers of the inline receive size are posted up front,
- * {@code (credits + backward credits asked for) × maxConnections} for data (RFC 8167: the
- * backward replies need receives too) and a few for control, from any peer. A received buffer
+ * Each connection gets receive buffers of the inline receive size when it is accepted, one per
+ * credit granted and one per backward credit asked for (RFC 8167: the backward replies need receives
+ * too), as svcrdma posts receives per connection. A received buffer
  * belongs to this class during {@link #onReceived}: the RPC message is copied out for the worker,
  * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
@@ -75,24 +73,20 @@ import org.slf4j.LoggerFactory;
  * Everything runs on the fabric's progress thread except {@link #start}, {@link #reply},
  * {@link #backwardCall} and {@link #stop}, which hand work to it, and the counters.
  */
-public final class Responder implements FabricListener {
+public final class Responder {
 
     private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
-    private static final int CONTROL_RECEIVES = 4;
 
     private final Fabric fabric;
     private final TransportConfig config;
     private final ResponderCredits credits;
     private final CallHandler handler;
     private final BackwardReplyHandler backwardReplies;
-    private final SendQueue sends;
-    private final RdmaQueue rdma;
-    private final Map<Long, Connection> byPeer = new HashMap<>();
-    private final Map<Connection, BackwardCalls> backward = new HashMap<>();
+    /** The connection table: every connection accepted and not yet disconnected. */
+    private final Map<Connection, Served> served = new LinkedHashMap<>();
     private final RpcRdmaHeaderFlyweight header;
     private final HeaderDecoder decoder;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
-    private int lastNumber;
     private boolean stopping;
     private volatile long dropped;
     private volatile int pendingChunkWork;
@@ -101,7 +95,7 @@ public final class Responder implements FabricListener {
     private volatile int maxOutstandingBackwardCalls;
 
     /**
-     * @param fabric          the fabric to serve on; this responder becomes its listener on {@link #start}
+     * @param fabric          the fabric to serve on; this responder becomes its acceptor on {@link #start}
      * @param config          the inline sizes, the grant, the backward credits and the connection limit
      * @param handler         gets the calls
      * @param backwardReplies gets the answers to backward calls (RFC 8167), on the progress thread
@@ -114,23 +108,11 @@ public final class Responder implements FabricListener {
         this.credits = new ResponderCredits(config.responderCredits());
         this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
         this.decoder = new HeaderDecoder(config.decodeLimits());
-        this.sends = new SendQueue(fabric);
-        this.rdma = new RdmaQueue(fabric);
     }
 
-    /** Listens on the fabric and posts the receive buffers. Thread-safe. */
+    /** Accepts connections on the fabric from now on. Thread-safe. */
     public void start() {
-        fabric.listen(this);
-        fabric.execute(() -> {
-            for (int i = 0; i < CONTROL_RECEIVES; i++) {
-                post(Channel.CONTROL, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
-            }
-            int receives = credits.receivesFor(config.maxConnections())
-                    + Math.multiplyExact(config.backwardRequesterCredits(), config.maxConnections());
-            for (int i = 0; i < receives; i++) {
-                post(Channel.DATA, ByteBuffer.allocate(config.inlineReceiveSize()));
-            }
-        });
+        fabric.execute(() -> fabric.listen(this::onConnectRequest));
     }
 
     /**
@@ -161,7 +143,7 @@ public final class Responder implements FabricListener {
             if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
             } else if (plan.writes().isEmpty()) {
-                sends.send(Channel.DATA, connection.peer(), plan.message(), done);
+                send(connection, plan.message(), done);
             } else {
                 writeThenSend(connection, xid, plan, done);
             }
@@ -197,8 +179,7 @@ public final class Responder implements FabricListener {
                     backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
                     return;
                 }
-                BackwardCalls calls = backward.computeIfAbsent(connection,
-                        c -> new BackwardCalls(config.backwardRequesterCredits()));
+                BackwardCalls calls = servedOf(connection).backward;
                 calls.add(new BackwardCalls.Call(xid, message));
                 pumpBackward(connection, calls);
             });
@@ -214,7 +195,7 @@ public final class Responder implements FabricListener {
             if (call == null) {
                 break;
             }
-            sends.send(Channel.DATA, connection.peer(), call.message(), error -> {
+            send(connection, call.message(), error -> {
                 if (error != null && calls.unanswered(call.xid())) {
                     countBackward();
                     backwardReplies.onBackwardFailed(connection, call.xid(), error);
@@ -228,9 +209,9 @@ public final class Responder implements FabricListener {
     private void countBackward() {
         int pending = 0;
         int outstanding = maxOutstandingBackwardCalls;
-        for (BackwardCalls calls : backward.values()) {
-            pending += calls.pending();
-            outstanding = Math.max(outstanding, calls.outstanding());
+        for (Served connection : served.values()) {
+            pending += connection.backward.pending();
+            outstanding = Math.max(outstanding, connection.backward.outstanding());
         }
         pendingBackwardCalls = pending;
         maxOutstandingBackwardCalls = outstanding;
@@ -261,22 +242,22 @@ public final class Responder implements FabricListener {
             sources.add(source);
         }
         chunkWorkStarted();
-        RdmaBatch batch = new RdmaBatch(error -> {
+        RdmaBatch batch = new RdmaBatch(status -> {
             sources.forEach(fabric::deregister);
             chunkWorkEnded();
-            if (error != null) {
+            if (!status.ok()) {
                 // svcrdma closes the connection when it cannot Write a chunk: the requester's memory is gone.
                 closeWithPeer(connection, "RDMA Write of the reply to xid 0x" + Integer.toHexString(xid)
-                        + " failed: " + error);
+                        + " failed: " + status);
                 done.accept(closed(connection, xid));
             } else if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
             } else {
-                sends.send(Channel.DATA, connection.peer(), plan.message(), done);
+                send(connection, plan.message(), done);
             }
         });
         for (ReplyPlan.Write write : plan.writes()) {
-            rdma.write(connection.peer(), sources.get(write.source()), write.sourceOffset(), write.target(),
+            connection.work().write(sources.get(write.source()), write.sourceOffset(), write.target(),
                     batch.operation());
         }
         batch.seal();
@@ -316,16 +297,16 @@ public final class Responder implements FabricListener {
     }
 
     /**
-     * Closes every connection, telling each requester with CLOSE, and stops accepting. Thread-safe.
+     * Closes every connection, telling each requester, and stops accepting. Thread-safe.
      *
-     * @return completes when the CLOSE messages are sent
+     * @return completes when every connection has ended on the fabric
      */
     public CompletableFuture<Void> stop() {
         fabric.execute(() -> {
             stopping = true;
-            for (Connection connection : new ArrayList<>(byPeer.values())) {
-                sends.send(Channel.CONTROL, connection.peer(), ControlMessage.close().encode(), null);
-                closeLocally(connection, "the responder stopped");
+            fabric.stopListening();
+            for (Served connection : new ArrayList<>(served.values())) {
+                closeWithPeer(connection.connection, "the responder stopped");
             }
             completeStopIfIdle();
         });
@@ -337,98 +318,108 @@ public final class Responder implements FabricListener {
         return dropped;
     }
 
-    @Override
-    public void onReceived(Channel channel, long peer, ByteBuffer buffer, int length) {
-        try {
-            if (channel == Channel.CONTROL) {
-                onControl(peer, buffer, length);
-            } else {
-                onData(peer, buffer, length);
+    /** Accepts a connection, or refuses it when stopping or full; progress thread. */
+    private void onConnectRequest(Fabric.ConnectRequest request) {
+        if (stopping || served.size() >= config.maxConnections()) {
+            LOG.warn("refused a connection from {}: {}", request.peer(),
+                    stopping ? "stopping" : served.size() + " connections already");
+            request.reject();
+            return;
+        }
+        int receives = credits.receivesFor(1) + config.backwardRequesterCredits();
+        List<ByteBuffer> buffers = new ArrayList<>(receives);
+        for (int i = 0; i < receives; i++) {
+            buffers.add(ByteBuffer.allocate(config.inlineReceiveSize()));
+        }
+        Served connection = new Served(config.backwardRequesterCredits(),
+                InlineThresholds.of(config.privateData(), request.privateData()));
+        connection.connection = new Connection(request.accept(config.privateData(), buffers, connection));
+        served.put(connection.connection, connection);
+    }
+
+    private Served servedOf(Connection connection) {
+        Served found = served.get(connection);
+        if (found == null) {
+            throw new IllegalStateException(connection + " is not in the table");
+        }
+        return found;
+    }
+
+    /** One accepted connection's events: receives, completions and its end. Progress thread. */
+    private final class Served implements ConnectionListener {
+
+        final BackwardCalls backward;
+        final InlineThresholds thresholds;
+        Connection connection;
+
+        Served(int backwardCredits, InlineThresholds thresholds) {
+            this.backward = new BackwardCalls(backwardCredits);
+            this.thresholds = thresholds;
+        }
+
+        @Override
+        public void onEstablished(ConnectPrivateData peerData) {
+            connection.up(thresholds);
+            LOG.debug("accepted {} with thresholds {}", connection, thresholds);
+        }
+
+        @Override
+        public void onReceived(ByteBuffer buffer, int length) {
+            try {
+                onData(connection, buffer, length);
+            } finally {
+                repost(connection, buffer);
             }
-        } finally {
-            buffer.clear();
-            post(channel, buffer);
+        }
+
+        @Override
+        public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
+            if (status == FabricStatus.MESSAGE_TOO_LONG) {
+                // A message longer than the inline receive size breaks RFC 8166 §3.3.2; nothing to answer to.
+                dropped++;
+                LOG.warn("dropped a message from {}: {}", connection, status);
+                repost(connection, buffer);
+            }
+        }
+
+        @Override
+        public void onSendCompleted(long context, FabricStatus status) {
+            connection.work().onCompleted(context, status);
+            completeStopIfIdle();
+        }
+
+        @Override
+        public void onRdmaCompleted(long context, FabricStatus status) {
+            connection.work().onCompleted(context, status);
+        }
+
+        @Override
+        public void onDisconnected(FabricStatus status, String detail) {
+            closeLocally(connection, status == FabricStatus.CLOSED ? "closed by the requester" : status + ": " + detail);
+            served.remove(connection);
+            completeStopIfIdle();
         }
     }
 
-    @Override
-    public void onReceiveFailed(Channel channel, long peer, ByteBuffer buffer, String reason) {
-        // A message longer than the inline receive size breaks RFC 8166 §3.3.2; nothing to answer to.
-        dropped++;
-        LOG.warn("dropped a {} message from peer {}: {}", channel, peer, reason);
-        buffer.clear();
-        post(channel, buffer);
-    }
-
-    @Override
-    public void onSendCompleted(long context, String error) {
-        sends.onSendCompleted(context, error);
-        rdma.retry();
-        completeStopIfIdle();
-    }
-
-    @Override
-    public void onRdmaCompleted(long context, String error) {
-        rdma.onRdmaCompleted(context, error);
-        rdma.retry();
-        sends.retry();
-    }
-
-    private void post(Channel channel, ByteBuffer buffer) {
-        if (!stopping && !fabric.postReceive(channel, Fabric.ANY_PEER, buffer)) {
-            LOG.warn("the fabric has no room for another {} receive; serving with fewer", channel);
+    private void repost(Connection connection, ByteBuffer buffer) {
+        if (connection.state() != Connection.State.CLOSED
+                && !connection.fabricConnection().postReceive(buffer.clear())) {
+            LOG.warn("the fabric has no room for another receive on {}; serving it with fewer", connection);
         }
     }
 
-    private void onControl(long peer, ByteBuffer buffer, int length) {
-        ControlMessage message = ControlMessage.decode(buffer, buffer.position(), length).orElse(null);
-        if (message == null || message.type() == ControlMessage.Type.ACCEPT || stopping) {
-            dropped++;
-            return;
-        }
-        Connection existing = byPeer.remove(peer);
-        if (existing != null) {
-            closeLocally(existing, message.type() == ControlMessage.Type.CLOSE
-                    ? "closed by the requester" : "the requester connected again");
-        }
-        if (message.type() == ControlMessage.Type.CONNECT) {
-            accept(peer, message);
-        }
+    /** Sends on a connection; a failed send is an error of the scope its status names. */
+    private void send(Connection connection, ByteBuffer message, Consumer<RdmaTransportException> done) {
+        connection.work().send(message, status -> {
+            if (done != null) {
+                done.accept(status.ok() ? null : new RdmaTransportException(status.scope(),
+                        "send on " + connection + " failed: " + status));
+            }
+        });
     }
 
-    private void accept(long peer, ControlMessage connect) {
-        if (byPeer.size() >= Math.min(config.maxConnections(), Connection.MAX_NUMBER)) {
-            LOG.warn("refused a connection from {}: {} connections already", connect.address(), byPeer.size());
-            sends.send(Channel.CONTROL, peer, ControlMessage.close().encode(), null);
-            return;
-        }
-        ConnectPrivateData ours = config.privateData();
-        Connection connection = new Connection(peer, fabric.localAddress(), connect.address(), false);
-        int number = nextNumber();
-        connection.up(InlineThresholds.of(ours, connect.privateData()), number);
-        byPeer.put(peer, connection);
-        sends.send(Channel.CONTROL, peer, ControlMessage.accept(ours, number).encode(), null);
-        LOG.debug("accepted {} with thresholds {}", connection, connection.thresholds());
-    }
-
-    /**
-     * @return the number after the last one given that no open connection has: oncrpc4j tells
-     *     connections apart by it (their port), so numbers wrap but are never shared
-     */
-    private int nextNumber() {
-        Set<Integer> open = new HashSet<>();
-        for (Connection connection : byPeer.values()) {
-            open.add(connection.number());
-        }
-        do {
-            lastNumber = lastNumber % Connection.MAX_NUMBER + 1;
-        } while (open.contains(lastNumber));
-        return lastNumber;
-    }
-
-    private void onData(long peer, ByteBuffer buffer, int length) {
-        Connection connection = byPeer.get(peer);
-        if (connection == null) {
+    private void onData(Connection connection, ByteBuffer buffer, int length) {
+        if (connection.state() != Connection.State.CONNECTED) {
             dropped++;
             return;
         }
@@ -437,7 +428,7 @@ public final class Responder implements FabricListener {
         } catch (RpcRdmaDecodeException e) {
             LOG.debug("bad message from {}: {} ({})", connection, e.getMessage(), e.rule().source());
             e.answer(credits.granted()).ifPresentOrElse(
-                    answer -> sends.send(Channel.DATA, peer, InlineMessage.error(answer), null), () -> dropped++);
+                    answer -> send(connection, InlineMessage.error(answer), null), () -> dropped++);
             return;
         }
         int xid = header.xid();
@@ -476,8 +467,8 @@ public final class Responder implements FabricListener {
 
     /** A backward reply, or an RDMA_ERROR by which the requester refused a backward call (RFC 8166 §4.5). */
     private void onBackwardAnswer(Connection connection, int xid, ByteBuffer buffer) {
-        BackwardCalls calls = backward.get(connection);
-        if (calls == null || !calls.answered(xid, header.credits())) {
+        BackwardCalls calls = servedOf(connection).backward;
+        if (!calls.answered(xid, header.credits())) {
             LOG.debug("dropped a {} for xid 0x{} from {}: no such backward call outstanding", header.proc(),
                     Integer.toHexString(xid), connection);
             dropped++;
@@ -526,15 +517,15 @@ public final class Responder implements FabricListener {
             return;
         }
         chunkWorkStarted();
-        boolean started = pull.start(fabric, rdma, connection.peer(), buffer, header.payloadOffset(),
-                config.maxSegmentSize(), (message, error) -> {
+        boolean started = pull.start(fabric, connection.work(), buffer, header.payloadOffset(),
+                config.maxSegmentSize(), (message, status) -> {
                     chunkWorkEnded();
                     if (connection.state() != Connection.State.CONNECTED) {
                         return;
                     }
-                    if (error != null) {
+                    if (!status.ok()) {
                         closeWithPeer(connection, "RDMA Read of a Read chunk of xid 0x" + Integer.toHexString(xid)
-                                + " failed: " + error);
+                                + " failed: " + status);
                     } else {
                         handler.onCall(connection, xid, message, provided);
                     }
@@ -548,36 +539,32 @@ public final class Responder implements FabricListener {
     private void closeWithPeer(Connection connection, String reason) {
         if (connection.state() != Connection.State.CLOSED) {
             LOG.warn("closing {}: {}", connection, reason);
-            sends.send(Channel.CONTROL, connection.peer(), ControlMessage.close().encode(), null);
             closeLocally(connection, reason);
+            connection.fabricConnection().close();
         }
     }
 
     private void sendError(Connection connection, int xid, RdmaError error) {
         if (connection.state() == Connection.State.CONNECTED) {
-            sends.send(Channel.DATA, connection.peer(), InlineMessage.error(
+            send(connection, InlineMessage.error(
                     RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits.granted(), error)), null);
         }
     }
 
     private void closeLocally(Connection connection, String reason) {
-        byPeer.remove(connection.peer(), connection);
         if (connection.close(reason)) {
             LOG.debug("{} closed: {}", connection, reason);
-            BackwardCalls calls = backward.remove(connection);
-            if (calls != null) {
-                List<Integer> failed = calls.clear();
-                countBackward();
-                for (int xid : failed) {
-                    backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
-                }
+            List<Integer> failed = servedOf(connection).backward.clear();
+            countBackward();
+            for (int xid : failed) {
+                backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
             }
             handler.onClosed(connection);
         }
     }
 
     private void completeStopIfIdle() {
-        if (stopping && sends.idle()) {
+        if (stopping && served.isEmpty()) {
             stopped.complete(null);
         }
     }

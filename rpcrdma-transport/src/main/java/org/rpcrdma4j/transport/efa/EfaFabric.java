@@ -1,58 +1,97 @@
 package org.rpcrdma4j.transport.efa;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
+import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
-import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * {@link Fabric} over one {@link EfaEndpoint}: each {@link Channel} is a tag, matched exactly, so
- * the data tag carries nothing but RPC-over-RDMA messages. Made by {@link EfaProgressLoop#attach};
+ * {@link Fabric} over one connectionless {@link EfaEndpoint}. Made by {@link EfaProgressLoop#attach};
  * the loop's thread is the fabric's progress thread.
  *
- * <p>Buffer ownership follows the endpoint's: a posted or sent buffer belongs to the endpoint until
- * its completion, which this class hands to the listener with the same buffer.
+ * <h2>Connections</h2>
+ * Set up and torn down by {@link ControlMessage}s on the control tag, which carry the RFC 8797 private
+ * data RDMA-CM would carry in its REQ and REP. Each side gives a connection an id, unique among its
+ * open connections whichever side opened them, and a connection's messages go on the data tag of the
+ * receiver's id ({@link #dataTag}): the endpoint matches each message to the receives of its own
+ * connection, so one fabric serves peers and is the client of any number of servers, the same peer
+ * included, and the data tags carry nothing but RPC-over-RDMA messages.
+ *
+ * <h2>Addresses</h2>
+ * A connection shows the GIDs of both ends as IP addresses ({@link FabricAddress#inetAddress()}). The
+ * requester's end has as port the responder's id mapped into the dynamic range ({@link #port}), the
+ * responder's end its QPN.
+ *
+ * <h2>Buffer ownership</h2>
+ * A posted or sent buffer belongs to the endpoint until its completion, which this class hands to the
+ * connection's listener with the same buffer.
  *
  * <p>RDMA: a {@link Registration} is an endpoint {@link MemoryRegion} (handle = key, address = the
  * region's address); a segment maps onto {@code efa_rma_iov} (handle = key, offset = addr, length =
- * len) and the endpoint's direct RDMA read and write move it (DESIGN.md, "The fabric seen by the
- * transport").
+ * len) and the endpoint's direct RDMA read and write move it.
  */
 public final class EfaFabric implements Fabric {
 
-    /** The tag of RPC-over-RDMA messages ("RDMA" then 1). */
-    public static final long DATA_TAG = 0x5244_4D41_0000_0001L;
     /** The tag of connection control messages ("RDMA" then 2). */
     public static final long CONTROL_TAG = 0x5244_4D41_0000_0002L;
+    /** The data tags: "RDMA", then 1, then the receiver's connection id in the low 16 bits. */
+    public static final long DATA_TAG = 0x5244_4D41_0001_0000L;
+    /** The port of the requester's end of connection id 1; id n has port n + 49151. */
+    public static final int FIRST_PORT = 49152;
+    /** The most connection ids: their ports fill the dynamic range up to 65535. */
+    public static final int MAX_CONNECTIONS = 65536 - FIRST_PORT;
 
-    private record PostedReceive(Channel channel, ByteBuffer buffer) {
+    private static final Logger LOG = LoggerFactory.getLogger(EfaFabric.class);
+    private static final int CONTROL_RECEIVES = 16;
+
+    private enum Kind { CONTROL_RECEIVE, CONTROL_SEND, RECEIVE, SEND, RDMA }
+
+    /** An operation posted on the endpoint; {@code connection} is null for control messages. */
+    private record Op(Kind kind, EfaConnection connection, long context, ByteBuffer buffer) {
+    }
+
+    private record ControlSend(long peer, ByteBuffer message) {
     }
 
     private final EfaEndpoint endpoint;
     private final EfaProgressLoop loop;
     private final FabricAddress localAddress;
-    private final Map<Long, PostedReceive> receives = new HashMap<>();
+    private final Map<Long, Op> ops = new HashMap<>();
+    private final Map<Integer, EfaConnection> connections = new HashMap<>();
+    private final ArrayDeque<ControlSend> controlWaiting = new ArrayDeque<>();
+    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
     private final Map<Integer, MemoryRegion> regions = new HashMap<>();
+    private Consumer<ConnectRequest> acceptor;
+    private boolean controlPosted;
+    private int lastId;
+    private long nextOp;
     private volatile int registrations;
-    private volatile FabricListener listener;
-    private long nextReceive;
 
     EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
@@ -70,14 +109,25 @@ public final class EfaFabric implements Fabric {
         return new FabricAddress(raw.array(), address.gid().toBytes(), address.qpn());
     }
 
-    @Override
-    public FabricAddress localAddress() {
-        return localAddress;
+    /**
+     * @param connectionId a receiver's connection id
+     * @return the tag its data messages travel on
+     */
+    public static long dataTag(int connectionId) {
+        return DATA_TAG | connectionId;
+    }
+
+    /**
+     * @param responderId the responder's id of a connection
+     * @return the port of the connection's requester end
+     */
+    static int port(int responderId) {
+        return FIRST_PORT + responderId - 1;
     }
 
     @Override
-    public void listen(FabricListener newListener) {
-        this.listener = newListener;
+    public FabricAddress localAddress() {
+        return localAddress;
     }
 
     @Override
@@ -91,24 +141,28 @@ public final class EfaFabric implements Fabric {
     }
 
     @Override
-    public long insert(FabricAddress peer) {
-        return endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
-    }
-
-    @Override
-    public boolean postReceive(Channel channel, long peer, ByteBuffer buffer) {
-        long context = nextReceive++;
-        long source = peer == ANY_PEER ? EfaEndpoint.ADDR_UNSPEC : peer;
-        if (!endpoint.recvTagged(source, buffer, tag(channel), 0, context)) {
-            return false;
+    public void listen(Consumer<ConnectRequest> newAcceptor) {
+        if (acceptor != null) {
+            throw new IllegalStateException("this fabric has an acceptor already");
         }
-        receives.put(context, new PostedReceive(channel, buffer));
-        return true;
+        acceptor = Objects.requireNonNull(newAcceptor, "acceptor");
+        postControlReceives();
     }
 
     @Override
-    public boolean send(Channel channel, long peer, ByteBuffer message, long context) {
-        return endpoint.sendTagged(peer, message, tag(channel), context);
+    public void stopListening() {
+        acceptor = null;
+    }
+
+    @Override
+    public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
+                                    ConnectionListener listener) {
+        postControlReceives();
+        long handle = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
+        EfaConnection connection = open(handle, peer, true, 0, listener);
+        receives.forEach(connection::postReceive);
+        sendControl(handle, ControlMessage.connect(privateData, localAddress, connection.id()));
+        return connection;
     }
 
     @Override
@@ -136,16 +190,6 @@ public final class EfaFabric implements Fabric {
         endpoint.deregister(region);
     }
 
-    @Override
-    public boolean read(long peer, Registration local, long localOffset, Segment remote, long context) {
-        return endpoint.read(peer, region(local), localOffset, iov(remote), context);
-    }
-
-    @Override
-    public boolean write(long peer, Registration local, long localOffset, Segment remote, long context) {
-        return endpoint.write(peer, region(local), localOffset, iov(remote), context);
-    }
-
     /** @return live registrations, for tests that check nothing leaks; thread-safe */
     public int registrations() {
         return registrations;
@@ -165,58 +209,248 @@ public final class EfaFabric implements Fabric {
         return value.join();
     }
 
-    private MemoryRegion region(Registration registration) {
-        MemoryRegion region = regions.get(registration.handle());
-        if (region == null) {
-            throw new IllegalStateException("not registered here: " + registration);
+    /** Opens a connection under a free id. */
+    private EfaConnection open(long handle, FabricAddress peer, boolean requester, int peerId,
+                               ConnectionListener listener) {
+        if (connections.size() >= MAX_CONNECTIONS) {
+            throw new IllegalStateException("all " + MAX_CONNECTIONS + " connection ids are in use");
         }
-        return region;
+        do {
+            lastId = lastId % MAX_CONNECTIONS + 1;
+        } while (connections.containsKey(lastId));
+        EfaConnection connection = new EfaConnection(this, lastId, handle, peer, requester, peerId, listener);
+        connections.put(lastId, connection);
+        return connection;
     }
 
-    private static RmaIov iov(Segment segment) {
-        return new RmaIov(segment.offset(), segment.unsignedLength(), segment.handle());
+    /** A connection has ended and reported all it held: its id is free again. */
+    void forget(EfaConnection connection) {
+        connections.remove(connection.id(), connection);
     }
 
-    /** Progresses the endpoint and hands completions to the listener; loop thread only. */
+    /** @return the endpoint context of a receive posted for a connection, or -1 if there was no room */
+    long receive(EfaConnection connection, long peer, ByteBuffer buffer, long tag) {
+        long context = nextOp++;
+        if (!endpoint.recvTagged(peer, buffer, tag, 0, context)) {
+            return -1;
+        }
+        ops.put(context, new Op(Kind.RECEIVE, connection, context, buffer));
+        return context;
+    }
+
+    boolean send(EfaConnection connection, long peer, ByteBuffer message, long tag, long context) {
+        long op = nextOp++;
+        if (!endpoint.sendTagged(peer, message, tag, op)) {
+            return false;
+        }
+        ops.put(op, new Op(Kind.SEND, connection, context, null));
+        return true;
+    }
+
+    boolean rdma(EfaConnection connection, boolean read, long peer, Registration local, long localOffset,
+                 Segment remote, long context) {
+        MemoryRegion region = regions.get(local.handle());
+        if (region == null) {
+            throw new IllegalStateException("not registered here: " + local);
+        }
+        RmaIov iov = new RmaIov(remote.offset(), remote.unsignedLength(), remote.handle());
+        long op = nextOp++;
+        boolean started = read ? endpoint.read(peer, region, localOffset, iov, op)
+                : endpoint.write(peer, region, localOffset, iov, op);
+        if (started) {
+            ops.put(op, new Op(Kind.RDMA, connection, context, null));
+        }
+        return started;
+    }
+
+    /** Forgets a receive of a closed connection: its completion, if the endpoint ever makes one, is dropped. */
+    void orphan(long context) {
+        ops.remove(context);
+    }
+
+    /** Runs work on the progress thread's next turn, in order. */
+    void defer(Runnable work) {
+        deferred.add(work);
+    }
+
+    void sendControl(long peer, ControlMessage message) {
+        ControlSend send = new ControlSend(peer, message.encode());
+        if (!controlWaiting.isEmpty() || !postControlSend(send)) {
+            controlWaiting.add(send);
+        }
+    }
+
+    private boolean postControlSend(ControlSend send) {
+        long op = nextOp++;
+        if (!endpoint.sendTagged(send.peer(), send.message(), CONTROL_TAG, op)) {
+            return false;
+        }
+        ops.put(op, new Op(Kind.CONTROL_SEND, null, 0, send.message()));
+        return true;
+    }
+
+    private void postControlReceives() {
+        if (!controlPosted) {
+            controlPosted = true;
+            for (int i = 0; i < CONTROL_RECEIVES; i++) {
+                postControlReceive(ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
+            }
+        }
+    }
+
+    private void postControlReceive(ByteBuffer buffer) {
+        long context = nextOp++;
+        if (endpoint.recvTagged(EfaEndpoint.ADDR_UNSPEC, buffer.clear(), CONTROL_TAG, 0, context)) {
+            ops.put(context, new Op(Kind.CONTROL_RECEIVE, null, context, buffer));
+        } else {
+            LOG.warn("the endpoint has no room for another control receive; connecting with fewer");
+        }
+    }
+
+    /** Progresses the endpoint and hands completions to the connections; loop thread only. */
     int progress(long nowNs, int pollMax) {
-        return endpoint.progress(nowNs) + endpoint.poll(this::onCompletion, pollMax);
+        int work = endpoint.progress(nowNs);
+        while (!controlWaiting.isEmpty() && postControlSend(controlWaiting.peek())) {
+            controlWaiting.poll();
+            work++;
+        }
+        for (int i = deferred.size(); i > 0; i--) {
+            EfaProgressLoop.runSafely(deferred.poll());
+            work++;
+        }
+        return work + endpoint.poll(this::onCompletion, pollMax);
     }
 
     private void onCompletion(CompletionEntry entry) {
-        FabricListener current = listener;
-        switch (entry.kind()) {
-            case TAGGED_RECV -> {
-                PostedReceive receive = receives.remove(entry.context());
-                if (receive == null || current == null) {
-                    return;
-                }
+        Op op = ops.remove(entry.context());
+        if (op == null) {
+            return;
+        }
+        FabricStatus status = status(entry.error());
+        switch (op.kind()) {
+            case CONTROL_RECEIVE -> {
                 if (entry.ok()) {
-                    EfaProgressLoop.runSafely(() -> current.onReceived(receive.channel(), entry.source(),
-                            receive.buffer(), (int) entry.length()));
+                    EfaProgressLoop.runSafely(() -> onControl(entry.source(), op.buffer(), (int) entry.length()));
+                }
+                postControlReceive(op.buffer());
+            }
+            case CONTROL_SEND -> {
+                if (!entry.ok()) {
+                    LOG.debug("a control message to peer {} failed: {}", entry.source(), entry.error());
+                }
+            }
+            case RECEIVE -> EfaProgressLoop.runSafely(() ->
+                    op.connection().onReceived(op.context(), op.buffer(), status, (int) entry.length()));
+            case SEND -> EfaProgressLoop.runSafely(() -> op.connection().onSendCompleted(op.context(), status));
+            case RDMA -> EfaProgressLoop.runSafely(() -> op.connection().onRdmaCompleted(op.context(), status));
+        }
+    }
+
+    /** The table from the endpoint's completion errors to the transport's statuses and their scope. */
+    static FabricStatus status(EfaErrorCode error) {
+        return switch (error) {
+            case SUCCESS -> FabricStatus.SUCCESS;
+            case MESSAGE_TRUNCATED, REMOTE_ERROR_BAD_LENGTH -> FabricStatus.MESSAGE_TOO_LONG;
+            case LOCAL_ERROR_INVALID_LKEY, LOCAL_ERROR_BAD_LENGTH -> FabricStatus.LOCAL_PROTECTION;
+            case REMOTE_ERROR_BAD_ADDRESS -> FabricStatus.REMOTE_ACCESS;
+            case REMOTE_ERROR_RNR -> FabricStatus.RECEIVER_NOT_READY;
+            case REMOTE_ERROR_BAD_DEST_QPN, LOCAL_ERROR_UNRESP_REMOTE, LOCAL_ERROR_UNREACH_REMOTE ->
+                    FabricStatus.PEER_UNREACHABLE;
+            default -> FabricStatus.FABRIC_ERROR;
+        };
+    }
+
+    private void onControl(long source, ByteBuffer buffer, int length) {
+        ControlMessage message = ControlMessage.decode(buffer, buffer.position(), length).orElse(null);
+        if (message == null) {
+            LOG.debug("dropped a malformed control message from peer {}", source);
+            return;
+        }
+        switch (message.type()) {
+            case CONNECT -> onConnect(source, message);
+            case ACCEPT -> {
+                EfaConnection connection = connections.get(message.receiverId());
+                if (connection != null && connection.peerHandle() == source && connection.requester()
+                        && connection.connecting()) {
+                    connection.established(message.privateData(), message.senderId());
                 } else {
-                    EfaProgressLoop.runSafely(() -> current.onReceiveFailed(receive.channel(), entry.source(),
-                            receive.buffer(), entry.error().name()));
+                    // Accepted after this side gave up, or never asked: tear the peer's side down.
+                    sendControl(source, ControlMessage.close(message.senderId()));
                 }
             }
-            case TAGGED_SEND -> {
-                if (current != null) {
-                    EfaProgressLoop.runSafely(() -> current.onSendCompleted(entry.context(),
-                            entry.ok() ? null : entry.error().name()));
+            case CLOSE -> {
+                EfaConnection connection = connections.get(message.receiverId());
+                if (connection != null && connection.peerHandle() == source) {
+                    connection.end(connection.connecting() ? FabricStatus.REFUSED : FabricStatus.CLOSED,
+                            connection.connecting() ? "refused by the peer" : "closed by the peer");
                 }
-            }
-            case READ, WRITE -> {
-                if (current != null) {
-                    EfaProgressLoop.runSafely(() -> current.onRdmaCompleted(entry.context(),
-                            entry.ok() ? null : entry.error().name()));
-                }
-            }
-            default -> {
-                // This fabric starts no untagged send or receive.
             }
         }
     }
 
-    private static long tag(Channel channel) {
-        return channel == Channel.DATA ? DATA_TAG : CONTROL_TAG;
+    private void onConnect(long source, ControlMessage connect) {
+        // The same requester connection asking again (its process restarted and reused the id) replaces the old one.
+        for (EfaConnection existing : new ArrayList<>(connections.values())) {
+            if (existing.peerHandle() == source && !existing.requester() && existing.peerId() == connect.senderId()) {
+                existing.end(FabricStatus.CLOSED, "the requester connected again");
+            }
+        }
+        Request request = new Request(source, connect);
+        if (acceptor != null) {
+            acceptor.accept(request);
+        }
+        if (request.accepted == null) {
+            sendControl(source, ControlMessage.close(connect.senderId()));
+        } else {
+            sendControl(source, ControlMessage.accept(request.ours, connect.senderId(), request.accepted.id()));
+            request.accepted.established(connect.privateData(), connect.senderId());
+        }
+    }
+
+    /** A CONNECT handed to the acceptor; answered once the acceptor returns. */
+    private final class Request implements ConnectRequest {
+
+        private final long source;
+        private final ControlMessage connect;
+        private EfaConnection accepted;
+        private ConnectPrivateData ours;
+        private boolean answered;
+
+        Request(long source, ControlMessage connect) {
+            this.source = source;
+            this.connect = connect;
+        }
+
+        @Override
+        public FabricAddress peer() {
+            return connect.address();
+        }
+
+        @Override
+        public ConnectPrivateData privateData() {
+            return connect.privateData();
+        }
+
+        @Override
+        public FabricConnection accept(ConnectPrivateData privateData, List<ByteBuffer> receives,
+                                       ConnectionListener listener) {
+            answer();
+            ours = Objects.requireNonNull(privateData, "privateData");
+            accepted = open(source, connect.address(), false, connect.senderId(), listener);
+            receives.forEach(accepted::postReceive);
+            return accepted;
+        }
+
+        @Override
+        public void reject() {
+            answer();
+        }
+
+        private void answer() {
+            if (answered) {
+                throw new IllegalStateException("the request was answered already");
+            }
+            answered = true;
+        }
     }
 }

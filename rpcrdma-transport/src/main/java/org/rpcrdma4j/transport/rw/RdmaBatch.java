@@ -1,29 +1,30 @@
 package org.rpcrdma4j.transport.rw;
 
 import java.util.function.Consumer;
+import org.rpcrdma4j.transport.FabricStatus;
 
 /**
  * Joins the completions of several RDMA operations: the callback runs once, when the last ends, with
- * the first error or {@code null}. Progress thread only.
+ * the first failure or {@link FabricStatus#SUCCESS}. Progress thread only.
  */
 public final class RdmaBatch {
 
-    private final Consumer<String> done;
+    private final Consumer<FabricStatus> done;
     private int pending;
     private boolean sealed;
-    private String error;
+    private FabricStatus outcome = FabricStatus.SUCCESS;
 
-    /** @param done called once with the first error or {@code null}, after {@link #seal} and every operation */
-    public RdmaBatch(Consumer<String> done) {
+    /** @param done called once with the first failure or success, after {@link #seal} and every operation */
+    public RdmaBatch(Consumer<FabricStatus> done) {
         this.done = done;
     }
 
     /** @return the callback to give one more operation */
-    public Consumer<String> operation() {
+    public Consumer<FabricStatus> operation() {
         pending++;
         return result -> {
-            if (result != null && error == null) {
-                error = result;
+            if (!result.ok() && outcome.ok()) {
+                outcome = result;
             }
             pending--;
             finishIfDone();
@@ -39,7 +40,7 @@ public final class RdmaBatch {
     private void finishIfDone() {
         if (sealed && pending == 0) {
             sealed = false;
-            done.accept(error);
+            done.accept(outcome);
         }
     }
 }

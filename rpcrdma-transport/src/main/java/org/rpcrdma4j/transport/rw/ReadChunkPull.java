@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.ReadChunk;
@@ -32,10 +33,10 @@ public final class ReadChunkPull {
     public interface Done {
 
         /**
-         * @param message the rebuilt RPC call, owned by the callee; {@code null} on error
-         * @param error   {@code null}, or why a read failed
+         * @param message the rebuilt RPC call, owned by the callee; {@code null} on failure
+         * @param status  {@link FabricStatus#SUCCESS}, or why a read failed
          */
-        void onPulled(byte[] message, String error);
+        void onPulled(byte[] message, FabricStatus status);
     }
 
     private final List<ReadChunk> chunks;
@@ -67,16 +68,15 @@ public final class ReadChunkPull {
      * Copies the inline part and starts the reads. The rebuilt call must fit an array: check
      * {@link #streamLength} first.
      *
-     * @param fabric       the fabric
-     * @param queue        where the reads go
-     * @param peer         the requester's handle
+     * @param fabric       the fabric, which registers the rebuilt call
+     * @param queue        the connection's work queue, where the reads go
      * @param received     the received message
      * @param inlineOffset index in it of the first inline byte of the call
      * @param maxRead      the largest single RDMA Read to post
      * @param done         gets the rebuilt call or the error
      * @return false if the memory could not be registered (nothing started)
      */
-    public boolean start(Fabric fabric, RdmaQueue queue, long peer, ByteBuffer received, int inlineOffset,
+    public boolean start(Fabric fabric, WorkQueue queue, ByteBuffer received, int inlineOffset,
                          int maxRead, Done done) {
         byte[] message = new byte[Math.toIntExact(stream.streamLength())];
         for (ReducedStream.Region region : stream.regions()) {
@@ -89,9 +89,9 @@ public final class ReadChunkPull {
         if (target == null) {
             return false;
         }
-        RdmaBatch batch = new RdmaBatch(error -> {
+        RdmaBatch batch = new RdmaBatch(status -> {
             fabric.deregister(target);
-            done.onPulled(error == null ? message : null, error);
+            done.onPulled(status.ok() ? message : null, status);
         });
         for (ReducedStream.Region region : stream.regions()) {
             if (region.kind() == ReducedStream.Kind.CHUNK) {
@@ -100,7 +100,7 @@ public final class ReadChunkPull {
                     // Several reads of at most maxRead per segment, as svcrdma splits by its rdma_rw limit.
                     for (long moved = 0; moved < segment.unsignedLength(); moved += maxRead) {
                         long length = Math.min(maxRead, segment.unsignedLength() - moved);
-                        queue.read(peer, target, at + moved,
+                        queue.read(target, at + moved,
                                 new Segment(segment.handle(), (int) length, segment.offset() + moved),
                                 batch.operation());
                     }

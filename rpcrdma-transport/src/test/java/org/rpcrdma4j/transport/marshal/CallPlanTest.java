@@ -7,14 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.ReadSegment;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.Segment;
@@ -143,7 +144,18 @@ class CallPlanTest {
         }
 
         @Override
-        public void listen(FabricListener listener) {
+        public void listen(java.util.function.Consumer<ConnectRequest> acceptor) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void stopListening() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData,
+                                        List<ByteBuffer> receives, ConnectionListener listener) {
             throw new UnsupportedOperationException();
         }
 
@@ -155,31 +167,6 @@ class CallPlanTest {
         @Override
         public boolean onProgressThread() {
             return true;
-        }
-
-        @Override
-        public long insert(FabricAddress peer) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean postReceive(Channel channel, long peer, ByteBuffer buffer) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean send(Channel channel, long peer, ByteBuffer message, long context) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean read(long peer, Registration local, long localOffset, Segment remote, long context) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean write(long peer, Registration local, long localOffset, Segment remote, long context) {
-            throw new UnsupportedOperationException();
         }
     }
 }

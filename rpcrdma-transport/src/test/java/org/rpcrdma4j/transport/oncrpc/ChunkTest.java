@@ -21,12 +21,9 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.Channel;
-import org.rpcrdma4j.transport.FabricListener;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.conn.ControlMessage;
-import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
@@ -271,45 +268,15 @@ class ChunkTest {
 
     @Test
     void aRequesterWhoseReadChunkCannotBeReadIsDisconnected() throws Exception {
-        java.util.concurrent.BlockingQueue<ControlMessage.Type> control = new java.util.concurrent.LinkedBlockingQueue<>();
-        long[] server = new long[1];
-        sim.rawFabric.execute(() -> {
-            sim.rawFabric.listen(new FabricListener() {
-                @Override
-                public void onReceived(Channel channel, long peer, ByteBuffer buffer, int length) {
-                    if (channel == Channel.CONTROL) {
-                        control.add(ControlMessage.decode(buffer, buffer.position(), length).orElseThrow().type());
-                    }
-                }
-
-                @Override
-                public void onReceiveFailed(Channel channel, long peer, ByteBuffer buffer, String reason) {
-                }
-
-                @Override
-                public void onSendCompleted(long context, String error) {
-                }
-
-                @Override
-                public void onRdmaCompleted(long context, String error) {
-                }
-            });
-            for (int i = 0; i < 4; i++) {
-                sim.rawFabric.postReceive(Channel.CONTROL, -1, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
-                sim.rawFabric.postReceive(Channel.DATA, -1, ByteBuffer.allocate(4096));
-            }
-            server[0] = sim.rawFabric.insert(sim.serverFabric.localAddress());
-            sim.rawFabric.send(Channel.CONTROL, server[0], ControlMessage.connect(
-                    new ConnectPrivateData(true, 4096, 4096), sim.rawFabric.localAddress()).encode(), 0);
-        });
-        assertThat(control.poll(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ControlMessage.Type.ACCEPT);
+        RawPeer peer = new RawPeer(sim.rawFabric);
+        assertThat(peer.connect(sim.serverFabric.localAddress())).isNotNull();
         // RDMA_NOMSG with a Position-zero Read chunk naming memory this peer never registered.
         RpcRdmaHeader header = RpcRdmaHeader.nomsg(0x77, 128,
                 java.util.List.of(new ReadSegment(0, new Segment(0x7eadbeef, 8192, 0x1000))), null, null);
         ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
         HeaderEncoder.encode(header, message, 0);
-        sim.rawFabric.execute(() -> sim.rawFabric.send(Channel.DATA, server[0], message, 1));
-        assertThat(control.poll(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ControlMessage.Type.CLOSE);
+        peer.send(message.array());
+        assertThat(RawPeer.next(peer.ends)).isEqualTo(FabricStatus.CLOSED);
         // The server still serves the well-behaved client.
         assertThat(call(ChunkProgram.SUM, new TestProgram.Opaque(new byte[10_000]), new XdrInt()).intValue())
                 .isEqualTo(ChunkProgram.crc(new byte[10_000]));

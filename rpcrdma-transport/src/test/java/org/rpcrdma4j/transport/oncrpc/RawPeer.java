@@ -3,104 +3,119 @@ package org.rpcrdma4j.transport.oncrpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.rpcrdma4j.transport.Channel;
+import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricListener;
-import org.rpcrdma4j.transport.conn.ControlMessage;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
- * Test helper: an endpoint that speaks the wire protocol by hand, as a requester or a responder, to
- * play a peer that misbehaves. Everything it receives lands in a queue per channel.
+ * Test helper: a peer that writes RPC-over-RDMA messages by hand on a fabric connection, as a
+ * requester or a responder, to play a peer that misbehaves. What it receives lands in {@link #data};
+ * how its connection ended, in {@link #ends}.
  */
-final class RawPeer implements FabricListener {
+final class RawPeer implements ConnectionListener {
 
     static final long HANG_GUARD_S = 30;
     /** Linux's private data: Send With Invalidate accepted, 4096-byte Sends both ways. */
     static final ConnectPrivateData LINUX = new ConnectPrivateData(true, 4096, 4096);
 
     private final Fabric fabric;
-    final BlockingQueue<Received> control = new LinkedBlockingQueue<>();
     final BlockingQueue<Received> data = new LinkedBlockingQueue<>();
-    private volatile long peer = -1;
+    final BlockingQueue<FabricStatus> ends = new LinkedBlockingQueue<>();
+    private volatile CompletableFuture<FabricConnection> established = new CompletableFuture<>();
+    private volatile FabricConnection connection;
 
-    /**
-     * A message and the fabric's handle of its sender.
-     *
-     * @param peer  the sender's handle
-     * @param bytes the message
-     */
-    record Received(long peer, byte[] bytes) {
+    /** @param bytes a message received */
+    record Received(byte[] bytes) {
     }
 
     RawPeer(Fabric fabric) {
         this.fabric = fabric;
-        fabric.execute(() -> {
-            fabric.listen(this);
-            for (int i = 0; i < 32; i++) {
-                fabric.postReceive(Channel.CONTROL, Fabric.ANY_PEER, ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
-                fabric.postReceive(Channel.DATA, Fabric.ANY_PEER, ByteBuffer.allocate(4096));
-            }
-        });
     }
 
-    /** As a requester: sends CONNECT to a server and waits for its ACCEPT. */
-    ControlMessage connect(FabricAddress server) throws InterruptedException {
-        fabric.execute(() -> {
-            peer = fabric.insert(server);
-            fabric.send(Channel.CONTROL, peer, ControlMessage.connect(LINUX, fabric.localAddress()).encode(), 0);
-        });
-        return control(next(control));
+    private static List<ByteBuffer> receives() {
+        List<ByteBuffer> buffers = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            buffers.add(ByteBuffer.allocate(4096));
+        }
+        return buffers;
     }
 
-    /** As a responder: waits for a requester's CONNECT and answers ACCEPT with Linux's private data. */
-    void accept() throws InterruptedException {
-        Received connect = next(control);
-        assertThat(control(connect).type()).isEqualTo(ControlMessage.Type.CONNECT);
-        peer = connect.peer();
-        fabric.execute(() -> fabric.send(Channel.CONTROL, peer, ControlMessage.accept(LINUX, 1).encode(), 0));
+    /**
+     * As a requester: connects to a server with Linux's private data.
+     *
+     * @return the connection once established, or {@code null} if the server refused it
+     */
+    FabricConnection connect(FabricAddress server) throws Exception {
+        established = new CompletableFuture<>();
+        fabric.execute(() -> connection = fabric.connect(server, LINUX, receives(), this));
+        return established.get(HANG_GUARD_S, TimeUnit.SECONDS);
     }
 
-    /** Sends one RPC-over-RDMA message to the connected peer. */
+    /** As a responder: accepts the next requester's connection with Linux's private data. */
+    void accept() throws Exception {
+        established = new CompletableFuture<>();
+        fabric.execute(() -> fabric.listen(request -> connection = request.accept(LINUX, receives(), this)));
+        established.get(HANG_GUARD_S, TimeUnit.SECONDS);
+    }
+
+    /** Sends one RPC-over-RDMA message on the connection. */
     void send(byte[] message) {
-        fabric.execute(() -> fabric.send(Channel.DATA, peer, ByteBuffer.wrap(message), 1));
+        fabric.execute(() -> connection.send(ByteBuffer.wrap(message), 1));
+    }
+
+    /** Closes the connection and waits until the fabric reports it ended. */
+    void close() throws InterruptedException {
+        fabric.execute(() -> connection.close());
+        assertThat(ends.poll(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(FabricStatus.CLOSED);
     }
 
     /** @return the next message of a queue, failing the test if none comes within the hang guard */
-    static Received next(BlockingQueue<Received> queue) throws InterruptedException {
-        Received message = queue.poll(HANG_GUARD_S, TimeUnit.SECONDS);
+    static <T> T next(BlockingQueue<T> queue) throws InterruptedException {
+        T message = queue.poll(HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(message).as("a message within the hang guard").isNotNull();
         return message;
     }
 
-    private static ControlMessage control(Received message) {
-        return ControlMessage.decode(ByteBuffer.wrap(message.bytes()), 0, message.bytes().length).orElseThrow();
+    @Override
+    public void onEstablished(ConnectPrivateData peerData) {
+        established.complete(connection);
     }
 
     @Override
-    public void onReceived(Channel channel, long from, ByteBuffer buffer, int length) {
+    public void onReceived(ByteBuffer buffer, int length) {
         byte[] bytes = new byte[length];
         buffer.get(buffer.position(), bytes);
-        (channel == Channel.CONTROL ? control : data).add(new Received(from, bytes));
-        fabric.postReceive(channel, Fabric.ANY_PEER, buffer.clear());
+        data.add(new Received(bytes));
+        connection.postReceive(buffer.clear());
     }
 
     @Override
-    public void onReceiveFailed(Channel channel, long from, ByteBuffer buffer, String reason) {
-        throw new AssertionError("receive failed: " + reason);
+    public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
+        assertThat(status).isEqualTo(FabricStatus.FLUSHED);
     }
 
     @Override
-    public void onSendCompleted(long context, String error) {
-        assertThat(error).isNull();
+    public void onSendCompleted(long context, FabricStatus status) {
+        assertThat(status.ok() || status == FabricStatus.FLUSHED).as("send: %s", status).isTrue();
     }
 
     @Override
-    public void onRdmaCompleted(long context, String error) {
+    public void onRdmaCompleted(long context, FabricStatus status) {
         throw new AssertionError("this peer starts no RDMA");
+    }
+
+    @Override
+    public void onDisconnected(FabricStatus status, String detail) {
+        ends.add(status);
+        established.complete(null);
     }
 }

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.conn.Connection;
+import org.rpcrdma4j.transport.efa.EfaFabric;
 
 /** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */
 class RdmaRpcSvcTest {
@@ -250,15 +250,17 @@ class RdmaRpcSvcTest {
     void connectionNumbersWrapAroundButNeverRepeatAnOpenConnections() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
-        int held = client.transport().getLocalSocketAddress().getPort() - Connection.FIRST_PORT + 1;
+        int held = client.transport().getLocalSocketAddress().getPort() - EfaFabric.FIRST_PORT + 1;
         RawPeer peer = new RawPeer(sim.rawFabric);
-        // Each CONNECT replaces the raw peer's previous connection; after MAX_NUMBER of them the numbers wrap.
+        // One connection after another; after MAX_CONNECTIONS of them the numbers wrap.
         List<Integer> numbers = new ArrayList<>();
-        for (int i = 0; i < Connection.MAX_NUMBER; i++) {
-            numbers.add(peer.connect(sim.serverFabric.localAddress()).number());
+        for (int i = 0; i < EfaFabric.MAX_CONNECTIONS; i++) {
+            numbers.add(peer.connect(sim.serverFabric.localAddress()).localSocketAddress().getPort()
+                    - EfaFabric.FIRST_PORT + 1);
+            peer.close();
         }
-        assertThat(numbers).doesNotContain(held).hasSize(Connection.MAX_NUMBER);
-        assertThat(numbers.get(numbers.size() - 2)).isEqualTo(Connection.MAX_NUMBER);
+        assertThat(numbers).doesNotContain(held).hasSize(EfaFabric.MAX_CONNECTIONS);
+        assertThat(numbers.get(numbers.size() - 2)).isEqualTo(EfaFabric.MAX_CONNECTIONS);
         assertThat(numbers.get(numbers.size() - 1)).isEqualTo(held + 1);
     }
 
@@ -287,7 +289,7 @@ class RdmaRpcSvcTest {
         assertThat(program.unresolvedNames).containsOnly(literal + "/" + literal);
         assertThat(remote.getAddress().getHostName()).isEqualTo(literal);
         // Never a reserved port: a `secure` export refuses RPC-over-RDMA clients, as it refuses Linux's.
-        assertThat(remote.getPort()).isGreaterThanOrEqualTo(Connection.FIRST_PORT);
+        assertThat(remote.getPort()).isGreaterThanOrEqualTo(EfaFabric.FIRST_PORT);
     }
 
     @Test

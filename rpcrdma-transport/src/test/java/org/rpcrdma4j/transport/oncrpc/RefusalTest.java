@@ -8,7 +8,7 @@ import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.conn.ControlMessage;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
@@ -90,6 +90,7 @@ class RefusalTest {
 
         RawPeer second = new RawPeer(sim.rawFabric);
 
-        assertThat(second.connect(sim.serverFabric.localAddress()).type()).isEqualTo(ControlMessage.Type.CLOSE);
+        assertThat(second.connect(sim.serverFabric.localAddress())).as("refused").isNull();
+        assertThat(second.ends.poll()).isEqualTo(FabricStatus.REFUSED);
     }
 }

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.conn;
+package org.rpcrdma4j.transport.efa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conn.InlineThresholds;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 class ControlMessageTest {
@@ -14,7 +15,7 @@ class ControlMessageTest {
 
     @Test
     void connectRoundTrips() {
-        ControlMessage connect = ControlMessage.connect(TransportConfig.DEFAULT.privateData(), ADDRESS);
+        ControlMessage connect = ControlMessage.connect(TransportConfig.DEFAULT.privateData(), ADDRESS, 5);
         ByteBuffer bytes = connect.encode();
         assertThat(ControlMessage.decode(bytes, 0, bytes.limit())).contains(connect);
     }
@@ -22,7 +23,7 @@ class ControlMessageTest {
     @Test
     void acceptAndCloseRoundTrip() {
         for (ControlMessage message : new ControlMessage[] {
-            ControlMessage.accept(TransportConfig.DEFAULT.privateData(), 42), ControlMessage.close()}) {
+            ControlMessage.accept(TransportConfig.DEFAULT.privateData(), 5, 42), ControlMessage.close(42)}) {
             ByteBuffer bytes = message.encode();
             assertThat(ControlMessage.decode(bytes, 0, bytes.limit())).contains(message);
         }
@@ -30,7 +31,7 @@ class ControlMessageTest {
 
     @Test
     void unknownPrivateDataMeansTheRfc8166Defaults() {
-        ByteBuffer bytes = ControlMessage.accept(TransportConfig.DEFAULT.privateData(), 1).encode();
+        ByteBuffer bytes = ControlMessage.accept(TransportConfig.DEFAULT.privateData(), 1, 2).encode();
         bytes.putInt(4, 0x12345678);
         assertThat(ControlMessage.decode(bytes, 0, bytes.limit()).orElseThrow().privateData())
                 .isEqualTo(ConnectPrivateData.DEFAULT);
@@ -40,9 +41,17 @@ class ControlMessageTest {
 
     @Test
     void aLengthBeyondTheBytesIsRejected() {
-        ByteBuffer bytes = ControlMessage.connect(TransportConfig.DEFAULT.privateData(), ADDRESS).encode();
-        bytes.putInt(12, 1 << 30);
+        ByteBuffer bytes = ControlMessage.connect(TransportConfig.DEFAULT.privateData(), ADDRESS, 5).encode();
+        bytes.putInt(16, 1 << 30);
         assertThat(ControlMessage.decode(bytes, 0, bytes.limit())).isEmpty();
         assertThat(ControlMessage.decode(bytes, 0, 3)).isEmpty();
+    }
+
+    @Test
+    void messagesWithBytesLeftOverAreRejected() {
+        ByteBuffer close = ControlMessage.close(1).encode();
+        assertThat(ControlMessage.decode(ByteBuffer.allocate(12).put(close).flip(), 0, 12)).isEmpty();
+        ByteBuffer accept = ControlMessage.accept(TransportConfig.DEFAULT.privateData(), 1, 2).encode();
+        assertThat(ControlMessage.decode(accept, 0, accept.limit() - 4)).isEmpty();
     }
 }

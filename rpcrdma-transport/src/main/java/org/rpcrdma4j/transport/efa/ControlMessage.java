@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.conn;
+package org.rpcrdma4j.transport.efa;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -8,25 +8,31 @@ import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
- * A message on the control channel: what RDMA-CM's connect request, accept and disconnect do for a
- * verbs RC connection, carried as tagged sends since an EFA RDM endpoint has no connections. All
- * integers big-endian (XDR).
+ * A message on the control tag: what RDMA-CM's connect request, accept and disconnect do for a verbs
+ * RC connection, carried as tagged sends since an EFA RDM endpoint has no connections. All integers
+ * big-endian (XDR).
  *
  * <pre>
- * CONNECT: type=1 | RFC 8797 private data (8) | raw length (4) | raw address | identity (16) | number (4)
- * ACCEPT:  type=2 | RFC 8797 private data (8) | connection number (4)
- * CLOSE:   type=3
+ * CONNECT: type=1 | RFC 8797 private data (8) | requester id (4) | raw length (4) | raw address | identity (16) | number (4)
+ * ACCEPT:  type=2 | RFC 8797 private data (8) | requester id (4) | responder id (4)
+ * CLOSE:   type=3 | receiver's id (4)
  * </pre>
  *
- * The requester's address in CONNECT is its identity for the responder; the connection number in
- * ACCEPT is what the responder calls the connection, so both sides name it alike.
+ * Each side names a connection by an id of its own, unique among its fabric's open connections,
+ * whichever side opened them: the requester's id travels in CONNECT, the responder answers with both,
+ * and CLOSE names the connection by the id of the side it goes to. Data messages of a connection go on
+ * the data tag of the receiver's id ({@link EfaFabric}), so one fabric can serve a peer and be its
+ * client at the same time. A CLOSE answering a CONNECT refuses it.
  *
  * @param type        the kind of message
  * @param privateData the sender's RFC 8797 private data (CONNECT, ACCEPT), else {@code null}
  * @param address     the requester's address (CONNECT), else {@code null}
- * @param number      the connection number (ACCEPT), else 0
+ * @param receiverId  the id of the side the message goes to: the requester's for ACCEPT, the
+ *                    receiver's for CLOSE; 0 for CONNECT
+ * @param senderId    the id of the side that sends it (CONNECT, ACCEPT), else 0
  */
-public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress address, int number) {
+public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress address, int receiverId,
+                             int senderId) {
 
     /** The kinds of control message. */
     public enum Type {
@@ -34,7 +40,7 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
         CONNECT(1),
         /** A responder accepts it; the connection is up when this arrives. */
         ACCEPT(2),
-        /** Either side tears the connection down. */
+        /** Either side tears the connection down, or the responder refuses it. */
         CLOSE(3);
 
         private final int value;
@@ -46,8 +52,8 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
 
     /** The longest raw address accepted: the EFA raw address is 32 bytes. */
     public static final int MAX_RAW_LENGTH = 64;
-    /** The longest control message; receive buffers for the control channel have this size. */
-    public static final int MAX_LENGTH = 4 + ConnectPrivateData.ENCODED_LENGTH + 4 + MAX_RAW_LENGTH
+    /** The longest control message; receive buffers for the control tag have this size. */
+    public static final int MAX_LENGTH = 4 + ConnectPrivateData.ENCODED_LENGTH + 4 + 4 + MAX_RAW_LENGTH
             + FabricAddress.IDENTITY_LENGTH + 4;
 
     /**
@@ -56,7 +62,8 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
      * @param type        the kind
      * @param privateData private data for CONNECT and ACCEPT
      * @param address     the requester's address for CONNECT
-     * @param number      the connection number for ACCEPT
+     * @param receiverId  the receiver's id for ACCEPT and CLOSE
+     * @param senderId    the sender's id for CONNECT and ACCEPT
      */
     public ControlMessage {
         Objects.requireNonNull(type, "type");
@@ -71,38 +78,43 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
     /**
      * @param privateData the requester's private data
      * @param address     the requester's address
+     * @param requesterId the requester's id of the connection
      * @return a CONNECT message
      */
-    public static ControlMessage connect(ConnectPrivateData privateData, FabricAddress address) {
-        return new ControlMessage(Type.CONNECT, privateData, address, 0);
+    public static ControlMessage connect(ConnectPrivateData privateData, FabricAddress address, int requesterId) {
+        return new ControlMessage(Type.CONNECT, privateData, address, 0, requesterId);
     }
 
     /**
      * @param privateData the responder's private data
-     * @param number      the responder's number for the connection
+     * @param requesterId the requester's id of the connection, from its CONNECT
+     * @param responderId the responder's id of the connection
      * @return an ACCEPT message
      */
-    public static ControlMessage accept(ConnectPrivateData privateData, int number) {
-        return new ControlMessage(Type.ACCEPT, privateData, null, number);
+    public static ControlMessage accept(ConnectPrivateData privateData, int requesterId, int responderId) {
+        return new ControlMessage(Type.ACCEPT, privateData, null, requesterId, responderId);
     }
 
-    /** @return a CLOSE message */
-    public static ControlMessage close() {
-        return new ControlMessage(Type.CLOSE, null, null, 0);
+    /**
+     * @param receiverId the id the receiving side gave the connection
+     * @return a CLOSE message
+     */
+    public static ControlMessage close(int receiverId) {
+        return new ControlMessage(Type.CLOSE, null, null, receiverId, 0);
     }
 
     /** @return the encoded message in a new buffer, position 0, limit its length */
     public ByteBuffer encode() {
         ByteBuffer out = ByteBuffer.allocate(MAX_LENGTH).order(ByteOrder.BIG_ENDIAN);
         out.putInt(type.value);
-        if (privateData != null) {
-            out.put(privateData.toBytes());
-        }
-        if (type == Type.CONNECT) {
-            byte[] raw = address.raw();
-            out.putInt(raw.length).put(raw).put(address.identity()).putInt(address.number());
-        } else if (type == Type.ACCEPT) {
-            out.putInt(number);
+        switch (type) {
+            case CONNECT -> {
+                byte[] raw = address.raw();
+                out.put(privateData.toBytes()).putInt(senderId).putInt(raw.length).put(raw)
+                        .put(address.identity()).putInt(address.number());
+            }
+            case ACCEPT -> out.put(privateData.toBytes()).putInt(receiverId).putInt(senderId);
+            case CLOSE -> out.putInt(receiverId);
         }
         return out.flip();
     }
@@ -124,18 +136,20 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
         }
         int type = view.getInt();
         if (type == Type.CLOSE.value) {
-            return Optional.of(close());
+            return view.remaining() == 4 ? Optional.of(close(view.getInt())) : Optional.empty();
         }
         if ((type != Type.CONNECT.value && type != Type.ACCEPT.value)
-                || view.remaining() < ConnectPrivateData.ENCODED_LENGTH + 4) {
+                || view.remaining() < ConnectPrivateData.ENCODED_LENGTH + 8) {
             return Optional.empty();
         }
         ConnectPrivateData privateData = ConnectPrivateData.decode(view, view.position(),
                 ConnectPrivateData.ENCODED_LENGTH).orElse(ConnectPrivateData.DEFAULT);
         view.position(view.position() + ConnectPrivateData.ENCODED_LENGTH);
         if (type == Type.ACCEPT.value) {
-            return Optional.of(accept(privateData, view.getInt()));
+            return view.remaining() == 8 ? Optional.of(accept(privateData, view.getInt(), view.getInt()))
+                    : Optional.empty();
         }
+        int requesterId = view.getInt();
         // Check the count before sizing anything from it (STYLE.md §1).
         long rawLength = Integer.toUnsignedLong(view.getInt());
         if (rawLength > MAX_RAW_LENGTH || view.remaining() != rawLength + FabricAddress.IDENTITY_LENGTH + 4) {
@@ -144,6 +158,6 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
         byte[] raw = new byte[(int) rawLength];
         byte[] identity = new byte[FabricAddress.IDENTITY_LENGTH];
         view.get(raw).get(identity);
-        return Optional.of(connect(privateData, new FabricAddress(raw, identity, view.getInt())));
+        return Optional.of(connect(privateData, new FabricAddress(raw, identity, view.getInt()), requesterId));
     }
 }

@@ -1,0 +1,246 @@
+package org.rpcrdma4j.transport.efa;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.Segment;
+
+/**
+ * One connection of an {@link EfaFabric}: a peer handle, the ids both sides gave the connection, and
+ * what is posted on it. Messages go on the data tag of the receiver's id, so the endpoint matches
+ * each message to this connection's receives alone. Progress thread only.
+ *
+ * <p>When the connection ends, its posted receives come back flushed at once (the endpoint cannot
+ * cancel one receive; they stay posted until the peer goes) and its sends and RDMA operations when
+ * the endpoint ends them; then the listener hears {@link ConnectionListener#onDisconnected}.
+ */
+final class EfaConnection implements FabricConnection {
+
+    private enum State { CONNECTING, ESTABLISHED, CLOSED }
+
+    private final EfaFabric fabric;
+    private final int id;
+    private final long peerHandle;
+    private final FabricAddress peer;
+    private final ConnectionListener listener;
+    private final boolean requester;
+    private final Map<Long, ByteBuffer> receives = new HashMap<>();
+    private volatile InetSocketAddress localSocketAddress;
+    private final InetSocketAddress remoteSocketAddress;
+    private State state = State.CONNECTING;
+    private int peerId;
+    private int outstanding;
+    private FabricStatus endStatus;
+    private String endDetail;
+    private boolean disconnected;
+
+    /**
+     * @param fabric     the fabric
+     * @param id         this side's id of the connection
+     * @param peerHandle the endpoint's handle of the peer
+     * @param peer       the peer's address
+     * @param requester  whether this side opened the connection
+     * @param peerId     the peer's id of the connection; a requester learns it from ACCEPT
+     * @param listener   gets the connection's events
+     */
+    EfaConnection(EfaFabric fabric, int id, long peerHandle, FabricAddress peer, boolean requester, int peerId,
+                  ConnectionListener listener) {
+        this.fabric = fabric;
+        this.id = id;
+        this.peerHandle = peerHandle;
+        this.peer = peer;
+        this.peerId = peerId;
+        this.listener = listener;
+        this.requester = requester;
+        FabricAddress local = fabric.localAddress();
+        if (requester) {
+            remoteSocketAddress = new InetSocketAddress(peer.inetAddress(), peer.number() & 0xFFFF);
+        } else {
+            localSocketAddress = new InetSocketAddress(local.inetAddress(), local.number() & 0xFFFF);
+            remoteSocketAddress = new InetSocketAddress(peer.inetAddress(), EfaFabric.port(id));
+        }
+    }
+
+    int id() {
+        return id;
+    }
+
+    long peerHandle() {
+        return peerHandle;
+    }
+
+    int peerId() {
+        return peerId;
+    }
+
+    boolean requester() {
+        return requester;
+    }
+
+    boolean connecting() {
+        return state == State.CONNECTING;
+    }
+
+    boolean closed() {
+        return state == State.CLOSED;
+    }
+
+    /** The peer accepted (requester) or this side's ACCEPT went out (responder). */
+    void established(ConnectPrivateData peerData, int acceptedPeerId) {
+        if (requester) {
+            peerId = acceptedPeerId;
+            localSocketAddress = new InetSocketAddress(fabric.localAddress().inetAddress(), EfaFabric.port(peerId));
+        }
+        state = State.ESTABLISHED;
+        listener.onEstablished(peerData);
+    }
+
+    @Override
+    public FabricAddress peer() {
+        return peer;
+    }
+
+    @Override
+    public InetSocketAddress localSocketAddress() {
+        return localSocketAddress;
+    }
+
+    @Override
+    public InetSocketAddress remoteSocketAddress() {
+        return remoteSocketAddress;
+    }
+
+    @Override
+    public boolean postReceive(ByteBuffer buffer) {
+        if (state == State.CLOSED) {
+            return false;
+        }
+        long context = fabric.receive(this, peerHandle, buffer, EfaFabric.dataTag(id));
+        if (context < 0) {
+            return false;
+        }
+        receives.put(context, buffer);
+        return true;
+    }
+
+    @Override
+    public boolean send(ByteBuffer message, long context) {
+        if (state == State.CLOSED) {
+            flush(() -> listener.onSendCompleted(context, FabricStatus.FLUSHED));
+            return true;
+        }
+        if (!fabric.send(this, peerHandle, message, EfaFabric.dataTag(peerId), context)) {
+            return false;
+        }
+        outstanding++;
+        return true;
+    }
+
+    @Override
+    public boolean read(Registration local, long localOffset, Segment remote, long context) {
+        if (state == State.CLOSED) {
+            flush(() -> listener.onRdmaCompleted(context, FabricStatus.FLUSHED));
+            return true;
+        }
+        if (!fabric.rdma(this, true, peerHandle, local, localOffset, remote, context)) {
+            return false;
+        }
+        outstanding++;
+        return true;
+    }
+
+    @Override
+    public boolean write(Registration local, long localOffset, Segment remote, long context) {
+        if (state == State.CLOSED) {
+            flush(() -> listener.onRdmaCompleted(context, FabricStatus.FLUSHED));
+            return true;
+        }
+        if (!fabric.rdma(this, false, peerHandle, local, localOffset, remote, context)) {
+            return false;
+        }
+        outstanding++;
+        return true;
+    }
+
+    @Override
+    public void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (!connecting() || !requester) {
+            fabric.sendControl(peerHandle, ControlMessage.close(peerId));
+        }
+        end(FabricStatus.CLOSED, "closed by this side");
+    }
+
+    /**
+     * Ends the connection without telling the peer (it told us, or it is gone): what is posted comes
+     * back flushed, then the listener hears the end.
+     */
+    void end(FabricStatus status, String detail) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        endStatus = status;
+        endDetail = detail;
+        for (Map.Entry<Long, ByteBuffer> receive : receives.entrySet()) {
+            fabric.orphan(receive.getKey());
+            ByteBuffer buffer = receive.getValue();
+            flush(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
+        }
+        receives.clear();
+        fabric.defer(this::disconnectIfDone);
+    }
+
+    void onReceived(long context, ByteBuffer buffer, FabricStatus status, int length) {
+        receives.remove(context);
+        if (status.ok()) {
+            listener.onReceived(buffer, length);
+        } else {
+            listener.onReceiveFailed(buffer, status);
+        }
+    }
+
+    void onSendCompleted(long context, FabricStatus status) {
+        outstanding--;
+        listener.onSendCompleted(context, closed() && !status.ok() ? FabricStatus.FLUSHED : status);
+        disconnectIfDone();
+    }
+
+    void onRdmaCompleted(long context, FabricStatus status) {
+        outstanding--;
+        listener.onRdmaCompleted(context, closed() && !status.ok() ? FabricStatus.FLUSHED : status);
+        disconnectIfDone();
+    }
+
+    /** Reports one piece of work flushed, on the progress thread's next turn, before the disconnect. */
+    private void flush(Runnable report) {
+        outstanding++;
+        fabric.defer(() -> {
+            outstanding--;
+            report.run();
+            disconnectIfDone();
+        });
+    }
+
+    private void disconnectIfDone() {
+        if (state == State.CLOSED && outstanding == 0 && !disconnected) {
+            disconnected = true;
+            fabric.forget(this);
+            listener.onDisconnected(endStatus, endDetail);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return (requester ? "to " : "from ") + peer.inetAddress().getHostAddress() + " #" + id + "/" + peerId;
+    }
+}

@@ -1,0 +1,109 @@
+package org.rpcrdma4j.transport.rw;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.xdr.Segment;
+
+/**
+ * The sends, RDMA Reads and RDMA Writes of one connection, each called back when it ends. Work the
+ * fabric has no room for (EAGAIN) waits here, in order, and is started again after every completion:
+ * a Send never overtakes the RDMA Writes queued before it (RFC 8166 §3.4.6: chunk data before the
+ * reply). The wait is bounded by the credits, since everything queued belongs to a call within the
+ * credit limit or answers one. Progress thread only.
+ *
+ * <p>Buffer ownership: the bytes of queued work belong to the fabric until its callback.
+ */
+public final class WorkQueue {
+
+    private enum Kind { SEND, READ, WRITE }
+
+    private record Work(Kind kind, ByteBuffer message, Registration local, long localOffset, Segment remote,
+                        long context) {
+    }
+
+    private final FabricConnection connection;
+    private final Map<Long, Consumer<FabricStatus>> callbacks = new HashMap<>();
+    private final ArrayDeque<Work> waiting = new ArrayDeque<>();
+    private long nextContext;
+
+    /** @param connection the connection to work on */
+    public WorkQueue(FabricConnection connection) {
+        this.connection = connection;
+    }
+
+    /**
+     * Sends a message.
+     *
+     * @param message the message, owned by the fabric until {@code done}
+     * @param done    called with the outcome, on the progress thread
+     */
+    public void send(ByteBuffer message, Consumer<FabricStatus> done) {
+        start(new Work(Kind.SEND, message, null, 0, null, nextContext++), done);
+    }
+
+    /**
+     * Reads the peer's bytes into registered memory.
+     *
+     * @param local       the target registration
+     * @param localOffset where in it
+     * @param remote      the peer's segment
+     * @param done        called with the outcome, on the progress thread
+     */
+    public void read(Registration local, long localOffset, Segment remote, Consumer<FabricStatus> done) {
+        start(new Work(Kind.READ, null, local, localOffset, remote, nextContext++), done);
+    }
+
+    /**
+     * Writes registered memory into the peer's segment.
+     *
+     * @param local       the source registration
+     * @param localOffset where in it
+     * @param remote      the peer's segment; its length is the byte count
+     * @param done        called with the outcome, on the progress thread
+     */
+    public void write(Registration local, long localOffset, Segment remote, Consumer<FabricStatus> done) {
+        start(new Work(Kind.WRITE, null, local, localOffset, remote, nextContext++), done);
+    }
+
+    /**
+     * Ends a piece of work and starts what waits.
+     *
+     * @param context the completed work's context
+     * @param status  its outcome
+     */
+    public void onCompleted(long context, FabricStatus status) {
+        Consumer<FabricStatus> done = callbacks.remove(context);
+        if (done != null) {
+            done.accept(status);
+        }
+        while (!waiting.isEmpty() && post(waiting.peek())) {
+            waiting.poll();
+        }
+    }
+
+    /** @return whether nothing is in progress or waiting */
+    public boolean idle() {
+        return callbacks.isEmpty();
+    }
+
+    private void start(Work work, Consumer<FabricStatus> done) {
+        callbacks.put(work.context(), done);
+        if (!waiting.isEmpty() || !post(work)) {
+            waiting.add(work);
+        }
+    }
+
+    private boolean post(Work work) {
+        return switch (work.kind()) {
+            case SEND -> connection.send(work.message(), work.context());
+            case READ -> connection.read(work.local(), work.localOffset(), work.remote(), work.context());
+            case WRITE -> connection.write(work.local(), work.localOffset(), work.remote(), work.context());
+        };
+    }
+}
