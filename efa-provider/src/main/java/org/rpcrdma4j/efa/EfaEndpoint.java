@@ -32,6 +32,21 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * application sees is a {@code false} from a call when the endpoint's TX or RX entry table is full
  * (EAGAIN): poll completions and progress, then try again.
  *
+ * <h2>Peers</h2>
+ * A peer that comes back as a new queue pair on the same GID and QPN with a new connid (a
+ * restarted process, efa-rdm-protocol-v4.md §4.4 "QP collision") is a new peer with a new handle,
+ * whether it is {@linkplain #insert inserted} or its first packet names it; the old handle's
+ * operations end with {@link EfaErrorCode#PEER_RESTARTED}. A peer that stops receiving is held to
+ * its share of the endpoint ({@link EndpointLimits}) and, after a bounded time of RNR, declared
+ * unreachable: its operations end with {@link EfaErrorCode#PEER_UNREACHABLE}, and so does
+ * everything started with it later. {@link #remove(long)} forgets a peer and all it holds.
+ *
+ * <h2>Lifecycle</h2>
+ * {@link #close()} ends every operation with {@link EfaErrorCode#CANCELED}, releases every peer,
+ * address handle, packet buffer, posted receive and registration the endpoint holds, and closes the
+ * device, which frees its QPN. Its completions remain to be {@linkplain #poll polled}; every other
+ * call throws {@link EndpointClosedException}.
+ *
  * <h2>Buffer ownership</h2>
  * The bytes between position and limit of a buffer given to a send or receive belong to the
  * endpoint until that operation's completion has been written: a send's may be read at any time
@@ -41,13 +56,15 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * Not thread-safe. One thread calls everything, including {@link #progress(long)}; with an
  * {@link EndpointProgressThread}, that thread.
  */
-public final class EfaEndpoint {
+public final class EfaEndpoint implements AutoCloseable {
 
     /** The handle that names no peer: a receive posted with it takes messages from anyone. */
     public static final long ADDR_UNSPEC = -1;
 
     private final Device device;
+    private final EndpointConfig config;
     private final ProgressEngine engine;
+    private boolean closed;
 
     /**
      * Creates an endpoint over a device and posts its receive buffers.
@@ -57,7 +74,8 @@ public final class EfaEndpoint {
      */
     public EfaEndpoint(Device device, EndpointConfig config) {
         this.device = Objects.requireNonNull(device, "device");
-        this.engine = new ProgressEngine(device, Objects.requireNonNull(config, "config"));
+        this.config = Objects.requireNonNull(config, "config");
+        this.engine = new ProgressEngine(device, config);
     }
 
     /** @return this endpoint's raw address, to hand to peers out of band */
@@ -69,11 +87,29 @@ public final class EfaEndpoint {
      * Inserts a peer into the address vector ({@code fi_av_insert}).
      *
      * @param address the peer's raw address
-     * @return the peer's handle; inserting the same address again returns the same handle
-     * @throws IllegalArgumentException if the address's GID and QPN are inserted with another connid
+     * @return the peer's handle; inserting the same address again returns the same handle. A new
+     *     connid on the GID and QPN of a known peer gives a new handle, and the old one's operations
+     *     end with {@link EfaErrorCode#PEER_RESTARTED}
+     * @throws EndpointClosedException if the endpoint is closed
      */
     public long insert(EndpointAddress address) {
+        requireOpen();
         return engine.insert(Objects.requireNonNull(address, "address"));
+    }
+
+    /**
+     * Removes a peer from the address vector ({@code fi_av_remove}): its operations end with
+     * {@link EfaErrorCode#CANCELED} (those the device still works on, when it reports them), what
+     * was received from it and not yet taken is dropped, and its handle may be given to a peer
+     * inserted later. Inserting its address again makes a fresh peer, unreachable ones included.
+     *
+     * @param handle the peer's handle
+     * @throws IllegalArgumentException if the handle names no peer
+     * @throws EndpointClosedException if the endpoint is closed
+     */
+    public void remove(long handle) {
+        requireOpen();
+        engine.remove(requirePeer(handle));
     }
 
     /**
@@ -85,6 +121,7 @@ public final class EfaEndpoint {
      *     {@code null} if the device cannot register more memory
      */
     public MemoryRegion register(ByteBuffer memory, Set<Access> access) {
+        requireOpen();
         return device.registerMemory(memory, access);
     }
 
@@ -94,6 +131,7 @@ public final class EfaEndpoint {
      * @param region a region this endpoint registered
      */
     public void deregister(MemoryRegion region) {
+        requireOpen();
         device.deregisterMemory(region);
     }
 
@@ -164,6 +202,9 @@ public final class EfaEndpoint {
      * @throws IllegalArgumentException if the source names no peer
      */
     public boolean recv(long source, ByteBuffer buffer, long context) {
+        if (!config.tags().isEmpty()) {
+            throw new IllegalStateException("the endpoint declared its tags: it takes tagged messages only");
+        }
         return engine.recv(requireSource(source), requireWritable(buffer), false, 0, 0, context);
     }
 
@@ -227,7 +268,22 @@ public final class EfaEndpoint {
      * @return how much work was done, 0 if none (an idle strategy may back off then)
      */
     public int progress(long nowNs) {
+        requireOpen();
         return engine.progress(nowNs);
+    }
+
+    /**
+     * Closes the endpoint ({@code fi_close}): every operation in progress completes with
+     * {@link EfaErrorCode#CANCELED}, every peer is removed, and everything the endpoint holds is
+     * released, the device included. Completions written before and by the close can still be
+     * {@linkplain #poll polled}. Closing again does nothing.
+     */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            engine.close();
+        }
     }
 
     /**
@@ -236,6 +292,7 @@ public final class EfaEndpoint {
      * @param sink receives each entry, oldest first
      * @param max the most entries to hand over
      * @return how many were handed over
+     * @throws RuntimeException what {@code sink} throws; the entry it was handed counts as handed over
      */
     public int poll(Consumer<CompletionEntry> sink, int max) {
         return engine.poll(Objects.requireNonNull(sink, "sink"), max);
@@ -249,12 +306,22 @@ public final class EfaEndpoint {
         return engine.counter(counter);
     }
 
-    /** @return how many messages wait in the unexpected queue for a receive */
-    public int unexpectedCount() {
-        return engine.unexpectedCount();
+    /**
+     * @param gauge something the endpoint holds
+     * @return how much of it it holds now; 0 for all but {@link EndpointGauge#COMPLETIONS} once closed
+     */
+    public long gauge(EndpointGauge gauge) {
+        return engine.gauge(Objects.requireNonNull(gauge, "gauge"));
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new EndpointClosedException(engine.address());
+        }
     }
 
     private long requirePeer(long handle) {
+        requireOpen();
         if (!engine.knows(handle)) {
             throw new IllegalArgumentException("no peer with handle " + handle);
         }
@@ -262,6 +329,7 @@ public final class EfaEndpoint {
     }
 
     private long requireSource(long handle) {
+        requireOpen();
         return handle == ADDR_UNSPEC ? handle : requirePeer(handle);
     }
 

@@ -43,7 +43,26 @@ public enum EfaErrorCode {
      */
     PEER_LACKS_FEATURE(4098),
     /** Provider: this endpoint's device lacks the capability the operation needs. */
-    DEVICE_LACKS_FEATURE(4099);
+    DEVICE_LACKS_FEATURE(4099),
+    /**
+     * Provider: the peer is unreachable, so the endpoint dropped every operation with it. Either it
+     * answered receiver-not-ready for longer than {@link EndpointLimits#peerUnreachableNs()}
+     * without accepting a packet, or handling its traffic failed on the progress path. The peer
+     * stays unreachable until it is {@linkplain EfaEndpoint#remove(long) removed} and inserted
+     * again, or comes back with a new connid.
+     */
+    PEER_UNREACHABLE(4100),
+    /**
+     * Provider: a new queue pair with a new connid took the peer's GID and QPN: the process behind
+     * the old one restarted (efa-rdm-protocol-v4.md §4.4, "QP collision"), and what was in progress
+     * with it can never finish. The new one is a new peer with a new handle.
+     */
+    PEER_RESTARTED(4101),
+    /**
+     * Provider: the operation was cancelled because its endpoint was closed or its peer removed
+     * from the address vector (libfabric's {@code FI_ECANCELED}).
+     */
+    CANCELED(4102);
 
     private final int value;
 

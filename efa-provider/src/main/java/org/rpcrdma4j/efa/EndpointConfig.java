@@ -1,5 +1,9 @@
 package org.rpcrdma4j.efa;
 
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+
 /**
  * The knobs of an {@link EfaEndpoint}, with libfabric's EFA defaults where libfabric has one.
  * Build variants with the {@code withX()} methods from {@link #DEFAULT}.
@@ -37,13 +41,18 @@ package org.rpcrdma4j.efa;
  * @param initialMsgId the first msg_id towards and from every peer; both ends must agree. libfabric
  *     starts at 0; tests start near 2^32 to exercise the wrap (protocol §3.2, eager tip 1)
  * @param randomSeed the seed of the endpoint's random source (RNR backoff jitter)
+ * @param limits what one peer may make the endpoint hold, and when a peer is unreachable
+ * @param tags the tags the endpoint receives on; empty (the default) means any tag and untagged
+ *     messages. Once declared, a message that arrives untagged or on another tag is dropped at
+ *     once and counted ({@link EndpointCounter#UNDECLARED_TAG_MESSAGES}), and untagged receives
+ *     are refused
  */
 public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMessageSize, int txEntryCount,
                              int rxEntryCount, int txPacketCount, int rxBufferCount, int reorderWindow,
                              int longCtsCredits, long rnrBackoffMinNs, long rnrBackoffMaxInitialNs,
                              long rnrBackoffCapNs, boolean requestConnidHeader,
                              boolean requestConstantHeaderLength, boolean rdmaRead, boolean rdmaWrite, long hostId,
-                             int initialMsgId, long randomSeed) {
+                             int initialMsgId, long randomSeed, EndpointLimits limits, Set<Long> tags) {
 
     /** libfabric's default largest medium message, 64 KiB. */
     public static final int DEFAULT_MEDIUM_MAX_SIZE = 65536;
@@ -61,7 +70,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
     /** The defaults. */
     public static final EndpointConfig DEFAULT = new EndpointConfig(Integer.MAX_VALUE, DEFAULT_MEDIUM_MAX_SIZE,
             DEFAULT_MIN_READ_MESSAGE_SIZE, 1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64, 40_000L, 120_000L,
-            1_000_000_000L, true, false, true, true, 0L, 0, 0L);
+            1_000_000_000L, true, false, true, true, 0L, 0, 0L, EndpointLimits.DEFAULT, Set.of());
 
     /**
      * Checks the components.
@@ -78,6 +87,8 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
             throw new IllegalArgumentException("bad RNR backoff range " + rnrBackoffMinNs + ".."
                     + rnrBackoffMaxInitialNs + " capped at " + rnrBackoffCapNs);
         }
+        Objects.requireNonNull(limits, "limits");
+        tags = Set.copyOf(Objects.requireNonNull(tags, "tags"));
     }
 
     /** @param value the largest eager message @return a copy with it */
@@ -85,7 +96,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(value, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value the largest medium message @return a copy with it */
@@ -93,7 +104,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, value, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value the smallest long-read message @return a copy with it */
@@ -101,7 +112,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value how many operations may be in progress @return a copy with it */
@@ -109,7 +120,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, value, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value how many receives may be posted @return a copy with it */
@@ -117,7 +128,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, value, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value how many send packet buffers @return a copy with it */
@@ -125,7 +136,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, value,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value how many receive buffers to keep posted @return a copy with it */
@@ -133,7 +144,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, value, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value the reorder window in msg_ids @return a copy with it */
@@ -141,7 +152,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value CTSDATA packets per CTS window @return a copy with it */
@@ -149,7 +160,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /**
@@ -162,7 +173,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
                 requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed);
+                randomSeed, limits, tags);
     }
 
     /** @param value whether to request the connid header @return a copy with it */
@@ -170,14 +181,14 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed);
+                randomSeed, limits, tags);
     }
 
     /** @param value whether to request constant header length @return a copy with it */
     public EndpointConfig withRequestConstantHeaderLength(boolean value) {
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
-                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed);
+                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value whether to announce and use RDMA read @return a copy with it */
@@ -185,7 +196,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value whether to announce and use RDMA write @return a copy with it */
@@ -193,7 +204,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value the host id for the handshake @return a copy with it */
@@ -201,7 +212,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value,
-                initialMsgId, randomSeed);
+                initialMsgId, randomSeed, limits, tags);
     }
 
     /** @param value the first msg_id, u32 held in an int @return a copy with it */
@@ -209,7 +220,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value,
-                randomSeed);
+                randomSeed, limits, tags);
     }
 
     /** @param value the seed of the endpoint's random source @return a copy with it */
@@ -217,6 +228,32 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, value);
+                initialMsgId, value, limits, tags);
+    }
+
+    /** @param value what one peer may make the endpoint hold @return a copy with it */
+    public EndpointConfig withLimits(EndpointLimits value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed, value, tags);
+    }
+
+    /**
+     * Declares the tags this endpoint receives on: a message untagged or on any other tag is then
+     * dropped as soon as it arrives, before it can take an RX entry or bytes.
+     *
+     * @param values the tags, matched exactly; none to accept everything again
+     * @return a copy with them
+     */
+    public EndpointConfig withTags(long... values) {
+        final Set<Long> declared = new HashSet<>();
+        for (long value : values) {
+            declared.add(value);
+        }
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed, limits, declared);
     }
 }

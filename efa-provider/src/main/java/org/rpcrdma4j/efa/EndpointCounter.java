@@ -21,18 +21,36 @@ public enum EndpointCounter {
     UNSUPPORTED_PACKETS,
     /** Received packets that name an operation the endpoint does not have (stale or duplicate ids). */
     ORPHAN_PACKETS,
-    /** Received REQ packets whose msg_id lies beyond the reorder window. */
+    /**
+     * Received REQ packets whose msg_id lies beyond the reorder window, or that arrived early
+     * while the bytes held for their peer were at the unexpected-bytes limit.
+     */
     REORDER_OVERFLOW_PACKETS,
     /** Received REQ packets held because an earlier msg_id had not arrived (FI_ORDER_SAS). */
     REORDERED_PACKETS,
     /** Messages that arrived before a matching receive was posted. */
     UNEXPECTED_MESSAGES,
     /**
-     * Messages dropped because they arrived before any receive while every RX entry was taken: an
-     * unexpected message holds an RX entry until a receive takes it, which bounds what a peer that
-     * outruns the receives can make this endpoint hold (libfabric answers ENOBUFS there).
+     * Messages dropped because they arrived before any receive while the unexpected queue was at
+     * one of its {@link EndpointLimits} (per peer or in total, by count or by bytes) or every RX
+     * entry was taken: an unexpected message holds an RX entry and its bytes until a receive takes
+     * it, which bounds what a peer that outruns the receives can make this endpoint hold.
      */
     UNEXPECTED_DROPPED_MESSAGES,
+    /**
+     * Messages dropped at once because they arrived untagged or on a tag the endpoint did not
+     * declare ({@link EndpointConfig#withTags(long...)}).
+     */
+    UNDECLARED_TAG_MESSAGES,
+    /** Received packets from a peer the endpoint declared unreachable or that was replaced by a restart. */
+    DEAD_PEER_PACKETS,
+    /** Peers declared unreachable ({@link EfaErrorCode#PEER_UNREACHABLE}). */
+    PEERS_UNREACHABLE,
+    /**
+     * Exceptions caught on the progress path, each contained to the packet, operation or peer it
+     * came from; the first is logged with its stack trace.
+     */
+    PROGRESS_ERRORS,
     /** Packets that came back with receiver-not-ready and were queued for retransmission. */
     RNR_RETRANSMISSIONS,
     /** Times a peer entered RNR backoff. */

@@ -57,7 +57,7 @@ class EagerMessagingTest {
     void messageBeforeItsReceiveWaitsInTheUnexpectedQueue() {
         pair.a.send(pair.aToB, SimPair.pattern(100, 1), 1);
         pair.runUntil(() -> pair.doneA.size() == 1);
-        assertThat(pair.b.unexpectedCount()).isEqualTo(1);
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(1);
 
         final ByteBuffer into = ByteBuffer.allocate(100);
         pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 2);
@@ -65,7 +65,7 @@ class EagerMessagingTest {
 
         assertThat(pair.doneB.get(0).length()).isEqualTo(100);
         assertThat(into.rewind()).isEqualTo(SimPair.pattern(100, 1));
-        assertThat(pair.b.unexpectedCount()).isZero();
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
         assertThat(pair.b.counter(EndpointCounter.UNEXPECTED_MESSAGES)).isEqualTo(1);
     }
 
@@ -86,7 +86,7 @@ class EagerMessagingTest {
         assertThat(pair.doneB.get(1).tag()).isEqualTo(0xAB42);
         assertThat(tagged.get(0)).isEqualTo((byte) 3);
         assertThat(untagged.get(0)).isEqualTo((byte) 2);
-        assertThat(pair.b.unexpectedCount()).isEqualTo(1);
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(1);
 
         final ByteBuffer late = ByteBuffer.allocate(8);
         pair.b.recvTagged(EfaEndpoint.ADDR_UNSPEC, late, 0xCD00, 0, 6);

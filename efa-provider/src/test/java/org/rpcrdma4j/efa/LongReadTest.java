@@ -81,7 +81,7 @@ class LongReadTest {
         final SimPair pair = new SimPair(seed.seed());
         pair.handshake();
         pair.a.send(pair.aToB, SimPair.pattern(MIN_READ, 4), 1);
-        pair.runUntil(() -> pair.b.unexpectedCount() == 1);
+        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
         for (int i = 0; i < 100; i++) {
             pair.step();
         }
@@ -204,7 +204,7 @@ class LongReadTest {
         for (int i = 0; i < sizes.length; i++) {
             assertThat(pair.a.send(pair.aToB, SimPair.pattern(sizes[i], i), i)).isTrue();
         }
-        pair.runUntil(() -> pair.doneB.size() == sizes.length / 2 && pair.b.unexpectedCount() == sizes.length / 2);
+        pair.runUntil(() -> pair.doneB.size() == sizes.length / 2 && pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == sizes.length / 2);
         for (int i = sizes.length / 2; i < sizes.length; i++) {
             pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into.get(i), i);
         }

@@ -14,7 +14,8 @@ import org.rpcrdma4j.efa.device.sim.FaultPlan;
 /**
  * A peer process dies and a new one comes up on the same GID and QPN with a new connid
  * (efa-rdm-protocol-v4.md §4.4, "QP collision"): the survivor takes it as a new peer and talks to it,
- * while what the dead queue pair still sends is dropped as stale.
+ * whether the new one speaks first or the survivor inserts its address, while what the dead queue
+ * pair still sends is dropped as stale and what was in progress with it ends with PEER_RESTARTED.
  */
 class PeerRestartTest {
 
@@ -32,6 +33,11 @@ class PeerRestartTest {
         pair.fabric.setLinkFaults(pair.deviceB, pair.deviceA, FaultPlan.NONE.withDelay(LATE_NS, LATE_NS));
         pair.b.send(oldBToA, ByteBuffer.allocate(8), 0);
         pair.fabric.setLinkFaults(pair.deviceB, pair.deviceA, FaultPlan.NONE);
+        // What A has in progress with the old B: a receive only it could satisfy, and a long-CTS
+        // send the old B will never grant a window for.
+        pair.a.recv(pair.aToB, ByteBuffer.allocate(8), 10);
+        pair.a.send(pair.aToB, SimPair.pattern(100_000, 3), 11);
+        pair.step();
 
         pair.fabric.restart(pair.deviceB);
         final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB, EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
@@ -40,8 +46,12 @@ class PeerRestartTest {
         final ByteBuffer atA = ByteBuffer.allocate(100);
         pair.a.recv(EfaEndpoint.ADDR_UNSPEC, atA, 1);
         reborn.send(reborn.insert(pair.a.address()), hello, 2);
-        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 1 && doneReborn.size() == 1);
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 3 && doneReborn.size() == 1);
 
+        final List<CompletionEntry> ended = pair.doneA.stream().filter(entry -> entry.context() >= 10).toList();
+        assertThat(ended).extracting(CompletionEntry::context).containsExactlyInAnyOrder(10L, 11L);
+        assertThat(ended).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.PEER_RESTARTED);
+        pair.doneA.removeAll(ended);
         final CompletionEntry received = pair.doneA.get(0);
         assertThat(received.ok()).isTrue();
         assertThat(atA).isEqualTo(hello);
@@ -64,6 +74,55 @@ class PeerRestartTest {
         run(pair, reborn, doneReborn, () -> pair.now > late);
         assertThat(pair.a.counter(EndpointCounter.STALE_CONNID_PACKETS)).isEqualTo(staleBefore + 1);
         assertThat(pair.doneA).hasSize(2);
+        // The old handle stays valid, and dead: a send to it ends at once.
+        pair.a.send(pair.aToB, ByteBuffer.allocate(1), 12);
+        pair.a.poll(pair.doneA::add, Integer.MAX_VALUE);
+        assertThat(pair.doneA.get(2).error()).isEqualTo(EfaErrorCode.PEER_RESTARTED);
+    }
+
+    @Test
+    void theSurvivorInsertsTheRestartedPeersNewAddressAndReachesIt() {
+        final SimPair pair = new SimPair(seed.seed());
+        pair.handshake();
+        pair.a.send(pair.aToB, SimPair.pattern(100_000, 3), 1);  // B never takes it: waits for a CTS
+        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+
+        pair.fabric.restart(pair.deviceB);
+        final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB, EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
+        final List<CompletionEntry> doneReborn = new ArrayList<>();
+        // This used to throw "is inserted with connid": the same GID and QPN with a new connid.
+        final long aToReborn = pair.a.insert(reborn.address());
+        assertThat(aToReborn).isNotEqualTo(pair.aToB);
+        assertThat(pair.a.counter(EndpointCounter.PEER_RESTARTS)).isEqualTo(1);
+        assertThat(pair.a.insert(reborn.address())).isEqualTo(aToReborn);
+        pair.a.poll(pair.doneA::add, Integer.MAX_VALUE);
+        assertThat(pair.doneA).singleElement().satisfies(entry -> {
+            assertThat(entry.context()).isEqualTo(1);
+            assertThat(entry.error()).isEqualTo(EfaErrorCode.PEER_RESTARTED);
+        });
+
+        final ByteBuffer message = SimPair.pattern(20_000, 4);
+        final ByteBuffer atReborn = ByteBuffer.allocate(20_000);
+        reborn.recv(EfaEndpoint.ADDR_UNSPEC, atReborn, 2);
+        pair.a.send(aToReborn, message, 3);
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 2 && doneReborn.size() == 1);
+        assertThat(pair.doneA.get(1).ok()).isTrue();
+        assertThat(doneReborn.get(0).ok()).isTrue();
+        assertThat(atReborn).isEqualTo(message);
+
+        // And back: the reborn B answers A by the handle its receive reported.
+        final ByteBuffer atA = ByteBuffer.allocate(8);
+        pair.a.recv(aToReborn, atA, 4);
+        reborn.send(doneReborn.get(0).source(), SimPair.pattern(8, 5), 5);
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 3 && doneReborn.size() == 2);
+        assertThat(pair.doneA.get(2).ok()).isTrue();
+        assertThat(pair.doneA.get(2).source()).isEqualTo(aToReborn);
+        assertThat(atA).isEqualTo(SimPair.pattern(8, 5));
+        // Nothing of the old B is left at A once its handle is removed.
+        pair.a.remove(pair.aToB);
+        assertThat(pair.a.gauge(EndpointGauge.PEERS)).isEqualTo(1);
+        assertThat(pair.a.gauge(EndpointGauge.TX_ENTRIES)).isZero();
+        run(pair, reborn, doneReborn, () -> pair.fabric.inFlight() == 0 && pair.a.gauge(EndpointGauge.PACKETS_IN_USE) == 0);
     }
 
     /** Steps fabric, A and the reborn B (the dead B is left alone). */

@@ -46,7 +46,7 @@ class ReceiveBoundsTest {
             assertThat(pair.a.send(pair.aToB, SimPair.pattern(100, i), i)).isTrue();
         }
         pair.runUntil(() -> pair.doneA.size() == 10);
-        assertThat(pair.b.unexpectedCount()).isEqualTo(4);
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(4);
         assertThat(pair.b.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(6);
 
         // The table is full of unexpected messages, yet receives still take them.
@@ -59,7 +59,7 @@ class ReceiveBoundsTest {
         for (int i = 0; i < 4; i++) {
             assertThat(into[i]).isEqualTo(SimPair.pattern(100, i));
         }
-        assertThat(pair.b.unexpectedCount()).isZero();
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
 
         // With entries free again, the next message finds its receive.
         final ByteBuffer last = ByteBuffer.allocate(100);

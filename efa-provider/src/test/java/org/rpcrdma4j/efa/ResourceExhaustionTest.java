@@ -72,7 +72,7 @@ class ResourceExhaustionTest {
                 SimDeviceConfig.DEFAULT.withSendQueueDepth(3), twoCredits, twoCredits);
         final int size = 3 << 20;
         pair.a.send(pair.aToB, SimPair.pattern(size, 5), 1);
-        pair.runUntil(() -> pair.b.unexpectedCount() == 1);
+        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
         for (int i = 0; i < 100; i++) {
             pair.step();
         }

@@ -35,9 +35,14 @@ import java.util.function.Consumer;
  * {@link Capability} for. Whatever the device checks as it executes an operation ends in a
  * completion with a {@link CompletionStatus} instead, never an exception.
  *
+ * <h2>Lifecycle</h2>
+ * {@link #close()} destroys the queue pair ({@code ibv_destroy_qp}) with its address handles and
+ * registrations and frees its QPN; every later call but {@code close} throws
+ * {@link IllegalStateException}.
+ *
  * <p>Not thread-safe: one progress thread owns a device, as in the EFA provider.
  */
-public interface Device {
+public interface Device extends AutoCloseable {
 
     /** @return this queue pair's address: GID, QPN and current Q-Key (the provider's connid) */
     DeviceAddress address();
@@ -162,4 +167,12 @@ public interface Device {
      * @throws IllegalArgumentException if {@code max} is below 1
      */
     int pollCompletions(Consumer<Completion> sink, int max);
+
+    /**
+     * Destroys the queue pair, its address handles and its registrations, and frees its QPN on
+     * the fabric. Work posted and not yet completed never completes; peers' operations towards
+     * the QPN fail as towards any QPN that does not exist. Closing again does nothing.
+     */
+    @Override
+    void close();
 }

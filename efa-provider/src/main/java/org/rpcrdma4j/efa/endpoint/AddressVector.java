@@ -1,12 +1,14 @@
 package org.rpcrdma4j.efa.endpoint;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
+import java.util.function.Consumer;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.AddressHandle;
@@ -15,14 +17,30 @@ import org.rpcrdma4j.efa.device.Gid;
 
 /**
  * The address vector: raw addresses to peers (libfabric-programmers-guide.md, "Address Vectors").
- * A peer's handle ({@code fi_addr}) is its index. The device keeps one address handle per GID, so
- * queue pairs on one GID share it. Peers are found by handle for sends and by (GID, QPN) for
- * receives, which is what the device reports of a packet's source (§2.2).
+ * A peer's handle ({@code fi_addr}) is its index; the index of a removed peer is given to the next
+ * one, as libfabric reuses {@code fi_addr}s. The device keeps one address handle per GID, shared
+ * by the queue pairs on it and destroyed with the last peer that uses it. Peers are found by
+ * handle for sends and by (GID, QPN) for receives, which is what the device reports of a packet's
+ * source (§2.2).
+ *
+ * <p>QP collision (efa-rdm-protocol-v4.md §4.4): one (GID, QPN) may have been held by several
+ * queue pairs, each with its own connid. The latest one inserted is current, and packets from the
+ * (GID, QPN) belong to it; inserting a new connid replaces the current peer, which is handed to the
+ * restart handler, and its address is remembered as retired so that late packets of the dead queue
+ * pair are recognised as stale. libfabric keeps the same two tables ({@code cur_reverse_av} and
+ * {@code prv_reverse_av} in {@code efa_av.c}).
  */
 final class AddressVector {
 
+    /** How many replaced addresses are remembered; the oldest are forgotten first. */
+    static final int RETIRED_MEMORY = 1024;
+
     /** Looked up for every received packet, so its methods are written out (see {@link Gid#hashCode}). */
     private record DeviceKey(Gid gid, int qpn) {
+        DeviceKey(EndpointAddress address) {
+            this(address.gid(), address.qpn());
+        }
+
         @Override
         public boolean equals(Object other) {
             return other instanceof DeviceKey key && key.qpn == qpn && key.gid.equals(gid);
@@ -34,64 +52,56 @@ final class AddressVector {
         }
     }
 
+    private record SharedHandle(AddressHandle ah, int users) {
+    }
+
     private final Device device;
     private final EndpointConfig config;
     private final Random random;
+    private final Consumer<Peer> onRestart;
     private final List<Peer> peers = new ArrayList<>();
-    private final Map<DeviceKey, Peer> byDevice = new HashMap<>();
-    private final Map<Gid, AddressHandle> handles = new HashMap<>();
-    /** Connids of queue pairs a restart replaced, per GID and QPN: their late packets are stale. */
-    private final Map<DeviceKey, Set<Integer>> retired = new HashMap<>();
+    private final ArrayDeque<Integer> freeHandles = new ArrayDeque<>();
+    private final Map<DeviceKey, Peer> current = new HashMap<>();
+    private final Map<EndpointAddress, Peer> byAddress = new HashMap<>();
+    private final Map<Gid, SharedHandle> handles = new HashMap<>();
+    private final LinkedHashSet<EndpointAddress> retired = new LinkedHashSet<>();
 
-    AddressVector(Device device, EndpointConfig config, Random random) {
+    /**
+     * @param onRestart told of a peer whose (GID, QPN) a new connid took; it is no longer current
+     */
+    AddressVector(Device device, EndpointConfig config, Random random, Consumer<Peer> onRestart) {
         this.device = device;
         this.config = config;
         this.random = random;
+        this.onRestart = onRestart;
     }
 
     /**
-     * Inserts an address, or returns the peer already inserted under it.
-     *
-     * @throws IllegalArgumentException if the GID and QPN are known with another connid: the
-     *     caller decides whether that is a stale packet or a misuse
+     * Inserts an address, or returns the peer already inserted under it. A new connid on a known
+     * GID and QPN replaces the current peer there. An address known to have been replaced gives a
+     * peer that is {@link Peer.State#RESTARTED} from the start: the queue pair behind it is gone.
      */
     Peer insert(EndpointAddress address) {
-        final DeviceKey key = new DeviceKey(address.gid(), address.qpn());
-        final Peer known = byDevice.get(key);
+        final Peer known = byAddress.get(address);
         if (known != null) {
-            if (known.address.connid() != address.connid()) {
-                throw new IllegalArgumentException(address + " is inserted with connid 0x"
-                        + Integer.toHexString(known.address.connid()));
-            }
             return known;
         }
-        final AddressHandle ah = handles.computeIfAbsent(address.gid(), device::createAddressHandle);
-        final Peer peer = new Peer(peers.size(), address, ah,
-                new ReorderWindow(config.reorderWindow(), config.initialMsgId()),
-                new Backoff(config.rnrBackoffMinNs(), config.rnrBackoffMaxInitialNs(), config.rnrBackoffCapNs(), random),
-                config.initialMsgId());
-        peers.add(peer);
-        byDevice.put(key, peer);
+        final Peer peer = create(address);
+        if (retired.contains(address)) {
+            peer.state = Peer.State.RESTARTED;
+            return peer;
+        }
+        final Peer replaced = current.put(new DeviceKey(address), peer);
+        if (replaced != null) {
+            retire(replaced.address);
+            onRestart.accept(replaced);
+        }
         return peer;
     }
 
-    /**
-     * A queue pair with a new connid now holds the GID and QPN of a known peer: the process behind
-     * it restarted (efa-rdm-protocol-v4.md §4.4, "QP collision"). It becomes a new peer with a new
-     * handle and a fresh handshake, ordering and backoff state; the old peer keeps its handle, but
-     * packets are no longer attributed to it.
-     *
-     * @return the new peer, or null if {@code address} carries a connid that was itself replaced:
-     *     a late packet of a dead queue pair
-     */
-    Peer replace(EndpointAddress address) {
-        final DeviceKey key = new DeviceKey(address.gid(), address.qpn());
-        final Set<Integer> gone = retired.computeIfAbsent(key, k -> new HashSet<>());
-        if (gone.contains(address.connid())) {
-            return null;
-        }
-        gone.add(byDevice.remove(key).address.connid());
-        return insert(address);
+    /** @return whether a newer connid replaced this address */
+    boolean isRetired(EndpointAddress address) {
+        return retired.contains(address);
     }
 
     /** @return the peer with this handle, or null */
@@ -99,8 +109,81 @@ final class AddressVector {
         return fiAddr >= 0 && fiAddr < peers.size() ? peers.get((int) fiAddr) : null;
     }
 
-    /** @return the peer at this GID and QPN, or null */
+    /** @return the current peer at this GID and QPN, or null */
     Peer find(Gid gid, int qpn) {
-        return byDevice.get(new DeviceKey(gid, qpn));
+        return current.get(new DeviceKey(gid, qpn));
+    }
+
+    /** @return the peer inserted under exactly this address, current or replaced, or null */
+    Peer findExact(EndpointAddress address) {
+        return byAddress.get(address);
+    }
+
+    /**
+     * Forgets a peer: its handle is free, and so is its address handle if no other peer uses it.
+     * The caller has ended its operations first.
+     */
+    void remove(Peer peer) {
+        if (get(peer.fiAddr) != peer) {
+            return;
+        }
+        peers.set((int) peer.fiAddr, null);
+        freeHandles.add((int) peer.fiAddr);
+        byAddress.remove(peer.address);
+        current.remove(new DeviceKey(peer.address), peer);
+        final SharedHandle shared = handles.get(peer.address.gid());
+        if (shared.users() == 1) {
+            handles.remove(peer.address.gid());
+            device.destroyAddressHandle(shared.ah());
+        } else {
+            handles.put(peer.address.gid(), new SharedHandle(shared.ah(), shared.users() - 1));
+        }
+        peer.state = Peer.State.REMOVED;
+    }
+
+    /** @return the peers, in handle order */
+    List<Peer> peers() {
+        final List<Peer> live = new ArrayList<>(byAddress.size());
+        for (Peer peer : peers) {
+            if (peer != null) {
+                live.add(peer);
+            }
+        }
+        return live;
+    }
+
+    int size() {
+        return byAddress.size();
+    }
+
+    int addressHandleCount() {
+        return handles.size();
+    }
+
+    private Peer create(EndpointAddress address) {
+        final SharedHandle shared = handles.get(address.gid());
+        final AddressHandle ah = shared != null ? shared.ah() : device.createAddressHandle(address.gid());
+        handles.put(address.gid(), new SharedHandle(ah, shared != null ? shared.users() + 1 : 1));
+        final Integer free = freeHandles.poll();
+        final int fiAddr = free != null ? free : peers.size();
+        final Peer peer = new Peer(fiAddr, address, ah, new ReorderWindow(config.reorderWindow(), config.initialMsgId()),
+                new Backoff(config.rnrBackoffMinNs(), config.rnrBackoffMaxInitialNs(), config.rnrBackoffCapNs(), random),
+                config.initialMsgId());
+        if (free != null) {
+            peers.set(fiAddr, peer);
+        } else {
+            peers.add(peer);
+        }
+        byAddress.put(address, peer);
+        return peer;
+    }
+
+    private void retire(EndpointAddress address) {
+        retired.add(address);
+        if (retired.size() > RETIRED_MEMORY) {
+            final Iterator<EndpointAddress> oldest = retired.iterator();
+            oldest.next();
+            oldest.remove();
+        }
     }
 }

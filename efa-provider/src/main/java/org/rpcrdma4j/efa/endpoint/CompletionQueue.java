@@ -21,7 +21,11 @@ final class CompletionQueue {
     void recvDone(RxEntry rx, long length, EfaErrorCode error) {
         entries.add(new CompletionEntry(rx.tagged ? CompletionEntry.Kind.TAGGED_RECV : CompletionEntry.Kind.RECV,
                 rx.context, length, rx.tagged ? rx.msgTag : 0, rx.hasCqData ? rx.cqData : 0, rx.hasCqData,
-                rx.peer.fiAddr, error));
+                rx.peer != null ? rx.peer.fiAddr : rx.source, error));
+    }
+
+    int size() {
+        return entries.size();
     }
 
     int poll(Consumer<CompletionEntry> sink, int max) {

@@ -34,6 +34,7 @@ final class DirectRma {
         if (!handshake.announces(feature)) {
             tx.fail(entry, EfaErrorCode.DEVICE_LACKS_FEATURE);
         } else if (!entry.peer.handshakeReceived || !waiting.isEmpty() || !post(entry)) {
+            // May be waiting for a peer that never answers; TxSide.forget ends it with the peer.
             handshake.trigger(entry.peer);
             waiting.add(entry);
         }
@@ -45,6 +46,11 @@ final class DirectRma {
         final Iterator<TxEntry> it = waiting.iterator();
         while (it.hasNext()) {
             final TxEntry entry = it.next();
+            if (entry.completed) {
+                // Ended with its peer (TxSide.forget).
+                it.remove();
+                continue;
+            }
             if (!entry.peer.handshakeReceived) {
                 continue;
             }
@@ -65,11 +71,17 @@ final class DirectRma {
         }
         final Peer peer = entry.peer;
         final long wrId = entry.id;
-        return entry.protocol == Protocol.DIRECT_READ
+        entry.rmaPosted = entry.protocol == Protocol.DIRECT_READ
                 ? device.postRead(peer.ah, peer.address.qpn(), peer.address.connid(), entry.local, entry.localOffset,
                         entry.remote, wrId)
                 : device.postWrite(peer.ah, peer.address.qpn(), peer.address.connid(), entry.local, entry.localOffset,
                         entry.remote, wrId);
+        return entry.rmaPosted;
+    }
+
+    /** Forgets every operation waiting: the endpoint is closing. */
+    void clear() {
+        waiting.clear();
     }
 
     private static ExtraFeature feature(TxEntry entry) {

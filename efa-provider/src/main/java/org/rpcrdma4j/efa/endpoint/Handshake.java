@@ -63,7 +63,7 @@ final class Handshake {
 
     /** §2.1 step 2: a packet came from the peer; it gets our HANDSHAKE once. */
     void onPacketFrom(Peer peer) {
-        if (!peer.handshakeSent && !peer.handshakeQueued) {
+        if (peer.isActive() && !peer.handshakeSent && !peer.handshakeQueued) {
             peer.handshakeQueued = true;
             owed.add(peer);
         }
@@ -83,6 +83,19 @@ final class Handshake {
         handshake.wrap(buffer, packet.offset());
         peer.extraInfo = handshake.extraInfoCount() > 0 ? handshake.extraInfo(0) : 0;
         peer.handshakeReceived = true;
+    }
+
+    /** Drops the HANDSHAKE and trigger owed to a peer that is no longer active. */
+    void forget(Peer peer) {
+        owed.remove(peer);
+        triggers.remove(peer);
+        peer.handshakeQueued = false;
+    }
+
+    /** Forgets every HANDSHAKE and trigger owed: the endpoint is closing. */
+    void clear() {
+        owed.clear();
+        triggers.clear();
     }
 
     /** @return how many HANDSHAKE and trigger packets were handed to the TX queue */
@@ -129,13 +142,13 @@ final class Handshake {
             handshake.hostId(hostId);
         }
         packet.length = length;
-        packet.peer = peer;
+        packet.assign(peer);
     }
 
     private void buildTrigger(PacketEntry packet, Peer peer) {
         final int at = reqHeader.write(packet.buffer, PacketType.EAGER_RTW, 0, peer, false, 0);
         rtw.wrap(packet.buffer, 0).rmaIovCount(0);
         packet.length = at;
-        packet.peer = peer;
+        packet.assign(peer);
     }
 }

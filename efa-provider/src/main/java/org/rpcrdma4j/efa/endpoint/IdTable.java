@@ -39,6 +39,15 @@ final class IdTable<T> {
         return id >= 0 && id < entries.length ? (T) entries[(int) id] : null;
     }
 
+    /** @return one more than the largest id, for walking every entry with {@link #get(long)} */
+    int capacity() {
+        return entries.length;
+    }
+
+    int size() {
+        return entries.length - freeCount;
+    }
+
     void replace(int id, T entry) {
         entries[id] = entry;
     }

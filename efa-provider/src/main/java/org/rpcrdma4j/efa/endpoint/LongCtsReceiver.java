@@ -110,6 +110,16 @@ final class LongCtsReceiver {
         txQueue.send(packet);
     }
 
+    /** Drops the CTS packets owed to a peer that is no longer active. */
+    void forget(Peer peer) {
+        ctsPending.removeIf(entry -> entry.peer == peer);
+    }
+
+    /** Forgets every CTS owed: the endpoint is closing. */
+    void clear() {
+        ctsPending.clear();
+    }
+
     /** @return how many pending CTS packets went out */
     int progress() {
         int sent = 0;
@@ -142,6 +152,6 @@ final class LongCtsReceiver {
         cts.wrap(buffer, 0).connid(Integer.toUnsignedLong(self.connid())).sendId(Integer.toUnsignedLong(entry.sendId))
                 .recvId(entry.id).recvLength(window);
         packet.length = CtsFlyweight.HEADER_LENGTH;
-        packet.peer = entry.peer;
+        packet.assign(entry.peer);
     }
 }

@@ -58,6 +58,7 @@ final class LongReadReceiver {
     private final EndpointAddress self;
     private final Counters counters;
     private final boolean canRead;
+    private int registrations;
 
     /**
      * @param canRead whether this endpoint announces and uses RDMA read; if not, every long-read
@@ -117,6 +118,7 @@ final class LongReadReceiver {
                 refuse(entry);
                 return;
             }
+            registrations++;
         }
         readsWaiting.add(entry);
         postReads();
@@ -133,6 +135,32 @@ final class LongReadReceiver {
             entry.error = EfaErrorCode.of(status);
         }
         finishIfRead(entry);
+    }
+
+    /** Deregisters a receive's read registration, once no read of it is on the device. */
+    void release(RxEntry entry) {
+        if (entry.readRegion != null && entry.readsOutstanding == 0) {
+            device.deregisterMemory(entry.readRegion);
+            entry.readRegion = null;
+            registrations--;
+        }
+    }
+
+    /** @return receive buffers registered for reads and not yet released */
+    int registrations() {
+        return registrations;
+    }
+
+    /** Drops the reads still to post and the answers owed to a peer that is no longer active. */
+    void forget(Peer peer) {
+        readsWaiting.removeIf(entry -> entry.peer == peer);
+        answersOwed.removeIf(entry -> entry.peer == peer);
+    }
+
+    /** Forgets every read and answer: the endpoint is closing. */
+    void clear() {
+        readsWaiting.clear();
+        answersOwed.clear();
     }
 
     /** @return how many reads were posted and EOR and READ_NACK packets sent */
@@ -204,13 +232,14 @@ final class LongReadReceiver {
         if (entry.readPosted < entry.readEnd || entry.readsOutstanding > 0) {
             return;
         }
-        if (entry.readRegion != null) {
-            device.deregisterMemory(entry.readRegion);
-            entry.readRegion = null;
-        }
-        counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
+        release(entry);
         entry.bytesReceived = entry.msgLength;
         rx.afterData(entry);
+        if (!entry.peer.isActive()) {
+            // Ended with its peer (RxSide.forget): nobody to answer.
+            return;
+        }
+        counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
         // The EOR goes even after a failed read: nothing more will be read, so the sender may let go.
         answer(entry);
     }
@@ -243,6 +272,6 @@ final class LongReadReceiver {
             eor.wrap(buffer, 0).sendId(sendId).recvId(entry.id).connid(connid);
         }
         packet.length = type.mandatoryHeaderLength();
-        packet.peer = entry.peer;
+        packet.assign(entry.peer);
     }
 }

@@ -34,6 +34,7 @@ final class LongReadSender {
     private final ReqHeader header;
     private final IdTable<TxEntry> txEntries;
     private final Counters counters;
+    private int registrations;
 
     LongReadSender(Device device, ReqHeader header, IdTable<TxEntry> txEntries, Counters counters) {
         this.device = device;
@@ -58,7 +59,11 @@ final class LongReadSender {
      */
     boolean register(TxEntry tx) {
         tx.sendRegion = device.registerMemory(tx.data, EnumSet.of(Access.REMOTE_READ));
-        return tx.sendRegion != null;
+        if (tx.sendRegion == null) {
+            return false;
+        }
+        registrations++;
+        return true;
     }
 
     /** Builds the LONGREAD_RTM: the REQ headers, then the read_iov as its application data. */
@@ -128,8 +133,14 @@ final class LongReadSender {
         if (tx.sendRegion != null) {
             final MemoryRegion region = tx.sendRegion;
             tx.sendRegion = null;
+            registrations--;
             device.deregisterMemory(region);
         }
+    }
+
+    /** @return send buffers registered and not yet released */
+    int registrations() {
+        return registrations;
     }
 
     private TxEntry find(Peer peer, long sendId) {

@@ -33,6 +33,10 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  * long-CTS RTM that follows a READ_NACK: its msg_id was processed with the LONGREAD_RTM
  * (DISCREPANCIES.md B6).
  *
+ * <p>Containment: an exception while a packet of a known peer is handled is recorded and makes
+ * that peer unreachable, so that its half-processed state cannot wedge it or anyone else; one
+ * before the peer is known costs only the packet.
+ *
  * <p>Ownership: the receive buffer is the engine's; everything needed later is copied out before
  * this returns, after which the engine reposts the buffer.
  */
@@ -57,10 +61,14 @@ final class PacketDispatcher {
     private final LongReadSender longReadSender;
     private final LongReadReceiver longReadReceiver;
     private final TxSide tx;
+    private final RxSide rx;
+    private final PeerTeardown teardown;
+    private final ProgressErrors errors;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
                      LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
-                     LongReadReceiver longReadReceiver, TxSide tx) {
+                     LongReadReceiver longReadReceiver, TxSide tx, RxSide rx, PeerTeardown teardown,
+                     ProgressErrors errors) {
         this.av = av;
         this.counters = counters;
         this.handshake = handshake;
@@ -71,6 +79,9 @@ final class PacketDispatcher {
         this.longReadSender = longReadSender;
         this.longReadReceiver = longReadReceiver;
         this.tx = tx;
+        this.rx = rx;
+        this.teardown = teardown;
+        this.errors = errors;
     }
 
     void onReceived(ByteBuffer buffer, Completion completion) {
@@ -85,6 +96,15 @@ final class PacketDispatcher {
         if (peer == null) {
             return;
         }
+        try {
+            dispatch(peer, buffer, packet);
+        } catch (RuntimeException e) {
+            errors.record("handling a " + packet.type() + " packet from " + peer, e);
+            teardown.failLater(peer, Peer.State.UNREACHABLE);
+        }
+    }
+
+    private void dispatch(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         handshake.onPacketFrom(peer);
         switch (packet.type()) {
             case HANDSHAKE -> handshake.onReceived(peer, buffer, packet);
@@ -141,14 +161,20 @@ final class PacketDispatcher {
                 for (ArrayDeque<ReorderWindow.Held> held = peer.reorder.advance(); held != null;
                         held = peer.reorder.advance()) {
                     for (ReorderWindow.Held h : held) {
+                        rx.release(peer, 0, h.buffer().capacity());
                         process(peer, msgId(h), h.buffer(), h.packet());
                     }
                 }
             }
             case AHEAD -> {
-                counters.increment(EndpointCounter.REORDERED_PACKETS);
                 // The copy keeps a LONGREAD_RTM's read_iov, which lies between the headers and the payload.
                 final int length = packet.payloadOffset() - packet.offset() + packet.payloadLength();
+                if (!rx.hold(peer, length)) {
+                    // Held bytes count against the unexpected-bytes limits (EndpointLimits).
+                    counters.increment(EndpointCounter.REORDER_OVERFLOW_PACKETS);
+                    return;
+                }
+                counters.increment(EndpointCounter.REORDERED_PACKETS);
                 final ByteBuffer copy = ByteBuffer.allocate(length);
                 copy.put(0, buffer, packet.offset(), length);
                 peer.reorder.hold(msgId, new ReorderWindow.Held(copy, new DecodedPacket(packet.type(), packet.flags(),
@@ -194,19 +220,18 @@ final class PacketDispatcher {
                 counters.increment(EndpointCounter.MALFORMED_PACKETS);
                 return null;
             }
-            final Peer known = av.find(address.gid(), address.qpn());
-            if (known == null) {
-                // §2.2: the raw address lets us insert an unknown sender and answer it.
-                peer = av.insert(address);
-            } else if (known.address.connid() == address.connid()) {
+            final Peer known = av.findExact(address);
+            if (known != null && known.state == Peer.State.RESTARTED || known == null && av.isRetired(address)) {
+                // §4.4: a late packet of a queue pair a newer connid replaced.
+                counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
+                return null;
+            }
+            if (known != null) {
                 peer = known;
             } else {
-                peer = av.replace(address);
-                if (peer == null) {
-                    counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
-                    return null;
-                }
-                counters.increment(EndpointCounter.PEER_RESTARTS);
+                // §2.2: the raw address lets us insert an unknown sender and answer it; a new
+                // connid on a known GID and QPN replaces the peer there (§4.4).
+                peer = av.insert(address);
             }
         } else {
             peer = completion.sourceAh() == null ? null : av.find(completion.sourceGid(), completion.sourceQpn());
@@ -218,6 +243,10 @@ final class PacketDispatcher {
         if (packet.hasFlag(PacketFlags.CONNID_HDR_FLAG) && connid(buffer, packet, peer) != peer.address.connid()) {
             // §4.4: a packet from an earlier queue pair on the same GID and QPN.
             counters.increment(EndpointCounter.STALE_CONNID_PACKETS);
+            return null;
+        }
+        if (!peer.isActive()) {
+            counters.increment(EndpointCounter.DEAD_PEER_PACKETS);
             return null;
         }
         return peer;

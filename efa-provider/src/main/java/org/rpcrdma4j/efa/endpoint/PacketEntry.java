@@ -28,7 +28,16 @@ final class PacketEntry {
         this.buffer = ByteBuffer.allocate(mtu);
     }
 
+    /** Gives the packet to a peer, which holds it until it is back in the pool. */
+    void assign(Peer to) {
+        peer = to;
+        to.packetsHeld++;
+    }
+
     void clear() {
+        if (peer != null) {
+            peer.packetsHeld--;
+        }
         length = 0;
         peer = null;
         tx = null;

@@ -25,6 +25,21 @@ final class PacketPool {
         return freeCount == 0 ? null : entries[free[--freeCount]];
     }
 
+    /**
+     * Takes back every entry, whatever it holds: the device that held them is gone.
+     */
+    void reset() {
+        for (int i = 0; i < entries.length; i++) {
+            entries[i].clear();
+            free[i] = entries.length - 1 - i;
+        }
+        freeCount = entries.length;
+    }
+
+    int inUse() {
+        return entries.length - freeCount;
+    }
+
     void release(PacketEntry entry) {
         entry.clear();
         free[freeCount++] = entry.index;

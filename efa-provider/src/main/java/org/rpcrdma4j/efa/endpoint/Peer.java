@@ -3,6 +3,7 @@ package org.rpcrdma4j.efa.endpoint;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.device.AddressHandle;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
@@ -14,6 +15,18 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * progress, and its RNR backoff with the packets waiting for it.
  */
 final class Peer {
+
+    /** Whether the peer can be talked to, and if not, why. */
+    enum State {
+        /** In use. */
+        ACTIVE,
+        /** Declared unreachable: RNR for too long, or its traffic failed on the progress path. */
+        UNREACHABLE,
+        /** A new queue pair with a new connid took its GID and QPN (§4.4). */
+        RESTARTED,
+        /** Removed from the address vector, or the endpoint closed. */
+        REMOVED
+    }
 
     final long fiAddr;
     final EndpointAddress address;
@@ -27,6 +40,16 @@ final class Peer {
     /** Packets waiting for this peer: RNR retransmissions and anything sent while it is in backoff. */
     final ArrayDeque<PacketEntry> rnrQueue = new ArrayDeque<>();
 
+    State state = State.ACTIVE;
+    /** TX entries of operations with this peer, not yet completed ({@code EndpointLimits.sendsPerPeer}). */
+    int txEntries;
+    /** Send packet buffers assigned to this peer and not yet back in the pool. */
+    int packetsHeld;
+    /** Unexpected messages from this peer, and bytes held for it (unexpected and early packets). */
+    int unexpectedMessages;
+    long heldBytes;
+    /** When the first RNR since the last accepted packet came back, or -1. */
+    long rnrSinceNs = -1;
     int nextTxMsgId;
     /** We have sent our HANDSHAKE (§2.1 step 2: answer the first packet of a peer). */
     boolean handshakeSent;
@@ -73,6 +96,20 @@ final class Peer {
      */
     boolean needsConnid() {
         return !needsRawAddress() && has(ExtraFeature.CONNID_HEADER);
+    }
+
+    boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    /** @return the error that operations with this peer end with, now that it is no longer active */
+    EfaErrorCode failure() {
+        return switch (state) {
+            case ACTIVE -> EfaErrorCode.SUCCESS;
+            case UNREACHABLE -> EfaErrorCode.PEER_UNREACHABLE;
+            case RESTARTED -> EfaErrorCode.PEER_RESTARTED;
+            case REMOVED -> EfaErrorCode.CANCELED;
+        };
     }
 
     @Override

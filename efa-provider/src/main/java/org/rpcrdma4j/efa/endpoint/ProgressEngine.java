@@ -4,10 +4,12 @@ import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.efa.device.Completion;
 import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.Device;
@@ -27,6 +29,14 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * the EOR and READ_NACK packets owed, messages with packets still to build, and direct RDMA
  * operations waiting for a handshake or for the send queue.
  *
+ * <p>Containment: every device completion, every stage and every device call is guarded; an
+ * exception costs the packet, operation or peer it came from ({@link ProgressErrors},
+ * {@link PeerTeardown}), never the endpoint. Peers that stop being active on the progress path are
+ * torn down between stages.
+ *
+ * <p>Lifecycle: {@link #close()} cancels every operation, drops every queue, removes every peer,
+ * then closes the device, which takes its registrations and posted receives with it.
+ *
  * <p>Buffer ownership: the engine owns its receive buffers (posted to the device, or being
  * dispatched) and its send packet buffers (see {@link PacketEntry}); the application's buffers
  * belong to the engine from the call that hands them over until that operation's completion is
@@ -39,9 +49,13 @@ public final class ProgressEngine {
 
     private final Device device;
     private final EndpointAddress self;
+    private final EndpointConfig config;
     private final Counters counters = new Counters();
+    private final ProgressErrors errors = new ProgressErrors(counters);
+    private final PeerTeardown teardown = new PeerTeardown(counters);
     private final CompletionQueue cq = new CompletionQueue();
     private final AddressVector av;
+    private final IdTable<TxEntry> txEntries;
     private final PacketPool packets;
     private final TxQueue txQueue;
     private final TxSide tx;
@@ -64,16 +78,17 @@ public final class ProgressEngine {
      */
     public ProgressEngine(Device device, EndpointConfig config) {
         this.device = Objects.requireNonNull(device, "device");
-        Objects.requireNonNull(config, "config");
+        this.config = Objects.requireNonNull(config, "config");
         final int mtu = device.attributes().mtu();
         this.self = EndpointAddress.of(device.address());
         final Random random = new Random(config.randomSeed());
-        this.av = new AddressVector(device, config, random);
+        this.av = new AddressVector(device, config, random, this::onRestart);
         this.packets = new PacketPool(config.txPacketCount(), mtu);
-        this.txQueue = new TxQueue(device, counters);
-        final IdTable<TxEntry> txEntries = new IdTable<>(config.txEntryCount());
-        this.tx = new TxSide(txEntries, packets, txQueue, cq, counters);
-        this.rx = new RxSide(config.rxEntryCount(), cq, counters);
+        this.txQueue = new TxQueue(device, packets, counters, errors, config.limits().peerUnreachableNs());
+        this.txEntries = new IdTable<>(config.txEntryCount());
+        this.tx = new TxSide(txEntries, packets, txQueue, cq, counters,
+                Math.min(config.limits().packetsPerPeer(), config.txPacketCount()));
+        this.rx = new RxSide(config, cq, counters);
         final ReqHeader reqHeader = new ReqHeader(self);
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
@@ -89,7 +104,9 @@ public final class ProgressEngine {
         tx.subprotocols(eager, medium, longCtsSender, longReadSender);
         this.directRma = new DirectRma(device, handshake, tx);
         this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
-                longReadSender, longReadReceiver, tx);
+                longReadSender, longReadReceiver, tx, rx, teardown, errors);
+        teardown.components(handshake, longCtsReceiver, longReadReceiver, txQueue, tx, rx);
+        txQueue.teardown(teardown);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
         this.receiveBuffers = new ByteBuffer[receiveCount];
         for (int i = 0; i < receiveCount; i++) {
@@ -108,7 +125,20 @@ public final class ProgressEngine {
      * @return its handle
      */
     public long insert(EndpointAddress address) {
-        return av.insert(address).fiAddr;
+        final long fiAddr = av.insert(address).fiAddr;
+        teardown.runDeferred();
+        return fiAddr;
+    }
+
+    /**
+     * Removes a peer; see {@link org.rpcrdma4j.efa.EfaEndpoint#remove(long)}.
+     *
+     * @param fiAddr its handle
+     */
+    public void remove(long fiAddr) {
+        final Peer peer = av.get(fiAddr);
+        teardown.fail(peer, Peer.State.REMOVED);
+        av.remove(peer);
     }
 
     /**
@@ -134,6 +164,9 @@ public final class ProgressEngine {
     public boolean send(long destination, ByteBuffer data, boolean tagged, long tag, boolean hasCqData, long cqData,
                         long context) {
         final Peer peer = av.get(destination);
+        if (peer.txEntries >= config.limits().sendsPerPeer()) {
+            return false;
+        }
         final TxEntry entry = new TxEntry();
         entry.peer = peer;
         entry.kind = tagged ? CompletionEntry.Kind.TAGGED_SEND : CompletionEntry.Kind.SEND;
@@ -146,6 +179,10 @@ public final class ProgressEngine {
         entry.cqData = cqData;
         if (!tx.register(entry)) {
             return false;
+        }
+        if (!peer.isActive()) {
+            tx.failAtStart(entry);
+            return true;
         }
         // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
         entry.msgId = peer.nextTxMsgId++;
@@ -182,6 +219,11 @@ public final class ProgressEngine {
         posted.tag = tag;
         posted.ignore = ignore;
         posted.context = context;
+        final Peer peer = source >= 0 ? av.get(source) : null;
+        if (peer != null && !peer.isActive()) {
+            rx.refuse(posted, peer.failure());
+            return true;
+        }
         return rx.post(posted);
     }
 
@@ -197,8 +239,12 @@ public final class ProgressEngine {
      * @return false if the TX entry table is full
      */
     public boolean rma(boolean read, long peerAddr, MemoryRegion local, long localOffset, RmaIov remote, long context) {
+        final Peer peer = av.get(peerAddr);
+        if (peer.txEntries >= config.limits().sendsPerPeer()) {
+            return false;
+        }
         final TxEntry entry = new TxEntry();
-        entry.peer = av.get(peerAddr);
+        entry.peer = peer;
         entry.kind = read ? CompletionEntry.Kind.READ : CompletionEntry.Kind.WRITE;
         entry.protocol = read ? Protocol.DIRECT_READ : Protocol.DIRECT_WRITE;
         entry.context = context;
@@ -208,6 +254,10 @@ public final class ProgressEngine {
         entry.remote = remote;
         if (!tx.register(entry)) {
             return false;
+        }
+        if (!peer.isActive()) {
+            tx.failAtStart(entry);
+            return true;
         }
         counters.increment(read ? EndpointCounter.DIRECT_READS : EndpointCounter.DIRECT_WRITES);
         directRma.start(entry);
@@ -228,13 +278,69 @@ public final class ProgressEngine {
         while (work < POLL_BUDGET && (polled = device.pollCompletions(onDeviceCompletion, POLL_BATCH)) > 0) {
             work += polled;
         }
-        work += txQueue.progress();
-        work += handshake.progress();
-        work += longCtsReceiver.progress();
-        work += longReadReceiver.progress();
-        work += tx.progress();
-        work += directRma.progress();
+        teardown.runDeferred();
+        work += contained(txQueue::progress, "retrying queued packets");
+        work += contained(handshake::progress, "sending HANDSHAKE packets");
+        work += contained(longCtsReceiver::progress, "sending CTS packets");
+        work += contained(longReadReceiver::progress, "posting long-read reads");
+        work += contained(tx::progress, "building packets");
+        work += contained(directRma::progress, "posting direct RDMA");
+        teardown.runDeferred();
         return work;
+    }
+
+    /**
+     * Cancels every operation (its completion says {@link org.rpcrdma4j.efa.EfaErrorCode#CANCELED}),
+     * drops every queue, removes every peer and closes the device; see
+     * {@link org.rpcrdma4j.efa.EfaEndpoint#close()}.
+     */
+    public void close() {
+        teardown.runDeferred();
+        handshake.clear();
+        longCtsReceiver.clear();
+        longReadReceiver.clear();
+        directRma.clear();
+        txQueue.clear();
+        tx.cancelAll();
+        rx.cancelAll();
+        for (Peer peer : av.peers()) {
+            av.remove(peer);
+        }
+        packets.reset();
+        device.close();
+    }
+
+    /**
+     * @param gauge what to measure
+     * @return its value now
+     */
+    public long gauge(EndpointGauge gauge) {
+        return switch (gauge) {
+            case PEERS -> av.size();
+            case ADDRESS_HANDLES -> av.addressHandleCount();
+            case TX_ENTRIES -> txEntries.size();
+            case RX_ENTRIES -> rx.entryCount();
+            case UNEXPECTED_MESSAGES -> rx.unexpectedCount();
+            case UNEXPECTED_BYTES -> rx.heldBytes();
+            case PACKETS_IN_USE -> packets.inUse();
+            case REGISTRATIONS -> longReadSender.registrations() + longReadReceiver.registrations();
+            case COMPLETIONS -> cq.size();
+        };
+    }
+
+    private int contained(IntSupplier stage, String what) {
+        try {
+            return stage.getAsInt();
+        } catch (RuntimeException e) {
+            errors.record(what, e);
+            return 0;
+        }
+    }
+
+    /** A new connid took a peer's GID and QPN (§4.4): what was in progress with it cannot finish. */
+    private void onRestart(Peer replaced) {
+        counters.increment(EndpointCounter.PEER_RESTARTS);
+        teardown.failLater(replaced, Peer.State.RESTARTED);
     }
 
     /**
@@ -254,28 +360,43 @@ public final class ProgressEngine {
         return counters.get(counter);
     }
 
-    /** @return how many messages wait in the unexpected queue */
-    public int unexpectedCount() {
-        return rx.unexpectedCount();
-    }
-
     private void onDeviceCompletion(Completion completion) {
         switch (completion.opcode()) {
             case RECV -> {
                 final int index = (int) completion.wrId();
                 final ByteBuffer buffer = receiveBuffers[index];
-                if (completion.status() == CompletionStatus.OK) {
-                    dispatcher.onReceived(buffer, completion);
+                try {
+                    if (completion.status() == CompletionStatus.OK) {
+                        dispatcher.onReceived(buffer, completion);
+                    }
+                } catch (RuntimeException e) {
+                    errors.record("identifying a received packet", e);
+                } finally {
+                    // The slot was freed by the poll, so the repost cannot meet a full queue.
+                    device.postRecv(buffer, index);
                 }
-                // The slot was freed by the poll, so the repost cannot meet a full queue.
-                device.postRecv(buffer, index);
             }
-            case SEND -> tx.onSendCompleted(packets.get(completion.wrId()), completion.status());
+            case SEND -> {
+                final PacketEntry packet = packets.get(completion.wrId());
+                final Peer peer = packet.peer;
+                try {
+                    tx.onSendCompleted(packet, completion.status());
+                } catch (RuntimeException e) {
+                    errors.record("completing a packet to " + peer, e);
+                    if (peer != null) {
+                        teardown.failLater(peer, Peer.State.UNREACHABLE);
+                    }
+                }
+            }
             case RDMA_READ, RDMA_WRITE -> {
-                if (LongReadReceiver.isReceiverRead(completion.wrId())) {
-                    longReadReceiver.onReadCompleted(completion.wrId(), completion.status());
-                } else {
-                    tx.onRmaCompleted(completion.wrId(), completion.status());
+                try {
+                    if (LongReadReceiver.isReceiverRead(completion.wrId())) {
+                        longReadReceiver.onReadCompleted(completion.wrId(), completion.status());
+                    } else {
+                        tx.onRmaCompleted(completion.wrId(), completion.status());
+                    }
+                } catch (RuntimeException e) {
+                    errors.record("completing an RDMA operation", e);
                 }
             }
         }

@@ -64,6 +64,11 @@ final class ReorderWindow {
         return held.isEmpty() ? null : held.remove(expected);
     }
 
+    /** Drops every held packet: the peer is gone. */
+    void clear() {
+        held.clear();
+    }
+
     int expected() {
         return expected;
     }

@@ -2,6 +2,8 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Matches arriving messages with posted receives, in posting order, and keeps the messages that
@@ -51,8 +53,41 @@ final class RxMatcher {
         (tagged ? unexpectedTagged : unexpectedMsg).add(message);
     }
 
+    /**
+     * Takes out the receives posted for this peer only and the unexpected messages from it.
+     *
+     * @param posted receives the directed receives taken out
+     * @param unexpected receives the unexpected messages taken out
+     */
+    void forget(Peer peer, Consumer<RxEntry> posted, Consumer<RxEntry> unexpected) {
+        takeAll(postedMsg, entry -> entry.source == peer.fiAddr, posted);
+        takeAll(postedTagged, entry -> entry.source == peer.fiAddr, posted);
+        takeAll(unexpectedMsg, entry -> entry.peer == peer, unexpected);
+        takeAll(unexpectedTagged, entry -> entry.peer == peer, unexpected);
+    }
+
+    /** Empties every list: the endpoint is closing. */
+    void clear() {
+        postedMsg.clear();
+        postedTagged.clear();
+        unexpectedMsg.clear();
+        unexpectedTagged.clear();
+    }
+
     int unexpectedCount() {
         return unexpectedMsg.size() + unexpectedTagged.size();
+    }
+
+    private static void takeAll(ArrayDeque<RxEntry> list, Predicate<RxEntry> which,
+                                Consumer<RxEntry> sink) {
+        final Iterator<RxEntry> it = list.iterator();
+        while (it.hasNext()) {
+            final RxEntry entry = it.next();
+            if (which.test(entry)) {
+                it.remove();
+                sink.accept(entry);
+            }
+        }
     }
 
     private static boolean matches(RxEntry posted, Peer peer, boolean tagged, long tag) {

@@ -1,8 +1,11 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import java.util.Set;
 import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.EndpointLimits;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
@@ -12,6 +15,10 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  * placed, the long-CTS window moving on, the long-read reads starting once matched, and the
  * completion. The subprotocol classes call in here
  * with what their packets say; the matching itself is {@link RxMatcher}'s.
+ *
+ * <p>Bounds ({@link EndpointLimits}): a message on an undeclared tag is dropped before it takes
+ * anything; an unexpected message takes an RX entry and its staged bytes only within the per-peer
+ * and total limits; packets the reorder window holds count against the same byte limits.
  */
 final class RxSide {
 
@@ -20,13 +27,19 @@ final class RxSide {
     private final IdTable<RxEntry> entries;
     private final CompletionQueue cq;
     private final Counters counters;
+    private final EndpointLimits limits;
+    private final Set<Long> tags;
+    private int unexpectedMessages;
+    private long heldBytes;
     private LongCtsReceiver longCts;
     private LongReadReceiver longRead;
 
-    RxSide(int rxEntryCount, CompletionQueue cq, Counters counters) {
-        this.entries = new IdTable<>(rxEntryCount);
+    RxSide(EndpointConfig config, CompletionQueue cq, Counters counters) {
+        this.entries = new IdTable<>(config.rxEntryCount());
         this.cq = cq;
         this.counters = counters;
+        this.limits = config.limits();
+        this.tags = config.tags();
     }
 
     void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver) {
@@ -49,6 +62,7 @@ final class RxSide {
     boolean post(RxEntry posted) {
         final RxEntry message = matcher.takeUnexpected(posted);
         if (message != null) {
+            release(message.peer, 1, message.staging.capacity());
             posted.id = message.id;
             message.attach(posted);
             afterData(message);
@@ -72,6 +86,10 @@ final class RxSide {
     RxEntry arrive(Peer peer, Protocol protocol, ByteBuffer buffer, DecodedPacket packet, int msgId, long tag,
                    long msgLength, int stagingCapacity) {
         final boolean tagged = packet.type().isTagged();
+        if (!tags.isEmpty() && (!tagged || !tags.contains(tag))) {
+            counters.increment(EndpointCounter.UNDECLARED_TAG_MESSAGES);
+            return null;
+        }
         final RxEntry message = new RxEntry();
         message.peer = peer;
         message.protocol = protocol;
@@ -87,8 +105,12 @@ final class RxSide {
             message.attach(posted);
             entries.replace(posted.id, message);
         } else {
-            final int id = entries.add(message);
+            final int id = admitUnexpected(peer, stagingCapacity) ? entries.add(message) : -2;
             if (id < 0) {
+                if (id == -1) {
+                    // Admitted, but every RX entry is taken.
+                    release(peer, 1, stagingCapacity);
+                }
                 counters.increment(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES);
                 return null;
             }
@@ -135,12 +157,118 @@ final class RxSide {
         return matcher.unexpectedCount();
     }
 
+    long heldBytes() {
+        return heldBytes;
+    }
+
+    int entryCount() {
+        return entries.size();
+    }
+
+    /**
+     * Takes {@code bytes} of the per-peer and total byte limits for something held for a peer
+     * before a receive takes it.
+     *
+     * @return false if that would exceed a limit; nothing is taken then
+     */
+    boolean hold(Peer peer, long bytes) {
+        if (peer.heldBytes + bytes > limits.unexpectedBytesPerPeer() || heldBytes + bytes > limits.unexpectedBytesTotal()) {
+            return false;
+        }
+        peer.heldBytes += bytes;
+        heldBytes += bytes;
+        return true;
+    }
+
+    /** @return whether one more unexpected message of this size stays within the limits; if so it is counted */
+    private boolean admitUnexpected(Peer peer, long bytes) {
+        if (peer.unexpectedMessages >= limits.unexpectedMessagesPerPeer()
+                || unexpectedMessages >= limits.unexpectedMessagesTotal() || !hold(peer, bytes)) {
+            return false;
+        }
+        peer.unexpectedMessages++;
+        unexpectedMessages++;
+        return true;
+    }
+
+    /** Gives back what {@link #hold} took, and {@code messages} unexpected messages. */
+    void release(Peer peer, int messages, long bytes) {
+        peer.unexpectedMessages -= messages;
+        unexpectedMessages -= messages;
+        peer.heldBytes -= bytes;
+        heldBytes -= bytes;
+    }
+
+    /** A directed receive posted for a peer that is no longer active ends at once. */
+    void refuse(RxEntry posted, EfaErrorCode error) {
+        cq.recvDone(posted, 0, error);
+    }
+
+    /**
+     * Ends everything received from or posted for a peer that is no longer active: receives
+     * directed at it and messages in progress complete with its failure, unexpected messages and
+     * early packets are dropped. A long-read receive whose reads are still on the device completes
+     * when they do.
+     */
+    void forget(Peer peer) {
+        final EfaErrorCode error = peer.failure();
+        matcher.forget(peer, posted -> {
+            entries.remove(posted.id);
+            cq.recvDone(posted, 0, error);
+        }, this::drop);
+        for (int id = 0; id < entries.capacity(); id++) {
+            final RxEntry entry = entries.get(id);
+            if (entry != null && entry.peer == peer && entry.isMatched()) {
+                entry.error = error;
+                entry.ctsPending = false;
+                if (entry.readsOutstanding > 0) {
+                    // No more reads; LongReadReceiver completes it with the last one.
+                    entry.readEnd = entry.readPosted;
+                } else {
+                    longRead.release(entry);
+                    complete(entry);
+                }
+            }
+        }
+        release(peer, 0, peer.heldBytes);
+        peer.reorder.clear();
+        peer.mediumInProgress.clear();
+        peer.readNacked.clear();
+    }
+
+    /** Ends every receive with CANCELED and drops every unexpected message: the endpoint is closing. */
+    void cancelAll() {
+        for (int id = 0; id < entries.capacity(); id++) {
+            final RxEntry entry = entries.get(id);
+            if (entry == null) {
+                continue;
+            }
+            if (entry.isMatched()) {
+                entry.error = EfaErrorCode.CANCELED;
+                // The device is closing: no read of it will complete.
+                entry.readsOutstanding = 0;
+                longRead.release(entry);
+                complete(entry);
+            } else {
+                drop(entry);
+            }
+        }
+        matcher.clear();
+    }
+
+    /** An unexpected message no receive will take. */
+    private void drop(RxEntry message) {
+        entries.remove(message.id);
+        release(message.peer, 1, message.staging.capacity());
+    }
+
     private void complete(RxEntry entry) {
         final long capacity = entry.buffer.capacity();
         final boolean truncated = entry.msgLength > capacity;
         final EfaErrorCode error = entry.error != EfaErrorCode.SUCCESS ? entry.error
                 : truncated ? EfaErrorCode.MESSAGE_TRUNCATED : EfaErrorCode.SUCCESS;
-        cq.recvDone(entry, Math.min(entry.msgLength, capacity), error);
+        final boolean placed = error == EfaErrorCode.SUCCESS || error == EfaErrorCode.MESSAGE_TRUNCATED;
+        cq.recvDone(entry, placed ? Math.min(entry.msgLength, capacity) : 0, error);
         entries.remove(entry.id);
         if (entry.protocol == Protocol.MEDIUM) {
             entry.peer.mediumInProgress.remove(entry.msgId);

@@ -45,6 +45,8 @@ final class TxEntry {
     boolean readNacked;
     /** Whether the entry is on the engine's list of entries with packets still to build. */
     boolean pending;
+    /** Direct RDMA: the operation is on the device, whose completion is still to come. */
+    boolean rmaPosted;
     EfaErrorCode error = EfaErrorCode.SUCCESS;
     boolean completed;
     MemoryRegion local;

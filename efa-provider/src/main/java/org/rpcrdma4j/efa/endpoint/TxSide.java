@@ -12,7 +12,8 @@ import org.rpcrdma4j.efa.device.CompletionStatus;
  * <p>Back-pressure runs through the pending list: a message whose packets cannot all be built
  * (packet pool empty, peer in backoff, long-CTS window used up) stays on it and continues where
  * it stopped (efa-rdm-protocol-v4.md §3.2, medium "partial send"). Only a full TX entry table is
- * reported to the application, as EAGAIN.
+ * reported to the application, as EAGAIN. A peer holds at most {@code packetsPerPeer} packet
+ * buffers, so one that stops receiving cannot drain the pool the others need.
  */
 final class TxSide {
 
@@ -22,18 +23,21 @@ final class TxSide {
     private final TxQueue txQueue;
     private final CompletionQueue cq;
     private final Counters counters;
+    private final int packetsPerPeer;
     private EagerRtm eager;
     private MediumRtm medium;
     private LongCtsSender longCts;
     private LongReadSender longRead;
     private long nowNs;
 
-    TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters) {
+    TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters,
+           int packetsPerPeer) {
         this.entries = entries;
         this.packets = packets;
         this.txQueue = txQueue;
         this.cq = cq;
         this.counters = counters;
+        this.packetsPerPeer = packetsPerPeer;
     }
 
     void subprotocols(EagerRtm eagerRtm, MediumRtm mediumRtm, LongCtsSender longCtsSender,
@@ -55,6 +59,7 @@ final class TxSide {
             return false;
         }
         entry.id = id;
+        entry.peer.txEntries++;
         return true;
     }
 
@@ -76,13 +81,13 @@ final class TxSide {
         int built = 0;
         for (int n = pending.size(); n > 0 && packets.available() > 0; n--) {
             final TxEntry entry = pending.poll();
-            if (!entry.completed && !entry.peer.backoff.isActive(nowNs)) {
-                while (hasPacketToBuild(entry)) {
+            if (mayBuild(entry) && !entry.peer.backoff.isActive(nowNs)) {
+                while (hasPacketToBuild(entry) && entry.peer.packetsHeld < packetsPerPeer) {
                     final PacketEntry packet = packets.acquire();
                     if (packet == null) {
                         break;
                     }
-                    packet.peer = entry.peer;
+                    packet.assign(entry.peer);
                     packet.tx = entry;
                     switch (entry.protocol) {
                         case EAGER -> eager.build(packet, entry);
@@ -96,7 +101,7 @@ final class TxSide {
                     built++;
                 }
             }
-            if (!entry.completed && hasPacketToBuild(entry)) {
+            if (mayBuild(entry) && hasPacketToBuild(entry)) {
                 pending.add(entry);
             } else {
                 entry.pending = false;
@@ -113,7 +118,7 @@ final class TxSide {
         }
         final TxEntry entry = packet.tx;
         if (status == CompletionStatus.OK) {
-            packet.peer.backoff.reset();
+            txQueue.onAccepted(packet.peer);
         } else if (entry == null) {
             // §2.3: a HANDSHAKE or CTS to a peer that has gone is normal; nobody waits for it.
             counters.increment(EndpointCounter.CONTROL_SEND_ERRORS);
@@ -130,11 +135,50 @@ final class TxSide {
     /** An RDMA read or write completed. */
     void onRmaCompleted(long wrId, CompletionStatus status) {
         final TxEntry entry = entries.get(wrId);
-        if (entry == null || (entry.protocol != Protocol.DIRECT_READ && entry.protocol != Protocol.DIRECT_WRITE)) {
+        if (entry == null || !entry.rmaPosted) {
             return;
         }
-        entry.error = EfaErrorCode.of(status);
+        entry.rmaPosted = false;
+        if (entry.error == EfaErrorCode.SUCCESS) {
+            entry.error = EfaErrorCode.of(status);
+        }
         complete(entry);
+    }
+
+    /**
+     * Ends every operation with a peer that is no longer active, with the peer's failure. One
+     * that still has work on the device completes when that work does, so that its id is not
+     * reused while a device completion may still name it. The caller has dropped the peer's
+     * queued packets first.
+     */
+    void forget(Peer peer) {
+        for (int id = 0; id < entries.capacity(); id++) {
+            final TxEntry entry = entries.get(id);
+            if (entry != null && entry.peer == peer && !entry.completed) {
+                entry.error = peer.failure();
+                longRead.release(entry);
+                if (entry.packetsOutstanding == 0 && !entry.rmaPosted) {
+                    complete(entry);
+                }
+            }
+        }
+    }
+
+    /** Ends every operation: the endpoint is closing and its device will complete nothing more. */
+    void cancelAll() {
+        for (int id = 0; id < entries.capacity(); id++) {
+            final TxEntry entry = entries.get(id);
+            if (entry != null) {
+                entry.error = EfaErrorCode.CANCELED;
+                complete(entry);
+            }
+        }
+        pending.clear();
+    }
+
+    /** Fails an operation started with a peer that is no longer active, at once. */
+    void failAtStart(TxEntry entry) {
+        fail(entry, entry.peer.failure());
     }
 
     /** The operation ends now with an error found by the provider. */
@@ -164,8 +208,13 @@ final class TxSide {
         // A long-read send that ends in an error still holds its registration.
         longRead.release(entry);
         entry.completed = true;
+        entry.peer.txEntries--;
         cq.sendDone(entry);
         entries.remove(entry.id);
+    }
+
+    private static boolean mayBuild(TxEntry entry) {
+        return !entry.completed && entry.error == EfaErrorCode.SUCCESS && entry.peer.isActive();
     }
 
     private static boolean hasPacketToBuild(TxEntry entry) {

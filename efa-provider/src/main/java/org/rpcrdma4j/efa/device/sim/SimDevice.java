@@ -59,6 +59,7 @@ public final class SimDevice implements Device {
     private final EnumMap<DropReason, Long> drops = new EnumMap<>(DropReason.class);
     private int qkey;
     private int incarnation;
+    private boolean closed;
     private int sendQueueUsed;
     private int recvQueueUsed;
     private int nextAhn = 1;
@@ -104,6 +105,7 @@ public final class SimDevice implements Device {
 
     @Override
     public AddressHandle createAddressHandle(Gid peer) {
+        requireOpen();
         Objects.requireNonNull(peer, "peer");
         if (handles.containsKey(peer)) {
             throw new IllegalStateException("an address handle for " + peer + " exists: " + handles.get(peer));
@@ -115,12 +117,14 @@ public final class SimDevice implements Device {
 
     @Override
     public void destroyAddressHandle(AddressHandle ah) {
+        requireOpen();
         requireLive(ah);
         handles.remove(ah.gid());
     }
 
     @Override
     public MemoryRegion registerMemory(ByteBuffer memory, Set<Access> access) {
+        requireOpen();
         Objects.requireNonNull(memory, "memory");
         Objects.requireNonNull(access, "access");
         if (memory.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
@@ -138,6 +142,7 @@ public final class SimDevice implements Device {
 
     @Override
     public void deregisterMemory(MemoryRegion region) {
+        requireOpen();
         Objects.requireNonNull(region, "region");
         final Registration registration = registrations.get(region.key());
         if (registration == null || !registration.region().equals(region)) {
@@ -148,6 +153,7 @@ public final class SimDevice implements Device {
 
     @Override
     public boolean postSend(AddressHandle ah, int destQpn, int destQkey, ByteBuffer packet, long wrId) {
+        requireOpen();
         final DeviceAddress destination = destination(ah, destQpn, destQkey);
         Objects.requireNonNull(packet, "packet");
         if (!takeSendQueueEntry()) {
@@ -163,6 +169,7 @@ public final class SimDevice implements Device {
 
     @Override
     public boolean postRecv(ByteBuffer buffer, long wrId) {
+        requireOpen();
         Objects.requireNonNull(buffer, "buffer");
         if (buffer.isReadOnly()) {
             throw new IllegalArgumentException("a receive buffer must be writable");
@@ -191,6 +198,7 @@ public final class SimDevice implements Device {
 
     @Override
     public int pollCompletions(Consumer<Completion> sink, int max) {
+        requireOpen();
         Objects.requireNonNull(sink, "sink");
         if (max < 1) {
             throw new IllegalArgumentException("max must be at least 1, not " + max);
@@ -208,6 +216,42 @@ public final class SimDevice implements Device {
             sink.accept(completion);
         }
         return polled;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        fabric.remove(this);
+        // Like a restart, what the queue pair posted completes nowhere from now on.
+        restart(qkey);
+        closed = true;
+    }
+
+    /** @return whether {@link #close()} was called */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** @return how many registrations exist, the device's own count of what its user holds */
+    public int registrationCount() {
+        return registrations.size();
+    }
+
+    /** @return how many address handles exist */
+    public int addressHandleCount() {
+        return handles.size();
+    }
+
+    /** @return how many receive buffers are posted and not yet completed or polled */
+    public int postedReceiveCount() {
+        return recvQueueUsed;
+    }
+
+    /** @return how many send-queue entries are taken: posted and their completions not yet polled */
+    public int sendQueueUsed() {
+        return sendQueueUsed;
     }
 
     @Override
@@ -339,6 +383,7 @@ public final class SimDevice implements Device {
 
     private boolean postRdma(Opcode opcode, Capability needed, AddressHandle ah, int destQpn, int destQkey,
                              MemoryRegion local, long localOffset, RmaIov remote, long wrId) {
+        requireOpen();
         final DeviceAddress destination = destination(ah, destQpn, destQkey);
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
@@ -364,6 +409,12 @@ public final class SimDevice implements Device {
     private DeviceAddress destination(AddressHandle ah, int destQpn, int destQkey) {
         requireLive(ah);
         return new DeviceAddress(ah.gid(), destQpn, destQkey);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
     }
 
     private void requireLive(AddressHandle ah) {

@@ -131,6 +131,28 @@ public final class SimFabric {
         device.restart(newQkey);
     }
 
+    /** @return how many devices the fabric holds: created and not closed */
+    public int deviceCount() {
+        int count = 0;
+        for (Map<Integer, SimDevice> atGid : devices.values()) {
+            count += atGid.size();
+        }
+        return count;
+    }
+
+    /**
+     * Forgets a device that closed: its QPN is free for a new device, and operations towards it
+     * fail as towards any QPN that does not exist (or GID, if it was the last device there).
+     */
+    void remove(SimDevice device) {
+        final DeviceAddress address = requireOwn(device).address();
+        final Map<Integer, SimDevice> atGid = devices.get(address.gid());
+        atGid.remove(address.qpn());
+        if (atGid.isEmpty()) {
+            devices.remove(address.gid());
+        }
+    }
+
     /**
      * Advances virtual time and executes every operation due by then.
      *

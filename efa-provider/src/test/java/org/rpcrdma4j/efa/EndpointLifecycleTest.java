@@ -1,0 +1,162 @@
+package org.rpcrdma4j.efa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.sim.SimDevice;
+import org.rpcrdma4j.efa.device.sim.SimFabric;
+
+/**
+ * An endpoint's lifecycle: {@code close} ends what is in progress with CANCELED, releases what the
+ * endpoint holds on its device and frees the device's QPN, and later calls fail with a typed
+ * error; a server that removes each closed client's peer holds exactly what it held before, by
+ * its own gauges and by its device's count of registrations, address handles and receives.
+ */
+class EndpointLifecycleTest {
+
+    private static final Gid SERVER_GID = new Gid(0xfe80_0000_0000_0000L, 1);
+    private static final Gid CLIENT_GID = new Gid(0xfe80_0000_0000_0000L, 2);
+    private static final int CLIENT_QPN = 100;
+    private static final long TAG = 0x77;
+
+    @RegisterExtension
+    final SeedWatcher seed = new SeedWatcher();
+
+    @Test
+    void closeCancelsWhatIsInProgressReleasesTheDeviceAndRefusesLaterCalls() {
+        final SimPair pair = new SimPair(seed.seed());
+        pair.handshake();
+        final ByteBuffer never = ByteBuffer.allocate(64);
+        pair.a.recv(EfaEndpoint.ADDR_UNSPEC, never, 1);
+        // Long-CTS without a receive at B: A's send waits for a CTS that never comes.
+        pair.a.send(pair.aToB, SimPair.pattern(200_000, 1), 2);
+        pair.a.register(ByteBuffer.allocate(4096), EnumSet.of(Access.REMOTE_READ));
+        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+        assertThat(pair.a.gauge(EndpointGauge.TX_ENTRIES)).isEqualTo(1);
+        final int devicesBefore = pair.fabric.deviceCount();
+
+        pair.a.close();
+        pair.a.close();
+
+        final List<CompletionEntry> cancelled = new ArrayList<>();
+        pair.a.poll(cancelled::add, 10);
+        assertThat(cancelled).extracting(CompletionEntry::context).containsExactlyInAnyOrder(1L, 2L);
+        assertThat(cancelled).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.CANCELED);
+        for (EndpointGauge gauge : EndpointGauge.values()) {
+            assertThat(pair.a.gauge(gauge)).as(gauge.name()).isZero();
+        }
+        assertThat(pair.deviceA.isClosed()).isTrue();
+        assertThat(pair.deviceA.registrationCount()).isZero();
+        assertThat(pair.deviceA.addressHandleCount()).isZero();
+        assertThat(pair.deviceA.postedReceiveCount()).isZero();
+        assertThat(pair.fabric.deviceCount()).isEqualTo(devicesBefore - 1);
+        assertThatThrownBy(() -> pair.a.send(pair.aToB, ByteBuffer.allocate(1), 3))
+                .isInstanceOf(EndpointClosedException.class);
+        assertThatThrownBy(() -> pair.a.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(1), 4))
+                .isInstanceOf(EndpointClosedException.class);
+        assertThatThrownBy(() -> pair.a.insert(pair.b.address())).isInstanceOf(EndpointClosedException.class);
+        assertThatThrownBy(() -> pair.a.progress(pair.now)).isInstanceOf(EndpointClosedException.class);
+        // The QPN is free: a new queue pair may take it.
+        assertThat(pair.fabric.createDevice(pair.a.address().gid(), pair.a.address().qpn())).isNotNull();
+    }
+
+    @Test
+    void aThousandClientsUsedAndClosedLeaveTheServerAsItWas() {
+        final SimFabric fabric = new SimFabric(seed.seed());
+        final SimDevice serverDevice = fabric.createDevice(SERVER_GID, 7);
+        final EfaEndpoint server = new EfaEndpoint(serverDevice, EndpointConfig.DEFAULT.withRandomSeed(seed.seed()));
+        final Map<EndpointGauge, Long> baseline = gauges(server);
+        final int postedBaseline = serverDevice.postedReceiveCount();
+        final long[] now = {0};
+
+        for (int i = 0; i < 1000; i++) {
+            // The same GID and QPN each time: creating the device proves the last one freed it.
+            final SimDevice clientDevice = fabric.createDevice(CLIENT_GID, CLIENT_QPN);
+            // Small pools: each client is built from scratch, and the point is what the server keeps.
+            final EfaEndpoint client = new EfaEndpoint(clientDevice,
+                    EndpointConfig.DEFAULT.withTxPacketCount(64).withRxBufferCount(32).withRandomSeed(i));
+            final long toServer = client.insert(server.address());
+            final long toClient = call(fabric, now, server, client, toServer, 100 + i, i);
+            if (i % 100 == 0) {
+                // Both handshakes are done: a 1 MiB message goes long-read (registrations both sides).
+                call(fabric, now, server, client, toServer, (1 << 20) + 5, i);
+            }
+
+            client.close();
+            server.remove(toClient);
+            assertThat(clientDevice.registrationCount() + clientDevice.addressHandleCount()
+                    + clientDevice.postedReceiveCount()).isZero();
+        }
+        run(fabric, now, server, null, new ArrayList<>(), new ArrayList<>(), () -> fabric.inFlight() == 0);
+
+        assertThat(gauges(server)).isEqualTo(baseline);
+        assertThat(serverDevice.registrationCount()).isZero();
+        assertThat(serverDevice.addressHandleCount()).isZero();
+        assertThat(serverDevice.postedReceiveCount()).isEqualTo(postedBaseline);
+        assertThat(fabric.deviceCount()).isEqualTo(1);
+        assertThat(server.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(10);
+        assertThat(server.counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
+    }
+
+    /** The client sends {@code length} bytes, the server answers one byte. @return the server's handle of the client */
+    private static long call(SimFabric fabric, long[] now, EfaEndpoint server, EfaEndpoint client, long toServer,
+                             int length, int i) {
+        final ByteBuffer request = SimPair.pattern(length, i);
+        final ByteBuffer atServer = ByteBuffer.allocate(length);
+        final ByteBuffer atClient = ByteBuffer.allocate(16);
+        final List<CompletionEntry> serverDone = new ArrayList<>();
+        final List<CompletionEntry> clientDone = new ArrayList<>();
+        server.recvTagged(EfaEndpoint.ADDR_UNSPEC, atServer, TAG, 0, 1);
+        client.recvTagged(EfaEndpoint.ADDR_UNSPEC, atClient, TAG, 0, 2);
+        client.sendTagged(toServer, request, TAG, 3);
+        run(fabric, now, server, client, serverDone, clientDone, () -> serverDone.size() == 1);
+        final CompletionEntry call = serverDone.get(0);
+        assertThat(call.ok()).isTrue();
+        assertThat(atServer).isEqualTo(request);
+        server.sendTagged(call.source(), ByteBuffer.wrap(new byte[] {(byte) i}), TAG, 4);
+        run(fabric, now, server, client, serverDone, clientDone,
+                () -> serverDone.size() == 2 && clientDone.size() == 2);
+        assertThat(serverDone.get(1).ok()).isTrue();
+        assertThat(clientDone).allMatch(CompletionEntry::ok);
+        assertThat(atClient.get(0)).isEqualTo((byte) i);
+        return call.source();
+    }
+
+    private static Map<EndpointGauge, Long> gauges(EfaEndpoint endpoint) {
+        final Map<EndpointGauge, Long> values = new EnumMap<>(EndpointGauge.class);
+        for (EndpointGauge gauge : EndpointGauge.values()) {
+            values.put(gauge, endpoint.gauge(gauge));
+        }
+        return values;
+    }
+
+    private static void run(SimFabric fabric, long[] now, EfaEndpoint server, EfaEndpoint client,
+                            List<CompletionEntry> serverDone, List<CompletionEntry> clientDone, BooleanSupplier done) {
+        for (int i = 0; i < 1_000_000; i++) {
+            if (done.getAsBoolean()) {
+                return;
+            }
+            now[0] += SimPair.STEP_NS;
+            fabric.progress(now[0]);
+            server.progress(now[0]);
+            server.poll(serverDone::add, Integer.MAX_VALUE);
+            if (client != null) {
+                client.progress(now[0]);
+                client.poll(clientDone::add, Integer.MAX_VALUE);
+            }
+        }
+        fail("no progress: server completed " + serverDone + ", client " + clientDone);
+    }
+}
