@@ -113,6 +113,20 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
+     * Cancels a posted receive that no message has matched yet ({@code fi_cancel}): it completes
+     * with {@link EfaErrorCode#CANCELED}, and its buffer is the application's again.
+     *
+     * @param context the context the receive was posted with
+     * @return false if no such receive waits: it took a message already (its completion comes), or
+     *     none was posted with this context
+     * @throws EndpointClosedException if the endpoint is closed
+     */
+    public boolean cancel(long context) {
+        requireOpen();
+        return engine.cancelReceive(context);
+    }
+
+    /**
      * Registers memory for RDMA ({@code fi_mr_reg}).
      *
      * @param memory the bytes between position and limit

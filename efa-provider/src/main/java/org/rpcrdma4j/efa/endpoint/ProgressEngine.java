@@ -131,6 +131,16 @@ public final class ProgressEngine {
     }
 
     /**
+     * Cancels a posted receive that no message has matched.
+     *
+     * @param context the receive's context
+     * @return false if no such receive waits
+     */
+    public boolean cancelReceive(long context) {
+        return rx.cancel(context);
+    }
+
+    /**
      * Removes a peer; see {@link org.rpcrdma4j.efa.EfaEndpoint#remove(long)}.
      *
      * @param fiAddr its handle

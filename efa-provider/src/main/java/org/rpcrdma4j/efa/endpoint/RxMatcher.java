@@ -2,6 +2,7 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -40,6 +41,21 @@ final class RxMatcher {
             if (matches(posted, message.peer, posted.tagged, message.msgTag)) {
                 it.remove();
                 return message;
+            }
+        }
+        return null;
+    }
+
+    /** @return the posted receive with this context, removed from its list, or null if none waits */
+    RxEntry takePosted(long context) {
+        for (ArrayDeque<RxEntry> list : List.of(postedMsg, postedTagged)) {
+            final Iterator<RxEntry> it = list.iterator();
+            while (it.hasNext()) {
+                final RxEntry posted = it.next();
+                if (posted.context == context) {
+                    it.remove();
+                    return posted;
+                }
             }
         }
         return null;

@@ -199,6 +199,22 @@ final class RxSide {
         heldBytes -= bytes;
     }
 
+    /**
+     * Cancels a receive no message has matched yet ({@code fi_cancel}): it completes with
+     * {@link EfaErrorCode#CANCELED}.
+     *
+     * @return false if no such receive waits (it matched a message already, or never was)
+     */
+    boolean cancel(long context) {
+        final RxEntry posted = matcher.takePosted(context);
+        if (posted == null) {
+            return false;
+        }
+        entries.remove(posted.id);
+        cq.recvDone(posted, 0, EfaErrorCode.CANCELED);
+        return true;
+    }
+
     /** A directed receive posted for a peer that is no longer active ends at once. */
     void refuse(RxEntry posted, EfaErrorCode error) {
         cq.recvDone(posted, 0, error);

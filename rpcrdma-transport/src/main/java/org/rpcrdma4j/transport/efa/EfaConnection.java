@@ -3,11 +3,13 @@ package org.rpcrdma4j.transport.efa;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
@@ -17,9 +19,10 @@ import org.rpcrdma4j.xdr.Segment;
  * what is posted on it. Messages go on the data tag of the receiver's id, so the endpoint matches
  * each message to this connection's receives alone. Progress thread only.
  *
- * <p>When the connection ends, its posted receives come back flushed at once (the endpoint cannot
- * cancel one receive; they stay posted until the peer goes) and its sends and RDMA operations when
- * the endpoint ends them; then the listener hears {@link ConnectionListener#onDisconnected}.
+ * <p>When the connection ends, its posted receives are cancelled and come back flushed, and its sends
+ * and RDMA operations when the endpoint ends them; then the listener hears
+ * {@link ConnectionListener#onDisconnected}. A completion that fails with a connection-wide status
+ * ends the connection, as a failed work request puts an RC queue pair in the error state.
  */
 final class EfaConnection implements FabricConnection {
 
@@ -171,13 +174,18 @@ final class EfaConnection implements FabricConnection {
 
     @Override
     public void close() {
+        shutdown(FabricStatus.CLOSED, "closed by this side");
+    }
+
+    /** Ends the connection from this side, telling the peer unless it cannot be reached. */
+    private void shutdown(FabricStatus status, String detail) {
         if (state == State.CLOSED) {
             return;
         }
-        if (!connecting() || !requester) {
+        if ((!connecting() || !requester) && status != FabricStatus.PEER_UNREACHABLE) {
             fabric.sendControl(peerHandle, ControlMessage.close(peerId));
         }
-        end(FabricStatus.CLOSED, "closed by this side");
+        end(status, detail);
     }
 
     /**
@@ -191,34 +199,44 @@ final class EfaConnection implements FabricConnection {
         state = State.CLOSED;
         endStatus = status;
         endDetail = detail;
-        for (Map.Entry<Long, ByteBuffer> receive : receives.entrySet()) {
-            fabric.orphan(receive.getKey());
-            ByteBuffer buffer = receive.getValue();
-            flush(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
+        for (long receive : List.copyOf(receives.keySet())) {
+            fabric.cancel(receive);
         }
-        receives.clear();
         fabric.defer(this::disconnectIfDone);
     }
 
     void onReceived(long context, ByteBuffer buffer, FabricStatus status, int length) {
         receives.remove(context);
-        if (status.ok()) {
+        if (status.ok() && !closed()) {
             listener.onReceived(buffer, length);
         } else {
-            listener.onReceiveFailed(buffer, status);
+            listener.onReceiveFailed(buffer, closed() ? FabricStatus.FLUSHED : status);
         }
+        disconnectIfDone();
     }
 
     void onSendCompleted(long context, FabricStatus status) {
         outstanding--;
-        listener.onSendCompleted(context, closed() && !status.ok() ? FabricStatus.FLUSHED : status);
+        listener.onSendCompleted(context, failed(status));
         disconnectIfDone();
     }
 
     void onRdmaCompleted(long context, FabricStatus status) {
         outstanding--;
-        listener.onRdmaCompleted(context, closed() && !status.ok() ? FabricStatus.FLUSHED : status);
+        listener.onRdmaCompleted(context, failed(status));
         disconnectIfDone();
+    }
+
+    /** @return the status to report: a failure after the end is a flush; one that loses the connection ends it */
+    private FabricStatus failed(FabricStatus status) {
+        if (status.ok() || status.scope() == RdmaTransportException.Scope.CALL) {
+            return status;
+        }
+        if (closed()) {
+            return FabricStatus.FLUSHED;
+        }
+        shutdown(status, "a work request failed: " + status);
+        return status;
     }
 
     /** Reports one piece of work flushed, on the progress thread's next turn, before the disconnect. */
@@ -232,7 +250,7 @@ final class EfaConnection implements FabricConnection {
     }
 
     private void disconnectIfDone() {
-        if (state == State.CLOSED && outstanding == 0 && !disconnected) {
+        if (state == State.CLOSED && outstanding == 0 && receives.isEmpty() && !disconnected) {
             disconnected = true;
             fabric.forget(this);
             listener.onDisconnected(endStatus, endDetail);

@@ -43,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * connection, so one fabric serves peers and is the client of any number of servers, the same peer
  * included, and the data tags carry nothing but RPC-over-RDMA messages.
  *
+ * <p>An ended connection's receives are cancelled ({@code fi_cancel}). Its peer stays in the
+ * endpoint's address vector: the EFA protocol numbers a peer's messages from its insertion, so a
+ * peer removed on one side only could not be heard again by the other. A peer that restarted (a new
+ * connid on its GID and QPN) or stopped answering ends every connection with it
+ * ({@link FabricStatus#PEER_UNREACHABLE}).
+ *
  * <h2>Addresses</h2>
  * A connection shows the GIDs of both ends as IP addresses ({@link FabricAddress#inetAddress()}). The
  * requester's end has as port the responder's id mapped into the dynamic range ({@link #port}), the
@@ -263,9 +269,9 @@ public final class EfaFabric implements Fabric {
         return started;
     }
 
-    /** Forgets a receive of a closed connection: its completion, if the endpoint ever makes one, is dropped. */
-    void orphan(long context) {
-        ops.remove(context);
+    /** Cancels a receive of an ended connection; it completes, cancelled or with its message, as usual. */
+    void cancel(long context) {
+        endpoint.cancel(context);
     }
 
     /** Runs work on the progress thread's next turn, in order. */
@@ -354,8 +360,9 @@ public final class EfaFabric implements Fabric {
             case LOCAL_ERROR_INVALID_LKEY, LOCAL_ERROR_BAD_LENGTH -> FabricStatus.LOCAL_PROTECTION;
             case REMOTE_ERROR_BAD_ADDRESS -> FabricStatus.REMOTE_ACCESS;
             case REMOTE_ERROR_RNR -> FabricStatus.RECEIVER_NOT_READY;
-            case REMOTE_ERROR_BAD_DEST_QPN, LOCAL_ERROR_UNRESP_REMOTE, LOCAL_ERROR_UNREACH_REMOTE ->
-                    FabricStatus.PEER_UNREACHABLE;
+            case REMOTE_ERROR_BAD_DEST_QPN, LOCAL_ERROR_UNRESP_REMOTE, LOCAL_ERROR_UNREACH_REMOTE, PEER_UNREACHABLE,
+                 PEER_RESTARTED -> FabricStatus.PEER_UNREACHABLE;
+            case CANCELED -> FabricStatus.FLUSHED;
             default -> FabricStatus.FABRIC_ERROR;
         };
     }

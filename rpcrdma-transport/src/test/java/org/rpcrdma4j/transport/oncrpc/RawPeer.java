@@ -115,7 +115,8 @@ final class RawPeer implements ConnectionListener {
 
     @Override
     public void onDisconnected(FabricStatus status, String detail) {
-        ends.add(status);
+        // In this order: whoever waits for the end may start the next connection, with a new future.
         established.complete(null);
+        ends.add(status);
     }
 }
