@@ -1,8 +1,7 @@
 /**
- * RPC-over-RDMA connections over a connectionless {@link org.rpcrdma4j.transport.Fabric}: a
- * connection is a pair of fabric addresses plus state, set up by an exchange of RFC 8797 private
- * data on the control channel ({@link org.rpcrdma4j.transport.conn.ControlMessage}), with credits
- * (RFC 8166 §3.3.1) and inline thresholds (§3.3.2) per connection.
+ * RPC-over-RDMA connections over a {@link org.rpcrdma4j.transport.Fabric}'s connections, whichever
+ * kind the fabric is: each with credits (RFC 8166 §3.3.1) and inline thresholds (§3.3.2) agreed from
+ * the RFC 8797 private data the fabric exchanged when it set the connection up.
  *
  * <p>Each connection also carries backward calls (RFC 8167), from the responder to the requester:
  * inline only, with backward credits accounted apart from the forward ones

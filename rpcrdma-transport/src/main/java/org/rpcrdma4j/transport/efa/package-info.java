@@ -1,7 +1,8 @@
 /**
- * The {@link org.rpcrdma4j.transport.Fabric} seam over the EFA RDM endpoint: the only package that
- * imports {@code org.rpcrdma4j.efa}. {@link org.rpcrdma4j.transport.efa.EfaProgressLoop} is the one
- * thread that drives its endpoints; {@link org.rpcrdma4j.transport.efa.EfaFabric} maps the data and
- * control channels onto two tags.
+ * The {@link org.rpcrdma4j.transport.Fabric} seam over the connectionless EFA RDM endpoint: the only
+ * package that imports {@code org.rpcrdma4j.efa}. {@link org.rpcrdma4j.transport.efa.EfaProgressLoop}
+ * is the one thread that drives its endpoints; {@link org.rpcrdma4j.transport.efa.EfaFabric} sets
+ * connections up with {@link org.rpcrdma4j.transport.efa.ControlMessage}s on a control tag and gives
+ * each connection a data tag of its own.
  */
 package org.rpcrdma4j.transport.efa;

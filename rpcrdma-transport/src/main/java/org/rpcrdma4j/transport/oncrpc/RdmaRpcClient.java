@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * not change a buffer it encoded until the call ends. oncrpc4j encodes every call into an Xdr of its
  * own and never reuses it.
  *
- * <p>One client per fabric. Reply handlers run where the {@link IoStrategy} says, as those of
+ * <p>A fabric carries any number of clients beside a server, each on a connection of its own. Reply
+ * handlers run where the {@link IoStrategy} says, as those of
  * oncrpc4j's {@code OncRpcClient}: by default ({@link IoStrategy#SAME_THREAD}) on the fabric's progress
  * thread, which saves a thread hand-off per reply; a handler must then not wait for another reply (a
  * synchronous call from inside a handler waits for itself, as on oncrpc4j's selector thread). With
@@ -106,7 +107,7 @@ public final class RdmaRpcClient implements AutoCloseable {
     /**
      * Connects to a server for calls without DDP-eligible items ({@link DdpPolicy#NONE}).
      *
-     * @param fabric  this client's fabric; the client becomes its listener but does not own it
+     * @param fabric  the fabric to connect on; the client does not own it
      * @param server  the server's fabric address
      * @param config  inline sizes and the credits to request
      * @param timeout how long to wait for the server's ACCEPT
@@ -122,7 +123,7 @@ public final class RdmaRpcClient implements AutoCloseable {
      * Connects to a server and waits until the private data is exchanged; reply handlers run on the
      * progress thread ({@link IoStrategy#SAME_THREAD}, oncrpc4j's client default).
      *
-     * @param fabric  this client's fabric; the client becomes its listener but does not own it
+     * @param fabric  the fabric to connect on; the client does not own it
      * @param server  the server's fabric address
      * @param config  inline sizes, segment size and the credits to request
      * @param policy  the DDP policy of the program called: which call items go in Read chunks, which
@@ -139,7 +140,7 @@ public final class RdmaRpcClient implements AutoCloseable {
     /**
      * Connects to a server and waits until the private data is exchanged.
      *
-     * @param fabric     this client's fabric; the client becomes its listener but does not own it
+     * @param fabric     the fabric to connect on; the client does not own it
      * @param server     the server's fabric address
      * @param config     inline sizes, segment size and the credits to request
      * @param policy     the DDP policy of the program called

@@ -143,6 +143,10 @@ class MisbehavingPeerTest {
     }
 
     /** An RDMA_MSG carrying an ECHO call of the test program with AUTH_NONE. */
+    static byte[] echoCall(int xid, byte[] data) {
+        return call(xid, data);
+    }
+
     private static byte[] call(int xid, byte[] data) {
         return call(xid, TestProgram.ECHO, data);
     }

@@ -32,6 +32,8 @@ final class RawPeer implements ConnectionListener {
     final BlockingQueue<FabricStatus> ends = new LinkedBlockingQueue<>();
     private volatile CompletableFuture<FabricConnection> established = new CompletableFuture<>();
     private volatile FabricConnection connection;
+    /** Whether a receive buffer is posted again once its message is taken; a stuck peer does not. */
+    volatile boolean repost = true;
 
     /** @param bytes a message received */
     record Received(byte[] bytes) {
@@ -95,7 +97,9 @@ final class RawPeer implements ConnectionListener {
         byte[] bytes = new byte[length];
         buffer.get(buffer.position(), bytes);
         data.add(new Received(bytes));
-        connection.postReceive(buffer.clear());
+        if (repost) {
+            connection.postReceive(buffer.clear());
+        }
     }
 
     @Override

@@ -1,0 +1,140 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrInt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.fake.RcFakeNetwork;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.ReadSegment;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+
+/**
+ * The transport over a connection-oriented fabric (the RC fake: RDMA-CM private data in padded
+ * REQ/REP rooms, in-order delivery, RNR, remote access errors, flush on disconnect), unchanged from
+ * the EFA fabric above the seam.
+ */
+class ConnectionOrientedFabricTest {
+
+    private static final long HANG_GUARD_S = 30;
+    private static final int NFS_RDMA_PORT = 20049;
+
+    private final RcFakeNetwork network = new RcFakeNetwork();
+    private final Fabric serverFabric = network.fabric(NFS_RDMA_PORT);
+    private final ExecutorService workers = Executors.newFixedThreadPool(4);
+    private final ChunkProgram program = new ChunkProgram();
+    private RdmaRpcSvc svc;
+    private RdmaRpcClient client;
+
+    @BeforeEach
+    void serveAndConnect() throws Exception {
+        svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
+                .withRpcService(ChunkProgram.PROGRAM, program).withRpcService(TestProgram.PROGRAM, new TestProgram())
+                .withDdpPolicy(ChunkProgram.PROGRAM, ChunkProgram.POLICY).build();
+        svc.start();
+        client = connect(network.fabric(0));
+    }
+
+    private RdmaRpcClient connect(Fabric fabric) throws Exception {
+        return RdmaRpcClient.connect(fabric, serverFabric.localAddress(), TransportConfig.DEFAULT, ChunkProgram.POLICY,
+                Duration.ofSeconds(HANG_GUARD_S));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        svc.stop();
+        workers.shutdownNow();
+        network.close();
+    }
+
+    private <T extends XdrAble> T call(RdmaRpcClient on, int procedure, XdrAble args, T result) throws Exception {
+        new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                on.transport()).call(procedure, args, result, HANG_GUARD_S, TimeUnit.SECONDS);
+        return result;
+    }
+
+    @Test
+    void everyChunkShapeTravels() throws Exception {
+        byte[] data = ChunkProgram.pattern(1 << 20);
+        assertThat(call(client, ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
+                .as("Read chunk").isEqualTo(ChunkProgram.crc(data));
+        assertThat(call(client, ChunkProgram.GET, new ChunkProgram.IntPair(1 << 20, 0), new ChunkProgram.GetResult())
+                .data).as("Write chunk").isEqualTo(data);
+        assertThat(call(client, ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 0), new TestProgram.Opaque())
+                .bytes).as("Reply chunk").hasSize(20_000);
+        assertThat(call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[3]), new XdrInt()).intValue())
+                .as("inline").isEqualTo(ChunkProgram.crc(new byte[3]));
+    }
+
+    @Test
+    void theServersAddressIsItsListeningPortAndEachClientItsOwn() throws Exception {
+        RdmaRpcClient second = connect(network.fabric(0));
+        try {
+            assertThat(client.transport().getRemoteSocketAddress().getPort()).isEqualTo(NFS_RDMA_PORT);
+            assertThat(client.transport().getRemoteSocketAddress().getAddress().getHostAddress()).startsWith("10.0.0.");
+            assertThat(client.transport().getLocalSocketAddress()).isNotEqualTo(second.transport().getLocalSocketAddress())
+                    .isSameAs(client.transport().getLocalSocketAddress());
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void stoppingTheServerDisconnectsItsClients() throws Exception {
+        svc.stop();
+        SimHarness.waitFor(() -> !client.transport().isOpen());
+        assertThatThrownBy(() -> call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
+        svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers).build();
+    }
+
+    @Test
+    void aReadChunkThePeerNeverRegisteredEndsThatConnectionOnly() throws Exception {
+        RawPeer raw = new RawPeer(network.fabric(0));
+        assertThat(raw.connect(serverFabric.localAddress())).isNotNull();
+        RpcRdmaHeader header = RpcRdmaHeader.nomsg(0x77, 128,
+                List.of(new ReadSegment(0, new Segment(0x7eadbeef, 8192, 0x1000))), null, null);
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
+        HeaderEncoder.encode(header, message, 0);
+        raw.send(message.array());
+        // The server's RDMA Read fails with a remote access error: the queue pair, so the connection, is gone.
+        assertThat(RawPeer.next(raw.ends)).isEqualTo(FabricStatus.REMOTE_ACCESS);
+        assertThat(call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[10_000]), new XdrInt()).intValue())
+                .isEqualTo(ChunkProgram.crc(new byte[10_000]));
+    }
+
+    @Test
+    void aRequesterThatStopsReceivingLosesItsConnectionAndNoOneElse() throws Exception {
+        RawPeer raw = new RawPeer(network.fabric(0));
+        assertThat(raw.connect(serverFabric.localAddress())).isNotNull();
+        // More calls than its 32 receives take replies, and it never posts them again.
+        raw.repost = false;
+        for (int i = 0; i < 60; i++) {
+            raw.send(MisbehavingPeerTest.echoCall(0x8000 + i, new byte[] {(byte) i}));
+        }
+        // The server's replies wait for receives until the RNR retries run out: that connection is gone.
+        assertThat(RawPeer.next(raw.ends)).isEqualTo(FabricStatus.RECEIVER_NOT_READY);
+        assertThat(call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[5]), new XdrInt()).intValue())
+                .isEqualTo(ChunkProgram.crc(new byte[5]));
+    }
+}
