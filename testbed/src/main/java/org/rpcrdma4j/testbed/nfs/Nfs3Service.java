@@ -443,6 +443,10 @@ public final class Nfs3Service implements RpcDispatchable {
         }
     }
 
+    /** A directory entry: its name's bytes and its path. */
+    private record Listed(byte[] name, Path path) {
+    }
+
     /**
      * READDIR (3.3.16) and READDIRPLUS (3.3.17). The listing is {@code "."}, {@code ".."} then the names in sorted
      * order; entry i has cookie i+1, and the cookie verifier is the directory's mtime, so cookies stay valid while
@@ -457,16 +461,16 @@ public final class Nfs3Service implements RpcDispatchable {
         if (a.cookie != 0 && a.cookieverf != 0 && a.cookieverf != verf) {
             throw new Nfs3Exception(NFS3ERR_BAD_COOKIE, "READDIR");
         }
-        List<byte[]> names = new ArrayList<>();
-        names.add(DOT);
-        names.add(DOT_DOT);
-        List<byte[]> sorted = new ArrayList<>();
+        List<Listed> names = new ArrayList<>();
+        names.add(new Listed(DOT, dir));
+        names.add(new Listed(DOT_DOT, dir.equals(handles.root()) ? dir : dir.getParent()));
+        List<Listed> sorted = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
-                sorted.add(PathBytes.nameOf(p));
+                sorted.add(new Listed(PathBytes.nameOf(p), p));
             }
         }
-        sorted.sort(Arrays::compareUnsigned);
+        sorted.sort((x, y) -> Arrays.compareUnsigned(x.name(), y.name()));
         names.addAll(sorted);
         if (a.cookie < 0 || a.cookie > names.size()) {
             throw new Nfs3Exception(NFS3ERR_BAD_COOKIE, "READDIR");
@@ -478,15 +482,13 @@ public final class Nfs3Service implements RpcDispatchable {
         long dirSize = 0;
         int i = (int) a.cookie;
         for (; i < names.size(); i++) {
-            byte[] name = names.get(i);
+            byte[] name = names.get(i).name();
             int dirPart = 8 + 4 + pad(name.length) + 8;
             int entry = 4 + dirPart + (plus ? 4 + 84 + 4 + 4 + FileHandles.HANDLE_SIZE : 0);
             if (size + entry > max || dirSize + dirPart > dirMax) {
                 break;
             }
-            Path p = i == 0 ? dir
-                    : i == 1 ? (dir.equals(handles.root()) ? dir : dir.getParent())
-                    : PathBytes.child(dir, name);
+            Path p = names.get(i).path();
             long fileid;
             Fattr3 attr = null;
             byte[] fh = null;

@@ -1,6 +1,8 @@
 package org.rpcrdma4j.testbed.nfs;
 
 import java.net.URI;
+import java.nio.charset.Charset;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -19,6 +21,8 @@ final class PathBytes {
 
     private static final byte SLASH = '/';
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    /** The charset java.nio encodes and decodes path Strings with. */
+    private static final Charset JNU = Charset.forName(System.getProperty("sun.jnu.encoding"));
 
     private PathBytes() {
     }
@@ -30,7 +34,17 @@ final class PathBytes {
 
     /** The bytes of {@code path}'s last element. */
     static byte[] nameOf(Path path) {
-        return bytesOf(path.getFileName());
+        Path name = path.getFileName();
+        // most names decode and encode back to the same bytes: then the String holds them, and no URI is needed
+        String text = name.toString();
+        try {
+            if (name.getFileSystem().getPath(text).equals(name)) {
+                return text.getBytes(JNU);
+            }
+        } catch (InvalidPathException e) {
+            // the decoded text does not encode back (a replacement character in a narrow charset)
+        }
+        return bytesOf(name);
     }
 
     /** The bytes of a path, relative or absolute. */

@@ -2,19 +2,27 @@ package org.rpcrdma4j.testbed.nfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
@@ -156,7 +164,7 @@ class Nfs3ServiceTest {
     }
 
     private static byte[] concat(byte[]... parts) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] part : parts) {
             out.writeBytes(part);
         }
@@ -165,7 +173,7 @@ class Nfs3ServiceTest {
 
     /** Runs {@code sh -c script} with {@code args} as $1..., failing on a non-zero exit; returns stdout's bytes. */
     private static byte[] sh(String script, String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of("sh", "-c", script, "sh"));
+        List<String> command = new ArrayList<>(List.of("sh", "-c", script, "sh"));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         byte[] out = process.getInputStream().readAllBytes();
@@ -300,7 +308,7 @@ class Nfs3ServiceTest {
     }
 
     private static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(b);
+        return HexFormat.of().formatHex(b);
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {
@@ -434,15 +442,71 @@ class Nfs3ServiceTest {
         assertThat(info.dtpref).isEqualTo(DTPREF);
         assertThat(info.properties & FSF3_SYMLINK).isNotZero();
         assertThat(info.properties & FSF3_LINK).isZero();
+        assertThat(info.rtmult).isEqualTo(info.wtmult).isEqualTo(Files.getFileStore(exportDir).getBlockSize());
+        assertThat(info.timeDelta).isEqualTo(new Nfs3Types.NfsTime(1, 0));
+        assertThat(info.maxfilesize).isEqualTo(Long.MAX_VALUE);
         Nfs3Results.Fsstat stat = client.fsstat(root);
         assertThat(stat.tbytes).isPositive();
         assertThat(stat.abytes).isBetween(0L, stat.tbytes);
         assertThat(stat.fbytes).isBetween(stat.abytes, stat.tbytes);
+        // file slots are not visible to java.nio: 0, "no figure", as Linux reports them for btrfs
+        assertThat(List.of(stat.tfiles, stat.ffiles, stat.afiles)).containsOnly(0L);
         Nfs3Results.Pathconf pc = client.pathconf(root);
         assertThat(pc.nameMax).isEqualTo(NAME_MAX);
         assertThat(pc.noTrunc).isTrue();
         assertThat(pc.casePreserving).isTrue();
         assertThat(pc.attr.type).isEqualTo(NF3DIR);
+        assertThat(pc.linkmax).isEqualTo(1);
+    }
+
+    @Test
+    void attributesAreTheFileSystemsOwn() throws Exception {
+        byte[] dir = client.mkdir(root, "own");
+        byte[] f = client.create(dir, "file");
+        client.write(f, 0, new byte[5000], FILE_SYNC);
+        Path local = exportDir.resolve("own/file");
+        Files.createLink(exportDir.resolve("own/hardlink"), local);
+        Map<String, Object> u = Files.readAttributes(local, "unix:*", LinkOption.NOFOLLOW_LINKS);
+
+        Fattr3 a = client.getattr(f);
+
+        assertThat(a.type).isEqualTo(NF3REG);
+        assertThat(a.fileid).isEqualTo(u.get("ino"));
+        assertThat(a.fsid).isEqualTo(u.get("dev"));
+        assertThat(a.nlink).isEqualTo(2).isEqualTo(u.get("nlink"));
+        assertThat(a.uid).isEqualTo(u.get("uid"));
+        assertThat(a.gid).isEqualTo(u.get("gid"));
+        assertThat(a.mode).isEqualTo((Integer) u.get("mode") & 07777);
+        assertThat(a.size).isEqualTo(5000);
+        assertThat(a.used).isEqualTo(5000);
+        assertThat(a.mtime.toNanos()).isEqualTo(((FileTime) u.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS));
+        assertThat(a.ctime.toNanos()).isEqualTo(((FileTime) u.get("ctime")).to(TimeUnit.NANOSECONDS));
+        // a second name of the same file: another handle, the same fileid
+        byte[] hard = client.lookup(dir, "hardlink");
+        assertThat(hard).isNotEqualTo(f);
+        assertThat(client.getattr(hard).fileid).isEqualTo(a.fileid);
+        // READDIR's fileids are inode numbers too, "." and ".." included
+        Nfs3Results.Readdir listing = client.readdir(dir, false, 0, 0, 4096, 0);
+        assertThat(listing.entries).extracting(Entry::name, Entry::fileid).containsExactlyInAnyOrder(
+                tuple(".", Files.getAttribute(exportDir.resolve("own"), "unix:ino")),
+                tuple("..", Files.getAttribute(exportDir, "unix:ino")),
+                tuple("file", u.get("ino")),
+                tuple("hardlink", u.get("ino")));
+        assertThat(client.getattr(root).fileid).isEqualTo(Files.getAttribute(exportDir, "unix:ino"));
+    }
+
+    @Test
+    void offsetsPastWhatJavaCanAddressAreFbig() throws IOException {
+        byte[] f = client.create(root, "far");
+        assertStatus(() -> client.write(f, Long.MIN_VALUE, new byte[1], FILE_SYNC), NFS3ERR_FBIG);
+        assertStatus(() -> client.write(f, Long.MAX_VALUE, new byte[2], FILE_SYNC), NFS3ERR_FBIG);
+        Sattr3 huge = new Sattr3();
+        huge.size = Long.MIN_VALUE; // 2^63 as size3
+        assertStatus(() -> client.setattr(f, huge), NFS3ERR_FBIG);
+        Nfs3Results.Read r = client.read(f, Long.MIN_VALUE, 10);
+        assertThat(r.count).isZero();
+        assertThat(r.eof).isTrue();
+        assertThat(client.getattr(f).size).isZero();
     }
 
     @Test
