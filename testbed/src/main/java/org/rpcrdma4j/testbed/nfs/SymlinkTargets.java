@@ -51,11 +51,6 @@ public final class SymlinkTargets {
         return new SymlinkTargets(base.resolve("rpcrdma4j").resolve("symlink-targets"));
     }
 
-    /** The directory of the records. */
-    public Path store() {
-        return store;
-    }
-
     /**
      * Makes {@code link} a symbolic link to {@code target}.
      *
