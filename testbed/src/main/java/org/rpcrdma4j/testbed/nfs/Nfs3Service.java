@@ -610,7 +610,7 @@ public final class Nfs3Service implements RpcDispatchable {
     }
 
     /** After a name of {@code victim} is gone: a link that had no other name loses its stored target. */
-    private void unlinked(Fattr3 victim) throws IOException {
+    private void unlinked(Fattr3 victim) {
         if (victim.type == NF3LNK && victim.nlink == 1) {
             targets.forget(victim.fsid, victim.fileid);
         }
@@ -659,7 +659,7 @@ public final class Nfs3Service implements RpcDispatchable {
         if (a.type == NF3LNK) {
             a.size = targets.size(p, a.size);
         }
-        a.used = a.size; // st_blocks is not visible to java.nio: the apparent size, as nfs4j reports
+        a.used = a.size; // st_blocks is not visible to java.nio on Java 17: the apparent size stands in
         long rdev = (Long) u.get("rdev");
         a.rdevMajor = (int) ((rdev >>> 8) & 0xfff);
         a.rdevMinor = (int) ((rdev & 0xff) | ((rdev >>> 12) & 0xfff00));

@@ -96,9 +96,17 @@ public final class SymlinkTargets {
         return Files.exists(record(link), NOFOLLOW) ? read(link).length : sizeOnDisk;
     }
 
-    /** Drops the record of the link with device {@code dev} and inode {@code ino}, which lost its last name. */
-    void forget(long dev, long ino) throws IOException {
-        Files.deleteIfExists(record(dev, ino));
+    /**
+     * Drops the record of the link with device {@code dev} and inode {@code ino}, which lost its last name. The
+     * operation that removed the link has succeeded: a record that cannot be deleted now stays until it is found
+     * stale.
+     */
+    void forget(long dev, long ino) {
+        try {
+            Files.deleteIfExists(record(dev, ino));
+        } catch (IOException e) {
+            // left for read() to drop: it no longer matches any link once its inode is reused
+        }
     }
 
     private Path record(Path link) throws IOException {
