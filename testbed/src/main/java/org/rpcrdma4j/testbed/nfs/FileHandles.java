@@ -18,11 +18,11 @@ import java.util.Objects;
  * Opaque, stable NFSv3 file handles (RFC 1813 section 2.4 {@code nfs_fh3}) for the files under one export root.
  *
  * <p>A handle is 16 bytes: an 8-byte generation drawn at random per instance (handles of another instance are
- * {@code NFS3ERR_STALE}) and an 8-byte id, also used as {@code fileid3}. Ids are kept in a bounded, least recently
- * used map from id to (path, {@link BasicFileAttributes#fileKey() file key}); a handle whose id was evicted or
- * forgotten, or whose path now holds a different file, is {@code NFS3ERR_STALE}; a handle of the wrong size is
- * {@code NFS3ERR_BADHANDLE}. Renames done through the service keep handles valid. Every path in the map was built
- * from the root by appending checked names, so a handle never resolves outside the export root.
+ * {@code NFS3ERR_STALE}) and an 8-byte id, which is not the {@code fileid3} (that is the inode number). Ids are kept
+ * in a bounded, least recently used map from id to (path, {@link BasicFileAttributes#fileKey() file key}); a handle
+ * whose id was evicted or forgotten, or whose path now holds a different file, is {@code NFS3ERR_STALE}; a handle
+ * of the wrong size is {@code NFS3ERR_BADHANDLE}. Renames done through the service keep handles valid. Every path
+ * in the map was built from the root by appending checked names, so a handle never resolves outside the export root.
  */
 public final class FileHandles {
 
@@ -78,7 +78,7 @@ public final class FileHandles {
         return encode(ROOT_ID);
     }
 
-    /** The id ({@code fileid3}) of a path under the root, allocating one if needed. */
+    /** The handle id of a path under the root, allocating one if needed. */
     public synchronized long idOf(Path path) throws IOException {
         if (path.equals(root)) {
             return ROOT_ID;

@@ -3,6 +3,8 @@ package org.rpcrdma4j.testbed.nfs;
 import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -20,23 +22,25 @@ public final class MountService implements RpcDispatchable {
     private static final int AUTH_SYS = 1;
 
     private final String exportPath;
+    private final byte[] exportBytes;
     private final FileHandles handles;
 
     /**
-     * @param exportPath the path clients mount, e.g. {@code "/export"}
+     * @param exportPath the path clients mount, e.g. {@code "/export"}, matched as its UTF-8 bytes
      * @param handles the handles of the exported directory
      */
     public MountService(String exportPath, FileHandles handles) {
-        this.exportPath = normalize(exportPath);
+        this.exportBytes = withoutTrailingSlashes(exportPath.getBytes(StandardCharsets.UTF_8));
+        this.exportPath = new String(exportBytes, StandardCharsets.UTF_8);
         this.handles = handles;
     }
 
-    private static String normalize(String path) {
-        String p = path;
-        while (p.length() > 1 && p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
+    private static byte[] withoutTrailingSlashes(byte[] path) {
+        int n = path.length;
+        while (n > 1 && path[n - 1] == '/') {
+            n--;
         }
-        return p;
+        return Arrays.copyOf(path, n);
     }
 
     @Override
@@ -47,7 +51,7 @@ public final class MountService implements RpcDispatchable {
                 MountXdr.Dirpath a = new MountXdr.Dirpath();
                 call.retrieveCall(a);
                 MountXdr.MountResult r = new MountXdr.MountResult();
-                if (normalize(a.path).equals(exportPath)) {
+                if (Arrays.equals(withoutTrailingSlashes(a.path), exportBytes)) {
                     r.status = MNT3_OK;
                     r.fh = handles.rootHandle();
                     r.authFlavors = new int[] {AUTH_SYS};

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.testbed.nfs;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.dcache.oncrpc4j.xdr.XdrAble;
@@ -13,25 +14,26 @@ public final class MountXdr {
     private MountXdr() {
     }
 
-    /** {@code dirpath} (string&lt;MNTPATHLEN&gt;): the argument of MNT and UMNT. */
+    /** {@code dirpath} (string&lt;MNTPATHLEN&gt;): the argument of MNT and UMNT, as bytes. */
     public static final class Dirpath implements XdrAble {
-        public String path;
+        public byte[] path;
 
         public Dirpath() {
         }
 
+        /** A path given as text, sent as its UTF-8 bytes. */
         public Dirpath(String path) {
-            this.path = path;
+            this.path = path.getBytes(StandardCharsets.UTF_8);
         }
 
         @Override
         public void xdrEncode(XdrEncodingStream xdr) {
-            xdr.xdrEncodeString(path);
+            xdr.xdrEncodeDynamicOpaque(path);
         }
 
         @Override
         public void xdrDecode(XdrDecodingStream xdr) throws IOException {
-            path = Nfs3Types.decodeString(xdr, Nfs3.MNTPATHLEN);
+            path = Nfs3Types.decodeBytes(xdr, Nfs3.MNTPATHLEN, "dirpath");
         }
     }
 

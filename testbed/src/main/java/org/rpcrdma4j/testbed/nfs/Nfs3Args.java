@@ -1,7 +1,7 @@
 package org.rpcrdma4j.testbed.nfs;
 
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeFh;
-import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeString;
+import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeBytes;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.decodeVerf;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeFh;
 import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeOpaqueInPlace;
@@ -54,7 +54,7 @@ public final class Nfs3Args {
         public DirOp() {
         }
 
-        public DirOp(byte[] dir, String name) {
+        public DirOp(byte[] dir, byte[] name) {
             this.what = new DirOpArgs(dir, name);
         }
 
@@ -209,7 +209,7 @@ public final class Nfs3Args {
         public Create() {
         }
 
-        public Create(byte[] dir, String name, int mode, Sattr3 attr, long verf) {
+        public Create(byte[] dir, byte[] name, int mode, Sattr3 attr, long verf) {
             this.where = new DirOpArgs(dir, name);
             this.mode = mode;
             this.attr = attr;
@@ -247,8 +247,8 @@ public final class Nfs3Args {
         private final boolean symlink;
         public DirOpArgs where;
         public Sattr3 attr = new Sattr3();
-        /** nfspath3 of a symbolic link; unused for MKDIR. */
-        public String target;
+        /** nfspath3 of a symbolic link, its bytes as sent (section 3.3.10); unused for MKDIR. */
+        public byte[] target;
 
         /** An empty MKDIR3args ({@code symlink} false) or SYMLINK3args ({@code symlink} true) to decode into. */
         public Mkdir(boolean symlink) {
@@ -256,14 +256,14 @@ public final class Nfs3Args {
         }
 
         /** MKDIR3args. */
-        public Mkdir(byte[] dir, String name, Sattr3 attr) {
+        public Mkdir(byte[] dir, byte[] name, Sattr3 attr) {
             this(false);
             this.where = new DirOpArgs(dir, name);
             this.attr = attr;
         }
 
         /** SYMLINK3args. */
-        public Mkdir(byte[] dir, String name, Sattr3 attr, String target) {
+        public Mkdir(byte[] dir, byte[] name, Sattr3 attr, byte[] target) {
             this(true);
             this.where = new DirOpArgs(dir, name);
             this.attr = attr;
@@ -275,7 +275,7 @@ public final class Nfs3Args {
             where.encode(xdr);
             attr.xdrEncode(xdr);
             if (symlink) {
-                xdr.xdrEncodeString(target);
+                xdr.xdrEncodeDynamicOpaque(target);
             }
         }
 
@@ -285,7 +285,7 @@ public final class Nfs3Args {
             attr = new Sattr3();
             attr.xdrDecode(xdr);
             if (symlink) {
-                target = decodeString(xdr, Nfs3.MAXPATHLEN);
+                target = decodeBytes(xdr, Nfs3.MAXPATHLEN, "nfspath3");
             }
         }
     }
@@ -298,7 +298,7 @@ public final class Nfs3Args {
         public Rename() {
         }
 
-        public Rename(byte[] fromDir, String fromName, byte[] toDir, String toName) {
+        public Rename(byte[] fromDir, byte[] fromName, byte[] toDir, byte[] toName) {
             this.from = new DirOpArgs(fromDir, fromName);
             this.to = new DirOpArgs(toDir, toName);
         }

@@ -3,6 +3,7 @@ package org.rpcrdma4j.testbed.nfs;
 import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,8 +21,9 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
 
 /**
  * A blocking NFSv3 + MOUNT v3 client helper over any oncrpc4j {@link RpcTransport} (TCP, or RPC-over-RDMA): each
- * method is one {@link RpcCall#call} and throws {@link Nfs3Exception} when the reply's status is not OK. A test
- * helper, not a product: no retransmission, no caching.
+ * method is one {@link RpcCall#call} and throws {@link Nfs3Exception} when the reply's status is not OK. Names and
+ * link targets are bytes on the wire; the methods taking a {@code String} send its UTF-8 bytes. A test helper, not a
+ * product: no retransmission, no caching.
  */
 public final class Nfs3Client {
 
@@ -39,6 +41,10 @@ public final class Nfs3Client {
         this.nfs = new RpcCall(NFS_PROGRAM, NFS_V3, auth, transport);
         this.mount = new RpcCall(MOUNT_PROGRAM, MOUNT_V3, auth, transport);
         this.timeoutMillis = unit.toMillis(timeout);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     private void call(RpcCall program, int proc, XdrAble args, XdrAble res) throws IOException {
@@ -106,7 +112,12 @@ public final class Nfs3Client {
 
     /** LOOKUP (3.3.3): the handle of {@code name} in {@code dir}. */
     public byte[] lookup(byte[] dir, String name) throws IOException {
-        return nfs(NFSPROC3_LOOKUP, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Lookup(), "LOOKUP " + name).fh;
+        return lookup(dir, utf8(name));
+    }
+
+    /** LOOKUP (3.3.3) of a name given as bytes. */
+    public byte[] lookup(byte[] dir, byte[] name) throws IOException {
+        return nfs(NFSPROC3_LOOKUP, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Lookup(), "LOOKUP").fh;
     }
 
     /** LOOKUP of each component of a '/'-separated path below {@code dir} (empty components skipped). */
@@ -125,8 +136,13 @@ public final class Nfs3Client {
         return nfs(NFSPROC3_ACCESS, new Nfs3Args.Access(fh, access), new Nfs3Results.Access(), "ACCESS").access;
     }
 
-    /** READLINK (3.3.5). */
+    /** READLINK (3.3.5): the target as UTF-8 text (bytes that are not UTF-8 read as U+FFFD). */
     public String readlink(byte[] fh) throws IOException {
+        return new String(readlinkBytes(fh), StandardCharsets.UTF_8);
+    }
+
+    /** READLINK (3.3.5): the target's bytes. */
+    public byte[] readlinkBytes(byte[] fh) throws IOException {
         return nfs(NFSPROC3_READLINK, new Nfs3Args.Fh(fh), new Nfs3Results.Readlink(), "READLINK").target;
     }
 
@@ -170,8 +186,13 @@ public final class Nfs3Client {
 
     /** CREATE (3.3.8) UNCHECKED or GUARDED with {@code attr}; returns the new handle. */
     public byte[] create(byte[] dir, String name, int mode, Sattr3 attr) throws IOException {
+        return create(dir, utf8(name), mode, attr);
+    }
+
+    /** CREATE (3.3.8) of a name given as bytes. */
+    public byte[] create(byte[] dir, byte[] name, int mode, Sattr3 attr) throws IOException {
         return nfs(NFSPROC3_CREATE, new Nfs3Args.Create(dir, name, mode, attr, 0), new Nfs3Results.Create(),
-                "CREATE " + name).fh;
+                "CREATE").fh;
     }
 
     /** CREATE GUARDED with mode 0644. */
@@ -181,30 +202,45 @@ public final class Nfs3Client {
 
     /** MKDIR (3.3.9) with mode 0755. */
     public byte[] mkdir(byte[] dir, String name) throws IOException {
-        return nfs(NFSPROC3_MKDIR, new Nfs3Args.Mkdir(dir, name, Sattr3.ofMode(0755)), new Nfs3Results.Create(),
-                "MKDIR " + name).fh;
+        return nfs(NFSPROC3_MKDIR, new Nfs3Args.Mkdir(dir, utf8(name), Sattr3.ofMode(0755)),
+                new Nfs3Results.Create(), "MKDIR " + name).fh;
     }
 
-    /** SYMLINK (3.3.10). */
+    /** SYMLINK (3.3.10) with name and target given as text. */
     public byte[] symlink(byte[] dir, String name, String target) throws IOException {
+        return symlink(dir, utf8(name), utf8(target));
+    }
+
+    /** SYMLINK (3.3.10) with name and target given as bytes. */
+    public byte[] symlink(byte[] dir, byte[] name, byte[] target) throws IOException {
         return nfs(NFSPROC3_SYMLINK, new Nfs3Args.Mkdir(dir, name, new Sattr3(), target), new Nfs3Results.Create(),
-                "SYMLINK " + name).fh;
+                "SYMLINK").fh;
     }
 
     /** REMOVE (3.3.12). */
     public void remove(byte[] dir, String name) throws IOException {
-        nfs(NFSPROC3_REMOVE, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Wcc(), "REMOVE " + name);
+        remove(dir, utf8(name));
+    }
+
+    /** REMOVE (3.3.12) of a name given as bytes. */
+    public void remove(byte[] dir, byte[] name) throws IOException {
+        nfs(NFSPROC3_REMOVE, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Wcc(), "REMOVE");
     }
 
     /** RMDIR (3.3.13). */
     public void rmdir(byte[] dir, String name) throws IOException {
-        nfs(NFSPROC3_RMDIR, new Nfs3Args.DirOp(dir, name), new Nfs3Results.Wcc(), "RMDIR " + name);
+        nfs(NFSPROC3_RMDIR, new Nfs3Args.DirOp(dir, utf8(name)), new Nfs3Results.Wcc(), "RMDIR " + name);
     }
 
     /** RENAME (3.3.14). */
     public void rename(byte[] fromDir, String fromName, byte[] toDir, String toName) throws IOException {
+        rename(fromDir, utf8(fromName), toDir, utf8(toName));
+    }
+
+    /** RENAME (3.3.14) of names given as bytes. */
+    public void rename(byte[] fromDir, byte[] fromName, byte[] toDir, byte[] toName) throws IOException {
         nfs(NFSPROC3_RENAME, new Nfs3Args.Rename(fromDir, fromName, toDir, toName), new Nfs3Results.Rename(),
-                "RENAME " + fromName);
+                "RENAME");
     }
 
     /** One READDIR (3.3.16) or READDIRPLUS (3.3.17) call. */

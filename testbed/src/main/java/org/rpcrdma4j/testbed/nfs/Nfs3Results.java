@@ -12,6 +12,7 @@ import static org.rpcrdma4j.testbed.nfs.Nfs3Types.encodeVerf;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.dcache.oncrpc4j.xdr.XdrAble;
@@ -165,16 +166,17 @@ public final class Nfs3Results {
 
     /** READLINK3res (3.3.5). */
     public static final class Readlink extends AttrResult {
-        public String target;
+        /** nfspath3: the target's bytes, exactly as stored. */
+        public byte[] target;
 
         @Override
         protected void encodeOk(XdrEncodingStream xdr) {
-            xdr.xdrEncodeString(target);
+            xdr.xdrEncodeDynamicOpaque(target);
         }
 
         @Override
         protected void decodeOk(XdrDecodingStream xdr) throws IOException {
-            target = xdr.xdrDecodeString();
+            target = xdr.xdrDecodeDynamicOpaque();
         }
     }
 
@@ -314,8 +316,16 @@ public final class Nfs3Results {
         }
     }
 
-    /** An entry3 (3.3.16) or, with attributes and handle, an entryplus3 (3.3.17). */
-    public record Entry(long fileid, String name, long cookie, Fattr3 attr, byte[] fh) {
+    /**
+     * An entry3 (3.3.16) or, with attributes and handle, an entryplus3 (3.3.17). {@code rawName} holds the name's
+     * bytes as the directory holds them.
+     */
+    public record Entry(long fileid, byte[] rawName, long cookie, Fattr3 attr, byte[] fh) {
+
+        /** The name as UTF-8 text (bytes that are not UTF-8 read as U+FFFD): for display. */
+        public String name() {
+            return new String(rawName, StandardCharsets.UTF_8);
+        }
     }
 
     /** READDIR3res (3.3.16) and, with {@code plus}, READDIRPLUS3res (3.3.17). */
@@ -336,7 +346,7 @@ public final class Nfs3Results {
             for (Entry e : entries) {
                 xdr.xdrEncodeBoolean(true); // entry3 *entries / *nextentry: value follows
                 xdr.xdrEncodeLong(e.fileid());
-                xdr.xdrEncodeString(e.name());
+                xdr.xdrEncodeDynamicOpaque(e.rawName());
                 xdr.xdrEncodeLong(e.cookie());
                 if (plus) {
                     encodePostOpAttr(xdr, e.attr());
@@ -353,7 +363,7 @@ public final class Nfs3Results {
             entries = new ArrayList<>();
             while (xdr.xdrDecodeBoolean()) {
                 long fileid = xdr.xdrDecodeLong();
-                String name = xdr.xdrDecodeString();
+                byte[] name = xdr.xdrDecodeDynamicOpaque();
                 long cookie = xdr.xdrDecodeLong();
                 Fattr3 a = plus ? decodePostOpAttr(xdr) : null;
                 byte[] fh = plus ? decodePostOpFh(xdr) : null;

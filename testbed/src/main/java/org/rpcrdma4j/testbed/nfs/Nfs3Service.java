@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
@@ -27,6 +26,7 @@ import java.nio.file.attribute.FileTime;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,11 +48,20 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Types.WccData;
  * NFS version 3 (RFC 1813, program 100003 version 3) over a local directory: a <em>test service</em>, see the
  * package documentation for what it leaves out.
  *
- * <p>Names are checked before any file system call: empty, {@code "."}, {@code ".."} (except in LOOKUP, where
- * {@code ".."} of the root is the root itself), or containing {@code '/'} or NUL are {@code NFS3ERR_INVAL}, longer
- * than {@value Nfs3#NAME_MAX} bytes {@code NFS3ERR_NAMETOOLONG}. Symbolic links are created and read as data and
- * never followed. READ/WRITE counts are capped to {@link Nfs3#MAX_IO} and READDIR/READDIRPLUS counts to
- * {@link Nfs3#DTPREF}, as advertised by FSINFO. Attributes come from the Linux {@code unix} attribute view.
+ * <p><b>Names</b> are bytes, never text: LOOKUP, CREATE, MKDIR, SYMLINK, REMOVE, RMDIR, RENAME and READDIR pass them
+ * to and from the file system unchanged ({@link PathBytes}), UTF-8 or not. They are checked before any file system
+ * call: empty, {@code "."}, {@code ".."} (except in LOOKUP, where {@code ".."} of the root is the root itself), or
+ * containing {@code '/'} or NUL are {@code NFS3ERR_INVAL}, longer than {@value Nfs3#NAME_MAX} bytes {@code
+ * NFS3ERR_NAMETOOLONG}; a name the local file system refuses gets its error ({@code EINVAL}, {@code EILSEQ}:
+ * {@code NFS3ERR_INVAL}). <b>Symbolic links</b> are data, never followed; their targets are kept byte for byte by
+ * {@link SymlinkTargets}. READ/WRITE counts are capped to {@link Nfs3#MAX_IO} and READDIR/READDIRPLUS counts to
+ * {@link Nfs3#DTPREF}, as advertised by FSINFO.
+ *
+ * <p><b>Attributes</b> are what the file system reports through the Linux {@code unix} attribute view: type, mode,
+ * nlink, uid, gid, size, rdev, the three times, {@code fsid} the device number and {@code fileid} the inode number
+ * (as Linux's nfsd reports them). What java.nio on Java 17 cannot see is said where it is reported: {@code used}
+ * (st_blocks) is the size, FSSTAT's file slots (statvfs f_files) are 0, FSINFO's time_delta and maxfilesize are
+ * bounds rather than the file system's own values.
  */
 public final class Nfs3Service implements RpcDispatchable {
 
@@ -60,19 +69,30 @@ public final class Nfs3Service implements RpcDispatchable {
     private static final int S_IFMT = 0170000;
     /** The attributes fattr3 needs: numeric ids only ("unix:*" would look owner and group names up). */
     private static final String UNIX_ATTRIBUTES =
-            "unix:mode,nlink,uid,gid,size,rdev,dev,lastAccessTime,lastModifiedTime,ctime";
+            "unix:mode,nlink,uid,gid,size,rdev,dev,ino,lastAccessTime,lastModifiedTime,ctime";
+    private static final byte[] DOT = {'.'};
+    private static final byte[] DOT_DOT = {'.', '.'};
+    /** FSINFO time_delta: Linux's nfsd answers 1 s too, a bound that holds for its file systems but FAT (2 s). */
+    private static final NfsTime TIME_DELTA = new NfsTime(1, 0);
     /** READ buffers kept for reuse: enough for every worker of a busy service. */
     private static final int READ_BUFFERS_KEPT = 16;
 
     private final FileHandles handles;
+    private final SymlinkTargets targets;
     private final ReadBuffers readBuffers = new ReadBuffers(MAX_IO, READ_BUFFERS_KEPT);
     private final long writeVerifier = new SecureRandom().nextLong();
     /** createverf3 of files made by EXCLUSIVE CREATE, so that a retransmission succeeds (section 3.3.8). */
     private final Map<Path, Long> exclusiveVerifiers = new ConcurrentHashMap<>();
 
-    /** A service over the handles' export root. */
+    /** A service over the handles' export root, with the {@link SymlinkTargets#ofUser user's link target store}. */
     public Nfs3Service(FileHandles handles) {
+        this(handles, SymlinkTargets.ofUser());
+    }
+
+    /** A service over the handles' export root, keeping link targets that need it in {@code targets}. */
+    public Nfs3Service(FileHandles handles, SymlinkTargets targets) {
         this.handles = handles;
+        this.targets = targets;
     }
 
     /** The writeverf3 returned by WRITE and COMMIT: constant for the life of this instance (section 3.3.7). */
@@ -212,9 +232,9 @@ public final class Nfs3Service implements RpcDispatchable {
         Path dir = handles.resolve(what.dir());
         r.dirAttr = attrsOrNull(dir);
         Path obj;
-        if (".".equals(what.name())) {
+        if (Arrays.equals(DOT, what.name())) {
             obj = requireDir(dir);
-        } else if ("..".equals(what.name())) {
+        } else if (Arrays.equals(DOT_DOT, what.name())) {
             obj = requireDir(dir).equals(handles.root()) ? dir : dir.getParent();
         } else {
             obj = child(dir, what.name());
@@ -251,7 +271,7 @@ public final class Nfs3Service implements RpcDispatchable {
         if (r.attr.type != NF3LNK) {
             throw new Nfs3Exception(NFS3ERR_INVAL, "READLINK");
         }
-        r.target = Files.readSymbolicLink(p).toString();
+        r.target = targets.read(p);
     }
 
     /** READ, section 3.3.6: count capped to rtmax; eof when the reply reaches the end of the file. */
@@ -259,13 +279,11 @@ public final class Nfs3Service implements RpcDispatchable {
         Path p = handles.resolve(a.fh);
         r.attr = attrs(p);
         requireRegular(r.attr);
-        if (a.offset < 0) {
-            throw new Nfs3Exception(NFS3ERR_INVAL, "READ");
-        }
-        int count = (int) Math.min(Integer.toUnsignedLong(a.count), MAX_IO);
+        // offset3 is unsigned: from 2^63 on it lies past any file java.nio can hold, so nothing is there
+        int count = a.offset < 0 ? 0 : (int) Math.min(Integer.toUnsignedLong(a.count), MAX_IO);
         ByteBuffer buf = readBuffers.take(count);
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            long pos = a.offset;
+            long pos = Math.max(a.offset, 0);
             while (buf.hasRemaining()) {
                 int n = ch.read(buf, pos);
                 if (n < 0) {
@@ -273,7 +291,7 @@ public final class Nfs3Service implements RpcDispatchable {
                 }
                 pos += n;
             }
-            r.eof = pos >= ch.size();
+            r.eof = a.offset < 0 || pos >= ch.size();
         } catch (IOException | RuntimeException e) {
             readBuffers.give(buf);
             throw e;
@@ -290,11 +308,13 @@ public final class Nfs3Service implements RpcDispatchable {
         Fattr3 before = attrs(p);
         r.wcc = new WccData(before.toWcc(), before);
         requireRegular(before);
-        if (a.offset < 0 || Integer.toUnsignedLong(a.count) > a.data.remaining() || a.stable < UNSTABLE
-                || a.stable > FILE_SYNC) {
+        if (Integer.toUnsignedLong(a.count) > a.data.remaining() || a.stable < UNSTABLE || a.stable > FILE_SYNC) {
             throw new Nfs3Exception(NFS3ERR_INVAL, "WRITE");
         }
         int count = (int) Math.min(Integer.toUnsignedLong(a.count), MAX_IO);
+        if (a.offset < 0 || a.offset + count < 0) {
+            throw new Nfs3Exception(NFS3ERR_FBIG, "WRITE past maxfilesize");
+        }
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buf = a.data.duplicate().limit(a.data.position() + count);
             long pos = a.offset;
@@ -352,17 +372,17 @@ public final class Nfs3Service implements RpcDispatchable {
         }
     }
 
-    /** MKDIR (3.3.9) and SYMLINK (3.3.10); the link target is stored as given and never interpreted. */
+    /** MKDIR (3.3.9) and SYMLINK (3.3.10); the link target is stored byte for byte and never interpreted. */
     private void mkdirOrSymlink(Nfs3Args.Mkdir a, Nfs3Results.Create r) throws IOException {
         Path dir = handles.resolve(a.where.dir());
         WccAttr pre = preOp(dir);
         try {
             Path p = child(dir, a.where.name());
             if (a.target != null) {
-                if (a.target.isEmpty() || a.target.indexOf('\0') >= 0) {
+                if (a.target.length == 0 || indexOf(a.target, (byte) 0) >= 0) {
                     throw new Nfs3Exception(NFS3ERR_INVAL, "SYMLINK");
                 }
-                Files.createSymbolicLink(p, p.getFileSystem().getPath(a.target));
+                targets.create(p, a.target);
             } else {
                 Files.createDirectory(p);
                 applySattr(p, NF3DIR, a.attr);
@@ -380,16 +400,17 @@ public final class Nfs3Service implements RpcDispatchable {
         WccAttr pre = preOp(dir);
         try {
             Path p = child(dir, what.name());
-            int type = attrs(p).type;
-            if (rmdir && type != NF3DIR) {
+            Fattr3 victim = attrs(p);
+            if (rmdir && victim.type != NF3DIR) {
                 throw new Nfs3Exception(NFS3ERR_NOTDIR, "RMDIR");
             }
-            if (!rmdir && type == NF3DIR) {
+            if (!rmdir && victim.type == NF3DIR) {
                 throw new Nfs3Exception(NFS3ERR_ISDIR, "REMOVE");
             }
             Files.delete(p);
             handles.forget(p);
             exclusiveVerifiers.remove(p);
+            unlinked(victim);
         } finally {
             r.wcc = new WccData(pre, attrsOrNull(dir));
         }
@@ -409,13 +430,21 @@ public final class Nfs3Service implements RpcDispatchable {
                 if (to.startsWith(from)) {
                     throw new Nfs3Exception(NFS3ERR_INVAL, "RENAME into itself");
                 }
+                Fattr3 replaced = attrsOrNull(to);
                 Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
                 handles.renamed(from, to);
+                if (replaced != null) {
+                    unlinked(replaced);
+                }
             }
         } finally {
             r.fromWcc = new WccData(preFrom, attrsOrNull(fromDir));
             r.toWcc = new WccData(preTo, attrsOrNull(toDir));
         }
+    }
+
+    /** A directory entry: its name's bytes and its path. */
+    private record Listed(byte[] name, Path path) {
     }
 
     /**
@@ -432,16 +461,16 @@ public final class Nfs3Service implements RpcDispatchable {
         if (a.cookie != 0 && a.cookieverf != 0 && a.cookieverf != verf) {
             throw new Nfs3Exception(NFS3ERR_BAD_COOKIE, "READDIR");
         }
-        List<String> names = new ArrayList<>();
-        names.add(".");
-        names.add("..");
-        List<String> sorted = new ArrayList<>();
+        List<Listed> names = new ArrayList<>();
+        names.add(new Listed(DOT, dir));
+        names.add(new Listed(DOT_DOT, dir.equals(handles.root()) ? dir : dir.getParent()));
+        List<Listed> sorted = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
-                sorted.add(p.getFileName().toString());
+                sorted.add(new Listed(PathBytes.nameOf(p), p));
             }
         }
-        sorted.sort(null);
+        sorted.sort((x, y) -> Arrays.compareUnsigned(x.name(), y.name()));
         names.addAll(sorted);
         if (a.cookie < 0 || a.cookie > names.size()) {
             throw new Nfs3Exception(NFS3ERR_BAD_COOKIE, "READDIR");
@@ -453,25 +482,23 @@ public final class Nfs3Service implements RpcDispatchable {
         long dirSize = 0;
         int i = (int) a.cookie;
         for (; i < names.size(); i++) {
-            String name = names.get(i);
-            int dirPart = 8 + 4 + pad(name.getBytes(StandardCharsets.UTF_8).length) + 8;
+            byte[] name = names.get(i).name();
+            int dirPart = 8 + 4 + pad(name.length) + 8;
             int entry = 4 + dirPart + (plus ? 4 + 84 + 4 + 4 + FileHandles.HANDLE_SIZE : 0);
             if (size + entry > max || dirSize + dirPart > dirMax) {
                 break;
             }
-            Path p = switch (name) {
-                case "." -> dir;
-                case ".." -> dir.equals(handles.root()) ? dir : dir.getParent();
-                default -> dir.resolve(name);
-            };
+            Path p = names.get(i).path();
             long fileid;
             Fattr3 attr = null;
             byte[] fh = null;
             try {
-                fileid = handles.idOf(p);
                 if (plus) {
                     attr = attrs(p);
+                    fileid = attr.fileid;
                     fh = handles.handleOf(p);
+                } else {
+                    fileid = (Long) Files.getAttribute(p, "unix:ino", NOFOLLOW);
                 }
             } catch (NoSuchFileException e) {
                 continue; // removed since listed
@@ -487,7 +514,11 @@ public final class Nfs3Service implements RpcDispatchable {
         r.cookieverf = verf;
     }
 
-    /** FSSTAT, section 3.3.18: space from the root's FileStore; file counts are not known and reported large. */
+    /**
+     * FSSTAT, section 3.3.18: space from the object's FileStore (statvfs). File slots (f_files, f_ffree) are not
+     * visible to java.nio and are reported as 0, as Linux reports them for file systems without a fixed number of
+     * inodes (btrfs): "no figure", not "full". invarsec 0: the figures may change at any time.
+     */
     private void fsstat(Nfs3Args.Fh a, Nfs3Results.Fsstat r) throws IOException {
         Path p = handles.resolve(a.fh);
         r.attr = attrs(p);
@@ -495,28 +526,38 @@ public final class Nfs3Service implements RpcDispatchable {
         r.tbytes = store.getTotalSpace();
         r.fbytes = store.getUnallocatedSpace();
         r.abytes = store.getUsableSpace();
-        r.tfiles = 0xFFFF_FFFFL;
-        r.ffiles = 0xFFFF_FFFFL;
-        r.afiles = 0xFFFF_FFFFL;
+        r.tfiles = 0;
+        r.ffiles = 0;
+        r.afiles = 0;
         r.invarsec = 0;
     }
 
-    /** FSINFO, section 3.3.19: the limits this service enforces. */
+    /**
+     * FSINFO, section 3.3.19: the limits this service enforces; rtmult and wtmult the file system's block size
+     * (statvfs f_bsize). maxfilesize is the largest size java.nio can address; a file system with a lower limit
+     * answers a WRITE or SETATTR past it with NFS3ERR_FBIG. time_delta is a bound ({@link #TIME_DELTA}): the file
+     * system's own granularity is not visible to java.nio.
+     */
     private void fsinfo(Nfs3Args.Fh a, Nfs3Results.Fsinfo r) throws IOException {
-        r.attr = attrs(handles.resolve(a.fh));
+        Path p = handles.resolve(a.fh);
+        r.attr = attrs(p);
+        int block = (int) Math.min(Files.getFileStore(p).getBlockSize(), MAX_IO);
         r.rtmax = MAX_IO;
         r.rtpref = MAX_IO;
-        r.rtmult = 4096;
+        r.rtmult = block;
         r.wtmax = MAX_IO;
         r.wtpref = MAX_IO;
-        r.wtmult = 4096;
+        r.wtmult = block;
         r.dtpref = DTPREF;
         r.maxfilesize = Long.MAX_VALUE;
-        r.timeDelta = new NfsTime(0, 1);
+        r.timeDelta = TIME_DELTA;
         r.properties = FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME;
     }
 
-    /** PATHCONF, section 3.3.20. */
+    /**
+     * PATHCONF, section 3.3.20: linkmax 1 as LINK is refused, name_max the limit this service enforces; the rest is
+     * what Linux file systems other than vfat and casefolded ext4 directories do, as Linux's nfsd answers.
+     */
     private void pathconf(Nfs3Args.Fh a, Nfs3Results.Pathconf r) throws IOException {
         r.attr = attrs(handles.resolve(a.fh));
         r.linkmax = 1; // LINK is not supported
@@ -547,20 +588,32 @@ public final class Nfs3Service implements RpcDispatchable {
      * {@code "."}, {@code ".."}, or containing {@code '/'} or NUL (NFS3ERR_INVAL), longer than NAME_MAX bytes
      * (NFS3ERR_NAMETOOLONG). {@code dir} must be a directory (NFS3ERR_NOTDIR).
      */
-    private static Path child(Path dir, String name) throws IOException {
-        if (name == null || name.isEmpty() || ".".equals(name) || "..".equals(name) || name.indexOf('/') >= 0
-                || name.indexOf('\0') >= 0) {
+    private static Path child(Path dir, byte[] name) throws IOException {
+        if (name.length == 0 || Arrays.equals(DOT, name) || Arrays.equals(DOT_DOT, name)
+                || indexOf(name, (byte) '/') >= 0 || indexOf(name, (byte) 0) >= 0) {
             throw new Nfs3Exception(NFS3ERR_INVAL, "name");
         }
-        if (name.getBytes(StandardCharsets.UTF_8).length > NAME_MAX) {
+        if (name.length > NAME_MAX) {
             throw new Nfs3Exception(NFS3ERR_NAMETOOLONG, "name");
         }
         requireDir(dir);
-        Path p = dir.resolve(name);
-        if (!dir.equals(p.getParent())) {
-            throw new Nfs3Exception(NFS3ERR_INVAL, "name");
+        return PathBytes.child(dir, name);
+    }
+
+    private static int indexOf(byte[] bytes, byte b) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
         }
-        return p;
+        return -1;
+    }
+
+    /** After a name of {@code victim} is gone: a link that had no other name loses its stored target. */
+    private void unlinked(Fattr3 victim) {
+        if (victim.type == NF3LNK && victim.nlink == 1) {
+            targets.forget(victim.fsid, victim.fileid);
+        }
     }
 
     private static Path requireDir(Path dir) throws IOException {
@@ -595,27 +648,27 @@ public final class Nfs3Service implements RpcDispatchable {
             case 0060000 -> NF3BLK;
             case 0020000 -> NF3CHR;
             case 0140000 -> NF3SOCK;
-            default -> NF3FIFO;
+            case 0010000 -> NF3FIFO;
+            default -> throw new Nfs3Exception(NFS3ERR_IO, "file type " + Integer.toOctalString(mode & S_IFMT));
         };
         a.mode = mode & 07777;
         a.nlink = (Integer) u.get("nlink");
         a.uid = (Integer) u.get("uid");
         a.gid = (Integer) u.get("gid");
         a.size = (Long) u.get("size");
-        a.used = pad4k(a.size);
+        if (a.type == NF3LNK) {
+            a.size = targets.size(p, a.size);
+        }
+        a.used = a.size; // st_blocks is not visible to java.nio on Java 17: the apparent size stands in
         long rdev = (Long) u.get("rdev");
         a.rdevMajor = (int) ((rdev >>> 8) & 0xfff);
         a.rdevMinor = (int) ((rdev & 0xff) | ((rdev >>> 12) & 0xfff00));
         a.fsid = (Long) u.get("dev");
-        a.fileid = handles.idOf(p);
+        a.fileid = (Long) u.get("ino");
         a.atime = time((FileTime) u.get("lastAccessTime"));
         a.mtime = time((FileTime) u.get("lastModifiedTime"));
         a.ctime = time((FileTime) u.get("ctime"));
         return a;
-    }
-
-    private static long pad4k(long size) {
-        return (size + 4095) & ~4095L;
     }
 
     private Fattr3 attrsOrNull(Path p) {
@@ -641,8 +694,8 @@ public final class Nfs3Service implements RpcDispatchable {
             if (type != NF3REG) {
                 throw new Nfs3Exception(type == NF3DIR ? NFS3ERR_ISDIR : NFS3ERR_INVAL, "SETATTR size");
             }
-            if (s.size < 0) {
-                throw new Nfs3Exception(NFS3ERR_INVAL, "SETATTR size");
+            if (s.size < 0) { // size3 is unsigned: 2^63 and above is past maxfilesize
+                throw new Nfs3Exception(NFS3ERR_FBIG, "SETATTR size");
             }
             try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 if (s.size < ch.size()) {
@@ -706,8 +759,11 @@ public final class Nfs3Service implements RpcDispatchable {
                 return NFS3ERR_NAMETOOLONG;
             } else if (reason.contains("Operation not permitted")) {
                 return NFS3ERR_PERM;
-            } else if (reason.contains("Invalid argument") || reason.contains("Too many levels of symbolic links")) {
+            } else if (reason.contains("Invalid argument") || reason.contains("Too many levels of symbolic links")
+                    || reason.contains("multibyte")) { // EILSEQ: a name the file system cannot hold
                 return NFS3ERR_INVAL;
+            } else if (reason.contains("File too large")) {
+                return NFS3ERR_FBIG;
             } else if (reason.contains("No space left")) {
                 return NFS3ERR_NOSPC;
             } else if (reason.contains("Read-only file system")) {

@@ -2,6 +2,7 @@ package org.rpcrdma4j.testbed.nfs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
@@ -56,11 +57,7 @@ public final class Nfs3Types {
 
     /** Decodes {@code nfs_fh3}; a handle longer than NFS3_FHSIZE is garbage. */
     public static byte[] decodeFh(XdrDecodingStream xdr) throws IOException {
-        byte[] fh = xdr.xdrDecodeDynamicOpaque();
-        if (fh.length > Nfs3.NFS3_FHSIZE) {
-            throw new GarbageException("nfs_fh3 longer than " + Nfs3.NFS3_FHSIZE + " bytes: " + fh.length);
-        }
-        return fh;
+        return decodeBytes(xdr, Nfs3.NFS3_FHSIZE, "nfs_fh3");
     }
 
     /** Encodes a fixed 8-byte verifier (cookieverf3, createverf3, writeverf3). */
@@ -73,13 +70,17 @@ public final class Nfs3Types {
         return xdr.xdrDecodeLong();
     }
 
-    /** Decodes an XDR {@code string}, refusing one longer than {@code max} bytes as garbage. */
-    static String decodeString(XdrDecodingStream xdr, int max) throws IOException {
-        String s = xdr.xdrDecodeString();
-        if (s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > max) {
-            throw new GarbageException("string longer than " + max);
+    /**
+     * Decodes an XDR {@code string} or {@code opaque<>} as its bytes, unchanged: NFS names and paths are bytes
+     * (section 2.5), which decoding them as text would alter. A length over {@code max} is garbage, refused before
+     * anything is allocated.
+     */
+    static byte[] decodeBytes(XdrDecodingStream xdr, int max, String what) throws IOException {
+        int length = xdr.xdrDecodeInt();
+        if (length < 0 || length > max) {
+            throw new GarbageException(what + " of " + Integer.toUnsignedLong(length) + " bytes, over " + max);
         }
-        return s;
+        return xdr.xdrDecodeOpaque(length);
     }
 
     /** {@code nfstime3}: unsigned seconds and nanoseconds since the epoch (section 2.5). */
@@ -303,16 +304,22 @@ public final class Nfs3Types {
         }
     }
 
-    /** {@code diropargs3} (section 2.6): a directory handle and a name in it. */
-    public record DirOpArgs(byte[] dir, String name) {
+    /** {@code diropargs3} (section 2.6): a directory handle and a name in it, as bytes. */
+    public record DirOpArgs(byte[] dir, byte[] name) {
+
+        /** A name given as text, sent as its UTF-8 bytes. */
+        public DirOpArgs(byte[] dir, String name) {
+            this(dir, name.getBytes(StandardCharsets.UTF_8));
+        }
 
         void encode(XdrEncodingStream xdr) {
             encodeFh(xdr, dir);
-            xdr.xdrEncodeString(name);
+            xdr.xdrEncodeDynamicOpaque(name);
         }
 
+        /** Names longer than MNTPATHLEN bytes are garbage; the service answers NAMETOOLONG above NAME_MAX. */
         static DirOpArgs decode(XdrDecodingStream xdr) throws IOException {
-            return new DirOpArgs(decodeFh(xdr), decodeString(xdr, Nfs3.MNTPATHLEN));
+            return new DirOpArgs(decodeFh(xdr), decodeBytes(xdr, Nfs3.MNTPATHLEN, "filename3"));
         }
     }
 }

@@ -2,18 +2,27 @@ package org.rpcrdma4j.testbed.nfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
@@ -21,7 +30,6 @@ import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
 import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
-import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.AfterAll;
@@ -37,6 +45,8 @@ class Nfs3ServiceTest {
 
     @TempDir
     static Path tmp;
+    @TempDir
+    static Path targetStore;
 
     private static OncRpcSvc svc;
     private static OncRpcClient rpcClient;
@@ -49,18 +59,27 @@ class Nfs3ServiceTest {
     static void start() throws IOException {
         exportDir = tmp.toRealPath();
         FileHandles handles = new FileHandles(exportDir, 100_000);
-        service = new Nfs3Service(handles);
-        svc = new OncRpcSvcBuilder().withTCP().withPort(0).withBindAddress("127.0.0.1").withoutAutoPublish()
+        service = new Nfs3Service(handles, new SymlinkTargets(targetStore));
+        svc = serve(handles, service);
+        rpcClient = connect(svc);
+        client = new Nfs3Client(rpcClient.connect());
+        root = client.mount("/export/");
+    }
+
+    /** A started TCP service of {@code service} and MOUNT over {@code handles}. */
+    static OncRpcSvc serve(FileHandles handles, Nfs3Service service) throws IOException {
+        OncRpcSvc s = new OncRpcSvcBuilder().withTCP().withPort(0).withBindAddress("127.0.0.1").withoutAutoPublish()
                 .withWorkerThreadIoStrategy().withWorkerThreadPoolSize(2).withServiceName("nfs3-test")
                 .withRpcService(new OncRpcProgram(NFS_PROGRAM, NFS_V3), service)
                 .withRpcService(new OncRpcProgram(MOUNT_PROGRAM, MOUNT_V3), new MountService("/export", handles))
                 .build();
-        svc.start();
-        int port = svc.getInetSocketAddress(IpProtocolType.TCP).getPort();
-        rpcClient = new OncRpcClient(InetAddress.getByName("127.0.0.1"), IpProtocolType.TCP, port);
-        RpcTransport transport = rpcClient.connect();
-        client = new Nfs3Client(transport);
-        root = client.mount("/export/");
+        s.start();
+        return s;
+    }
+
+    private static OncRpcClient connect(OncRpcSvc s) throws IOException {
+        int port = s.getInetSocketAddress(IpProtocolType.TCP).getPort();
+        return new OncRpcClient(InetAddress.getByName("127.0.0.1"), IpProtocolType.TCP, port);
     }
 
     @AfterAll
@@ -134,6 +153,175 @@ class Nfs3ServiceTest {
         assertStatus(() -> client.readlink(dir), NFS3ERR_INVAL);
         assertStatus(() -> client.mkdir(root, "links"), NFS3ERR_EXIST);
         assertThat(client.walk(root, "/links/escape")).isEqualTo(link);
+    }
+
+    private static byte[] bytes(int... values) {
+        byte[] b = new byte[values.length];
+        for (int i = 0; i < values.length; i++) {
+            b[i] = (byte) values[i];
+        }
+        return b;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
+    }
+
+    /** Runs {@code sh -c script} with {@code args} as $1..., failing on a non-zero exit; returns stdout's bytes. */
+    private static byte[] sh(String script, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("sh", "-c", script, "sh"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[] out = process.getInputStream().readAllBytes();
+        assertThat(process.waitFor()).as(new String(out)).isZero();
+        return out;
+    }
+
+    /** The target of a local link as readlink(1) prints it: bytes that java.nio did not touch. */
+    private static byte[] readlinkOnDisk(Path link) throws Exception {
+        return sh("readlink -n -- \"$1\"", link.toString());
+    }
+
+    private static String[] storeRecords() throws IOException {
+        try (var files = Files.list(targetStore)) {
+            return files.map(f -> f.getFileName().toString()).toArray(String[]::new);
+        }
+    }
+
+    @Test
+    void symlinkTargetsComeBackByteForByte() throws Exception {
+        byte[] dir = client.mkdir(root, "exact");
+        Path local = exportDir.resolve("exact");
+        byte[] slashes = "../a//b/./c/".getBytes(StandardCharsets.US_ASCII);
+        byte[] notUtf8 = bytes('.', '.', '/', 0xFF, 0xFE, '/', 'x', 0xC3, 0x28, 0xE9);
+        byte[] long4000 = "d1//".repeat(999).concat("end/").getBytes(StandardCharsets.US_ASCII);
+        byte[] plain4000 = "p".repeat(3999).concat("q").getBytes(StandardCharsets.US_ASCII);
+        assertThat(long4000).hasSize(4000);
+
+        byte[] l1 = client.symlink(dir, utf8("slashes"), slashes);
+        byte[] l2 = client.symlink(dir, utf8("binary"), notUtf8);
+        byte[] l3 = client.symlink(dir, utf8("long"), long4000);
+        byte[] l4 = client.symlink(dir, utf8("plain"), plain4000);
+
+        assertThat(client.readlinkBytes(l1)).isEqualTo(slashes);
+        assertThat(client.readlinkBytes(l2)).isEqualTo(notUtf8);
+        assertThat(client.readlinkBytes(l3)).isEqualTo(long4000);
+        assertThat(client.readlinkBytes(l4)).isEqualTo(plain4000);
+        // fattr3 size of a link is the length of its target (section 2.6), the exact one
+        assertThat(client.getattr(l1).size).isEqualTo(slashes.length);
+        assertThat(client.getattr(l3).size).isEqualTo(4000);
+        // on disk, real links: exact where the bytes allow it, else the form that resolves the same way
+        assertThat(readlinkOnDisk(local.resolve("binary"))).isEqualTo(notUtf8);
+        assertThat(readlinkOnDisk(local.resolve("plain"))).isEqualTo(plain4000);
+        assertThat(readlinkOnDisk(local.resolve("slashes"))).asString().isEqualTo("../a/b/./c");
+        assertThat(readlinkOnDisk(local.resolve("long"))).asString().isEqualTo("d1/".repeat(999) + "end");
+        assertThat(storeRecords()).hasSize(2);
+
+        // the record follows a rename, and goes with the link's last name
+        client.rename(dir, "slashes", root, "moved-link");
+        assertThat(client.readlinkBytes(client.lookup(root, "moved-link"))).isEqualTo(slashes);
+        client.remove(root, "moved-link");
+        client.remove(dir, "long");
+        assertThat(storeRecords()).isEmpty();
+        assertStatus(() -> client.symlink(dir, utf8("empty"), new byte[0]), NFS3ERR_INVAL);
+        assertStatus(() -> client.symlink(dir, utf8("nul"), bytes('a', 0, 'b')), NFS3ERR_INVAL);
+    }
+
+    @Test
+    void linksMadeOutsideTheServerReadBackExactly() throws Exception {
+        byte[] dir = client.mkdir(root, "outside");
+        Path local = exportDir.resolve("outside");
+        sh("ln -s -- \"$(printf '../a//b/./c/')\" \"$1\"", local.resolve("slashes").toString());
+        sh("ln -s -- \"$(printf '\\377\\376x')\" \"$1\"", local.resolve("binary").toString());
+        assertThat(client.readlinkBytes(client.lookup(dir, "slashes"))).asString().isEqualTo("../a//b/./c/");
+        assertThat(client.readlinkBytes(client.lookup(dir, "binary"))).isEqualTo(bytes(0xFF, 0xFE, 'x'));
+        assertThat(client.getattr(client.lookup(dir, "slashes")).size).isEqualTo(12);
+    }
+
+    @Test
+    void aStoredTargetAndFileidsOutliveTheService() throws Exception {
+        byte[] dir = client.mkdir(root, "restart");
+        byte[] target = "x//y/".getBytes(StandardCharsets.US_ASCII);
+        client.symlink(dir, utf8("kept"), target);
+        long fileid = client.getattr(client.lookup(dir, "kept")).fileid;
+
+        // a new service instance (new handles) over the same export and store
+        FileHandles handles = new FileHandles(exportDir, 100);
+        OncRpcSvc again = serve(handles, new Nfs3Service(handles, new SymlinkTargets(targetStore)));
+        try (OncRpcClient rpc = connect(again)) {
+            Nfs3Client other = new Nfs3Client(rpc.connect());
+            byte[] dir2 = other.lookup(other.mount("/export"), "restart");
+            byte[] kept = other.lookup(dir2, "kept");
+            assertThat(other.readlinkBytes(kept)).isEqualTo(target);
+            assertThat(other.getattr(kept).fileid).isEqualTo(fileid);
+            assertThat(other.getattr(dir2).fileid).isEqualTo(client.getattr(dir).fileid);
+        } finally {
+            again.stop();
+        }
+        client.remove(dir, "kept");
+        assertThat(storeRecords()).isEmpty();
+    }
+
+    @Test
+    void namesRoundTripByteForByte() throws Exception {
+        byte[] dir = client.mkdir(root, "names");
+        Path local = exportDir.resolve("names");
+        byte[] latin1 = bytes('c', 'a', 'f', 0xE9);                    // "café" in ISO 8859-1: not UTF-8
+        byte[] broken = bytes('n', 0xFF, 0xFE, 0xC3);                  // invalid and truncated UTF-8
+        byte[] utf8 = "caf\u00e9 % \\ ?#".getBytes(StandardCharsets.UTF_8);
+        byte[] longest = concat("\u00e9".repeat(127).getBytes(StandardCharsets.UTF_8), bytes('x')); // 255 bytes
+        assertThat(longest).hasSize(NAME_MAX);
+        List<byte[]> names = List.of(latin1, broken, utf8, longest);
+        for (byte[] name : names) {
+            byte[] fh = client.create(dir, name, GUARDED, Sattr3.ofMode(0644));
+            assertThat(client.lookup(dir, name)).isEqualTo(fh);
+        }
+        // on disk under exactly these bytes: ls(1) prints them unchanged
+        byte[] listing = sh("cd \"$1\" && ls -1 -f --quoting-style=literal", local.toString());
+        for (byte[] name : names) {
+            assertThat(indexOf(listing, concat(bytes('\n'), name, bytes('\n')))).as(hex(name)).isNotNegative();
+        }
+        for (boolean plus : new boolean[] {false, true}) {
+            assertThat(client.list(dir, plus, 4096)).extracting(e -> hex(e.rawName()))
+                    .containsExactlyInAnyOrderElementsOf(names.stream().map(Nfs3ServiceTest::hex).toList());
+        }
+        // a name made locally, not UTF-8, is found by its bytes
+        sh("cd \"$1\" && touch -- \"$(printf 'local\\377')\"", local.toString());
+        byte[] localName = bytes('l', 'o', 'c', 'a', 'l', 0xFF);
+        assertThat(client.getattr(client.lookup(dir, localName)).type).isEqualTo(NF3REG);
+        client.rename(dir, latin1, dir, broken);
+        assertStatus(() -> client.lookup(dir, latin1), NFS3ERR_NOENT);
+        client.remove(dir, broken);
+        client.remove(dir, localName);
+        assertStatus(() -> client.create(dir, concat(longest, bytes('y')), GUARDED, new Sattr3()),
+                NFS3ERR_NAMETOOLONG);
+        assertStatus(() -> client.lookup(dir, bytes('a', '/', 'b')), NFS3ERR_INVAL);
+        assertStatus(() -> client.lookup(dir, bytes('a', 0)), NFS3ERR_INVAL);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     @Test
@@ -254,15 +442,71 @@ class Nfs3ServiceTest {
         assertThat(info.dtpref).isEqualTo(DTPREF);
         assertThat(info.properties & FSF3_SYMLINK).isNotZero();
         assertThat(info.properties & FSF3_LINK).isZero();
+        assertThat(info.rtmult).isEqualTo(info.wtmult).isEqualTo(Files.getFileStore(exportDir).getBlockSize());
+        assertThat(info.timeDelta).isEqualTo(new Nfs3Types.NfsTime(1, 0));
+        assertThat(info.maxfilesize).isEqualTo(Long.MAX_VALUE);
         Nfs3Results.Fsstat stat = client.fsstat(root);
         assertThat(stat.tbytes).isPositive();
         assertThat(stat.abytes).isBetween(0L, stat.tbytes);
         assertThat(stat.fbytes).isBetween(stat.abytes, stat.tbytes);
+        // file slots are not visible to java.nio: 0, "no figure", as Linux reports them for btrfs
+        assertThat(List.of(stat.tfiles, stat.ffiles, stat.afiles)).containsOnly(0L);
         Nfs3Results.Pathconf pc = client.pathconf(root);
         assertThat(pc.nameMax).isEqualTo(NAME_MAX);
         assertThat(pc.noTrunc).isTrue();
         assertThat(pc.casePreserving).isTrue();
         assertThat(pc.attr.type).isEqualTo(NF3DIR);
+        assertThat(pc.linkmax).isEqualTo(1);
+    }
+
+    @Test
+    void attributesAreTheFileSystemsOwn() throws Exception {
+        byte[] dir = client.mkdir(root, "own");
+        byte[] f = client.create(dir, "file");
+        client.write(f, 0, new byte[5000], FILE_SYNC);
+        Path local = exportDir.resolve("own/file");
+        Files.createLink(exportDir.resolve("own/hardlink"), local);
+        Map<String, Object> u = Files.readAttributes(local, "unix:*", LinkOption.NOFOLLOW_LINKS);
+
+        Fattr3 a = client.getattr(f);
+
+        assertThat(a.type).isEqualTo(NF3REG);
+        assertThat(a.fileid).isEqualTo(u.get("ino"));
+        assertThat(a.fsid).isEqualTo(u.get("dev"));
+        assertThat(a.nlink).isEqualTo(2).isEqualTo(u.get("nlink"));
+        assertThat(a.uid).isEqualTo(u.get("uid"));
+        assertThat(a.gid).isEqualTo(u.get("gid"));
+        assertThat(a.mode).isEqualTo((Integer) u.get("mode") & 07777);
+        assertThat(a.size).isEqualTo(5000);
+        assertThat(a.used).isEqualTo(5000);
+        assertThat(a.mtime.toNanos()).isEqualTo(((FileTime) u.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS));
+        assertThat(a.ctime.toNanos()).isEqualTo(((FileTime) u.get("ctime")).to(TimeUnit.NANOSECONDS));
+        // a second name of the same file: another handle, the same fileid
+        byte[] hard = client.lookup(dir, "hardlink");
+        assertThat(hard).isNotEqualTo(f);
+        assertThat(client.getattr(hard).fileid).isEqualTo(a.fileid);
+        // READDIR's fileids are inode numbers too, "." and ".." included
+        Nfs3Results.Readdir listing = client.readdir(dir, false, 0, 0, 4096, 0);
+        assertThat(listing.entries).extracting(Entry::name, Entry::fileid).containsExactlyInAnyOrder(
+                tuple(".", Files.getAttribute(exportDir.resolve("own"), "unix:ino")),
+                tuple("..", Files.getAttribute(exportDir, "unix:ino")),
+                tuple("file", u.get("ino")),
+                tuple("hardlink", u.get("ino")));
+        assertThat(client.getattr(root).fileid).isEqualTo(Files.getAttribute(exportDir, "unix:ino"));
+    }
+
+    @Test
+    void offsetsPastWhatJavaCanAddressAreFbig() throws IOException {
+        byte[] f = client.create(root, "far");
+        assertStatus(() -> client.write(f, Long.MIN_VALUE, new byte[1], FILE_SYNC), NFS3ERR_FBIG);
+        assertStatus(() -> client.write(f, Long.MAX_VALUE, new byte[2], FILE_SYNC), NFS3ERR_FBIG);
+        Sattr3 huge = new Sattr3();
+        huge.size = Long.MIN_VALUE; // 2^63 as size3
+        assertStatus(() -> client.setattr(f, huge), NFS3ERR_FBIG);
+        Nfs3Results.Read r = client.read(f, Long.MIN_VALUE, 10);
+        assertThat(r.count).isZero();
+        assertThat(r.eof).isTrue();
+        assertThat(client.getattr(f).size).isZero();
     }
 
     @Test

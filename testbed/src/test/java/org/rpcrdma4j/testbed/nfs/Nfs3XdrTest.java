@@ -68,12 +68,12 @@ class Nfs3XdrTest {
         Nfs3Results.Readdir r = new Nfs3Results.Readdir(true);
         r.attr = new Fattr3();
         r.cookieverf = 42;
-        r.entries.add(new Nfs3Results.Entry(9, "name", 3, new Fattr3(), new byte[16]));
+        r.entries.add(new Nfs3Results.Entry(9, new byte[] {'n', (byte) 0xFF}, 3, new Fattr3(), new byte[16]));
         r.eof = true;
         Nfs3Results.Readdir back = decode(encode(r), new Nfs3Results.Readdir(true));
         assertThat(back.cookieverf).isEqualTo(42);
         assertThat(back.entries).singleElement().satisfies(e -> {
-            assertThat(e.name()).isEqualTo("name");
+            assertThat(e.rawName()).containsExactly('n', (byte) 0xFF);
             assertThat(e.cookie()).isEqualTo(3);
             assertThat(e.fh()).hasSize(16);
         });

@@ -34,6 +34,8 @@ class NfsOverRdmaTest {
 
     @TempDir
     Path export;
+    @TempDir
+    Path targetStore;
 
     private SimulatedNetwork network;
     private ExecutorService workers;
@@ -50,7 +52,7 @@ class NfsOverRdmaTest {
         OncRpcProgram nfs = new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3);
         svc = new RdmaRpcSvcBuilder().withFabric(network.server()).withConfig(TransportConfig.DEFAULT)
                 .withWorkerThreadExecutionService(workers)
-                .withRpcService(nfs, new Nfs3Service(handles)).withDdpPolicy(nfs, new NfsDdpPolicy())
+                .withRpcService(nfs, new Nfs3Service(handles, new SymlinkTargets(targetStore))).withDdpPolicy(nfs, new NfsDdpPolicy())
                 .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3), new MountService("/export", handles))
                 .build();
         svc.start();
@@ -94,6 +96,12 @@ class NfsOverRdmaTest {
         // 4000 bytes, as in the Linux traces: the target travels in a Read chunk, the READLINK reply in a Reply chunk.
         String target = "t".repeat(4000);
         client.symlink(root, "link", target);
+        // the same size, with what a String or a java.nio path would alter: repeated and trailing '/', not UTF-8
+        byte[] raw = new byte[4000];
+        for (int i = 0; i < raw.length; i++) {
+            raw[i] = (byte) (i % 5 == 4 ? '/' : i % 5 == 3 ? '/' : 0x80 + i % 3);
+        }
+        client.symlink(root, new byte[] {'r', (byte) 0xFF}, raw);
 
         List<Nfs3Results.Entry> plain = client.list(dir, false, 32768);
         List<Nfs3Results.Entry> plus = client.list(dir, true, 32768);
@@ -101,6 +109,7 @@ class NfsOverRdmaTest {
         assertThat(plain).hasSize(2000);
         assertThat(plus).hasSize(2000);
         assertThat(client.readlink(client.lookup(root, "link"))).isEqualTo(target);
+        assertThat(client.readlinkBytes(client.lookup(root, new byte[] {'r', (byte) 0xFF}))).isEqualTo(raw);
         assertThat(rdma.chunkBuffers()).isZero();
     }
 }
