@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -93,7 +94,7 @@ public final class CmEvent implements AutoCloseable {
             return;
         }
         acked = true;
-        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             Native.checkMinusOne("rdma_ack_cm_event", (int) RdmaCm.ACK_CM_EVENT.invokeExact(capture, event), capture);
         } catch (VerbsException e) {

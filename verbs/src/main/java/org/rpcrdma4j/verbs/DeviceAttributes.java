@@ -5,7 +5,7 @@ package org.rpcrdma4j.verbs;
  * its queues and registrations by.
  *
  * @param firmwareVersion {@code fw_ver}
- * @param nodeGuid {@code node_guid}, in network byte order as the device reports it
+ * @param nodeGuid {@code node_guid} as a number (the struct holds it big-endian)
  * @param maxMrSize largest registration in bytes
  * @param vendorId IEEE vendor id
  * @param vendorPartId vendor part id

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -46,7 +47,7 @@ final class LibC {
 
     /** Sets O_NONBLOCK on a descriptor, so a read that would block fails with EAGAIN. */
     static void setNonBlocking(int fd) throws VerbsException {
-        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             int flags = (int) FCNTL.invokeExact(capture, fd, Constants.F_GETFL, 0);
             if (flags == -1) {

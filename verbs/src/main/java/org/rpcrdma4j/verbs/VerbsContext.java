@@ -108,7 +108,7 @@ public final class VerbsContext implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(l);
             Native.checkReturnedErrno("ibv_query_device", (int) Ibv.QUERY_DEVICE.invokeExact(context, a));
-            return new DeviceAttributes(a.getString(Structs.offset(l, "fw_ver")), a.get(JAVA_LONG, Structs.offset(l, "node_guid")),
+            return new DeviceAttributes(a.getString(Structs.offset(l, "fw_ver")), Long.reverseBytes(a.get(JAVA_LONG, Structs.offset(l, "node_guid"))),
                     a.get(JAVA_LONG, Structs.offset(l, "max_mr_size")), a.get(JAVA_INT, Structs.offset(l, "vendor_id")),
                     a.get(JAVA_INT, Structs.offset(l, "vendor_part_id")), a.get(JAVA_INT, Structs.offset(l, "max_qp")),
                     a.get(JAVA_INT, Structs.offset(l, "max_qp_wr")), a.get(JAVA_INT, Structs.offset(l, "device_cap_flags")),

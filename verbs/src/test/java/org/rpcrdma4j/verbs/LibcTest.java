@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,7 +71,7 @@ class LibcTest {
     void registeringBeyondCapacityIsRefused() throws VerbsException {
         try (FdPoller poller = new FdPoller(1)) {
             poller.register(0);
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> poller.register(1))
+            assertThatThrownBy(() -> poller.register(1))
                     .isInstanceOf(IllegalStateException.class);
         }
     }

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
@@ -52,6 +53,14 @@ class StructLayoutTest {
             }
         }
         assertThat(unchecked).as("Java fields without a value from layouts.c").isEmpty();
+    }
+
+    @Test
+    void aPathThatNamesNoFieldIsRefused() {
+        assertThatThrownBy(() -> Structs.offset(Structs.IBV_WC, "no_such_field"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no_such_field");
+        assertThatThrownBy(() -> Structs.offset(Structs.IBV_WC, "status.deeper"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has no members");
     }
 
     @Test

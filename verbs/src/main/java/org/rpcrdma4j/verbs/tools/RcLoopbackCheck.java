@@ -5,8 +5,9 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,7 @@ import org.rpcrdma4j.verbs.CmEvent;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.CmId;
 import org.rpcrdma4j.verbs.ConnectionParameters;
+import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.Verbs;
@@ -197,7 +199,7 @@ public final class RcLoopbackCheck {
 
         Completion invalidate = peer.awaitCompletion(3, WcOpcode.RECV);
         expectMessage(peer, invalidate, INVALIDATE, 5);
-        int rkey = peer.buffer.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN),
+        int rkey = peer.buffer.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN),
                 CheckPeer.RECV + 1);
         peer.buffer.set(ValueLayout.JAVA_BYTE, CheckPeer.SEND, BYE);
         SendWorkRequest send = new SendWorkRequest(1);
@@ -268,13 +270,13 @@ public final class RcLoopbackCheck {
         peer.awaitCompletion(4, WcOpcode.SEND);
 
         peer.window = peer.pd.allocateWindow();
-        int rkey = org.rpcrdma4j.verbs.MemoryWindow.nextRkey(peer.window.initialRkey());
+        int rkey = MemoryWindow.nextRkey(peer.window.initialRkey());
         peer.qp.post(send.reset(5).bindWindow(peer.window, rkey, peer.region, CheckPeer.EXPOSED, CheckPeer.SLOT,
                 Access.REMOTE_READ, Access.REMOTE_WRITE));
         peer.awaitCompletion(5, WcOpcode.BIND_MW);
         peer.step("bind memory window", "rkey " + CheckPeer.hex(rkey));
         out.set(ValueLayout.JAVA_BYTE, 0, INVALIDATE);
-        out.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 1, rkey);
+        out.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 1, rkey);
         peer.qp.post(send.reset(6).add(peer.region, CheckPeer.SEND, 5));
         peer.awaitCompletion(6, WcOpcode.SEND);
 
@@ -321,6 +323,6 @@ public final class RcLoopbackCheck {
     }
 
     private static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(Arrays.copyOf(b, Math.min(b.length, 32)));
+        return HexFormat.of().formatHex(Arrays.copyOf(b, Math.min(b.length, 32)));
     }
 }
