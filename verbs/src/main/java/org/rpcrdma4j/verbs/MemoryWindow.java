@@ -24,9 +24,21 @@ public final class MemoryWindow implements AutoCloseable {
         return mw;
     }
 
-    /** @return the rkey the provider gave it at allocation; the first bind uses {@link #nextRkey(int)} of it */
-    public int initialRkey() {
+    /**
+     * @return its current rkey ({@code ibv_mw.rkey}): the provider's at allocation, then the last
+     *         one recorded by {@link #bound(int)}; a bind uses {@link #nextRkey(int)} of it
+     */
+    public int rkey() {
         return mw.get(JAVA_INT, Structs.offset(Structs.IBV_MW, "rkey"));
+    }
+
+    /**
+     * Records the key of a bind that completed successfully as the window's current key.
+     *
+     * @param rkey the key the bind work request carried
+     */
+    public void bound(int rkey) {
+        mw.set(JAVA_INT, Structs.offset(Structs.IBV_MW, "rkey"), rkey);
     }
 
     /**

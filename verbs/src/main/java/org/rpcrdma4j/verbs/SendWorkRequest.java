@@ -117,7 +117,8 @@ public final class SendWorkRequest {
      * Binds a type 2 memory window over a range of a registration made with {@link Access#MW_BIND}.
      *
      * @param window the window, unbound or invalidated
-     * @param rkey its new key, {@link MemoryWindow#nextRkey} of the previous one
+     * @param rkey its new key, {@link MemoryWindow#nextRkey} of {@link MemoryWindow#rkey()}; record it
+     *             with {@link MemoryWindow#bound(int)} once the bind has completed
      * @param region the registration
      * @param offset where the range starts in it
      * @param length the range's length

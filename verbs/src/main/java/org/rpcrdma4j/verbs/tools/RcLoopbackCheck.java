@@ -270,10 +270,11 @@ public final class RcLoopbackCheck {
         peer.awaitCompletion(4, WcOpcode.SEND);
 
         peer.window = peer.pd.allocateWindow();
-        int rkey = MemoryWindow.nextRkey(peer.window.initialRkey());
+        int rkey = MemoryWindow.nextRkey(peer.window.rkey());
         peer.qp.post(send.reset(5).bindWindow(peer.window, rkey, peer.region, CheckPeer.EXPOSED, CheckPeer.SLOT,
                 Access.REMOTE_READ, Access.REMOTE_WRITE));
         peer.awaitCompletion(5, WcOpcode.BIND_MW);
+        peer.window.bound(rkey);
         peer.step("bind memory window", "rkey " + CheckPeer.hex(rkey));
         out.set(ValueLayout.JAVA_BYTE, 0, INVALIDATE);
         out.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 1, rkey);
