@@ -140,7 +140,7 @@ public final class RcLoopbackCheck {
                 try {
                     peer.close();
                     peer.step("cleanup", "queue pair, id, queues, registrations and channels released");
-                } catch (VerbsException e) {
+                } catch (VerbsException | RuntimeException e) {
                     System.out.println(name + ": FAIL cleanup " + e.getMessage());
                     ok = false;
                 }
@@ -160,15 +160,14 @@ public final class RcLoopbackCheck {
 
         int nonce;
         try (CmEvent request = peer.awaitEvent(CmEventType.CONNECT_REQUEST)) {
-            if (request.listenId() != peer.listener) {
-                throw new CheckFailed("CONNECT_REQUEST does not name the listening id");
-            }
+            peer.id = request.id();
             ByteBuffer data = ByteBuffer.wrap(request.privateData());
-            if (data.remaining() < REQ_LENGTH || data.getInt() != MAGIC) {
-                throw new CheckFailed("REQ private data lacks the magic: " + hex(request.privateData()));
+            if (request.listenId() != peer.listener || data.remaining() < REQ_LENGTH || data.getInt() != MAGIC) {
+                peer.id.reject(new byte[0]);
+                throw new CheckFailed("rejected a CONNECT_REQUEST not for the listener or without the magic: "
+                        + hex(request.privateData()));
             }
             nonce = data.getInt();
-            peer.id = request.id();
             peer.step("connect request", "from " + peer.id.peerAddress() + ", private data room "
                     + request.privateDataLength() + " bytes (the REQ's room, not the 8 sent), nonce " + nonce);
         }
