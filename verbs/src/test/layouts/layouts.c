@@ -50,6 +50,9 @@ int main(void)
 	printf("offsetof ibv_gid.global.subnet_prefix %zu\n", offsetof(union ibv_gid, global.subnet_prefix));
 	printf("offsetof ibv_gid.global.interface_id %zu\n", offsetof(union ibv_gid, global.interface_id));
 
+	SZ(ibv_async_event); OFF(ibv_async_event, element); OFF(ibv_async_event, element.qp);
+	OFF(ibv_async_event, element.port_num); OFF(ibv_async_event, event_type);
+
 	SZ(ibv_pd); OFF(ibv_pd, context); OFF(ibv_pd, handle);
 	SZ(ibv_mr); OFF(ibv_mr, context); OFF(ibv_mr, pd); OFF(ibv_mr, addr); OFF(ibv_mr, length);
 	OFF(ibv_mr, handle); OFF(ibv_mr, lkey); OFF(ibv_mr, rkey);
@@ -127,6 +130,12 @@ int main(void)
 	K(IBV_WC_REM_INV_RD_REQ_ERR); K(IBV_WC_REM_ABORT_ERR); K(IBV_WC_INV_EECN_ERR);
 	K(IBV_WC_INV_EEC_STATE_ERR); K(IBV_WC_FATAL_ERR); K(IBV_WC_RESP_TIMEOUT_ERR); K(IBV_WC_GENERAL_ERR);
 	K(IBV_WC_TM_ERR); K(IBV_WC_TM_RNDV_INCOMPLETE);
+	K(IBV_EVENT_CQ_ERR); K(IBV_EVENT_QP_FATAL); K(IBV_EVENT_QP_REQ_ERR); K(IBV_EVENT_QP_ACCESS_ERR);
+	K(IBV_EVENT_COMM_EST); K(IBV_EVENT_SQ_DRAINED); K(IBV_EVENT_PATH_MIG); K(IBV_EVENT_PATH_MIG_ERR);
+	K(IBV_EVENT_DEVICE_FATAL); K(IBV_EVENT_PORT_ACTIVE); K(IBV_EVENT_PORT_ERR); K(IBV_EVENT_LID_CHANGE);
+	K(IBV_EVENT_PKEY_CHANGE); K(IBV_EVENT_SM_CHANGE); K(IBV_EVENT_SRQ_ERR); K(IBV_EVENT_SRQ_LIMIT_REACHED);
+	K(IBV_EVENT_QP_LAST_WQE_REACHED); K(IBV_EVENT_CLIENT_REREGISTER); K(IBV_EVENT_GID_CHANGE);
+	K(IBV_EVENT_WQ_FATAL);
 	K(RDMA_CM_EVENT_ADDR_RESOLVED); K(RDMA_CM_EVENT_ADDR_ERROR); K(RDMA_CM_EVENT_ROUTE_RESOLVED);
 	K(RDMA_CM_EVENT_ROUTE_ERROR); K(RDMA_CM_EVENT_CONNECT_REQUEST); K(RDMA_CM_EVENT_CONNECT_RESPONSE);
 	K(RDMA_CM_EVENT_CONNECT_ERROR); K(RDMA_CM_EVENT_UNREACHABLE); K(RDMA_CM_EVENT_REJECTED);
@@ -137,6 +146,8 @@ int main(void)
 	/* The texts come from the libraries, not the headers; the enums carry them. */
 	for (int s = IBV_WC_SUCCESS; s <= IBV_WC_TM_RNDV_INCOMPLETE; s++)
 		printf("str ibv_wc_status_str %d %s\n", s, ibv_wc_status_str(s));
+	for (int e = IBV_EVENT_CQ_ERR; e <= IBV_EVENT_WQ_FATAL; e++)
+		printf("str ibv_event_type_str %d %s\n", e, ibv_event_type_str(e));
 	for (int e = RDMA_CM_EVENT_ADDR_RESOLVED; e <= RDMA_CM_EVENT_TIMEWAIT_EXIT; e++)
 		printf("str rdma_event_str %d %s\n", e, rdma_event_str(e));
 	return 0;

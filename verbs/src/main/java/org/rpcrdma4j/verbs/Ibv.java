@@ -34,6 +34,10 @@ final class Ibv {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
     static final MethodHandle QUERY_GID = Native.downcall(LIB, "ibv_query_gid",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS), Native.ERRNO);
+    static final MethodHandle GET_ASYNC_EVENT = Native.downcall(LIB, "ibv_get_async_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle ACK_ASYNC_EVENT = Native.downcall(LIB, "ibv_ack_async_event",
+            FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle ALLOC_PD = Native.downcall(LIB, "ibv_alloc_pd",
             FunctionDescriptor.of(ADDRESS, ADDRESS), Native.ERRNO);
     static final MethodHandle DEALLOC_PD = Native.downcall(LIB, "ibv_dealloc_pd",

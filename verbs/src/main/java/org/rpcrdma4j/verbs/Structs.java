@@ -65,6 +65,11 @@ final class Structs {
             structLayout(JAVA_LONG.withName("subnet_prefix"), JAVA_LONG.withName("interface_id")).withName("global"))
             .withName("ibv_gid");
 
+    static final StructLayout IBV_ASYNC_EVENT = structLayout(
+            unionLayout(ADDRESS.withName("qp"), JAVA_INT.withName("port_num")).withName("element"),
+            JAVA_INT.withName("event_type"), paddingLayout(4))
+            .withName("ibv_async_event");
+
     static final StructLayout IBV_PD = structLayout(
             ADDRESS.withName("context"), JAVA_INT.withName("handle"), paddingLayout(4)).withName("ibv_pd");
 
@@ -179,7 +184,7 @@ final class Structs {
 
     /** Every layout above, for the layout test. */
     static final List<GroupLayout> ALL = List.of(IBV_DEVICE, IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_DEVICE_ATTR,
-            IBV_PORT_ATTR, IBV_GID, IBV_PD, IBV_MR, IBV_MW, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_QP_CAP,
+            IBV_PORT_ATTR, IBV_GID, IBV_ASYNC_EVENT, IBV_PD, IBV_MR, IBV_MW, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_QP_CAP,
             IBV_QP_INIT_ATTR, IBV_SGE, IBV_RECV_WR, IBV_SEND_WR, IBV_WC, RDMA_EVENT_CHANNEL, SOCKADDR_STORAGE,
             RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_CM_EVENT, SOCKADDR_IN, SOCKADDR_IN6, POLLFD);
 

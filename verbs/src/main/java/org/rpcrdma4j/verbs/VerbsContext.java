@@ -31,6 +31,7 @@ public final class VerbsContext implements AutoCloseable {
     final MemorySegment allocMw;
     final MemorySegment deallocMw;
     private boolean closed;
+    private boolean asyncNonBlocking;
 
     VerbsContext(MemorySegment context, boolean owned) {
         this.context = context.reinterpret(Structs.IBV_CONTEXT.byteSize());
@@ -185,6 +186,61 @@ public final class VerbsContext implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /**
+     * The descriptor that becomes readable when the device has an asynchronous event (queue pair
+     * fatal, port error, device fatal), made non-blocking on first use so that
+     * {@link #getAsyncEvent()} never waits.
+     *
+     * @return the descriptor to wait on ({@link FdPoller#register(int)})
+     */
+    public int asyncEventFd() throws VerbsException {
+        int fd = context.get(JAVA_INT, Structs.offset(Structs.IBV_CONTEXT, "async_fd"));
+        if (!asyncNonBlocking) {
+            LibC.setNonBlocking(fd);
+            asyncNonBlocking = true;
+        }
+        return fd;
+    }
+
+    /**
+     * Takes the device's next asynchronous event without blocking ({@code ibv_get_async_event}),
+     * copies it and acks it ({@code ibv_ack_async_event}).
+     *
+     * @return the event, or null if none is pending
+     */
+    public AsyncEvent getAsyncEvent() throws VerbsException {
+        asyncEventFd();
+        var l = Structs.IBV_ASYNC_EVENT;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
+            MemorySegment event = arena.allocate(l);
+            int rc = (int) Ibv.GET_ASYNC_EVENT.invokeExact(capture, context, event);
+            if (rc != 0) {
+                int errno = Native.errno(capture);
+                if (errno == Constants.EAGAIN || errno == Constants.EINTR) {
+                    return null;
+                }
+                throw new VerbsException("ibv_get_async_event", errno);
+            }
+            AsyncEventType type = AsyncEventType.of(event.get(JAVA_INT, Structs.offset(l, "event_type")));
+            int qpNum = -1;
+            int port = 0;
+            if (type.concernsQueuePair()) {
+                MemorySegment qp = event.get(ADDRESS, Structs.offset(l, "element.qp"))
+                        .reinterpret(Structs.IBV_QP.byteSize());
+                qpNum = qp.get(JAVA_INT, Structs.offset(Structs.IBV_QP, "qp_num"));
+            } else if (type.concernsPort()) {
+                port = event.get(JAVA_INT, Structs.offset(l, "element.port_num"));
+            }
+            Ibv.ACK_ASYNC_EVENT.invokeExact(event);
+            return new AsyncEvent(type, qpNum, port);
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        }
     }
 
     /** @return a new protection domain ({@code ibv_alloc_pd}) */

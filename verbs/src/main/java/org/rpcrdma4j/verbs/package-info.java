@@ -15,8 +15,9 @@
  * {@link org.rpcrdma4j.verbs.WorkCompletions}: the data path allocates nothing and calls the
  * provider's functions directly ({@code ibv_post_send} and friends are static inline in verbs.h,
  * so they are reached through {@code ibv_context.ops}). A progress thread sleeps in an
- * {@link org.rpcrdma4j.verbs.FdPoller} on the channels' descriptors, with a timeout and a
- * wake-up.
+ * {@link org.rpcrdma4j.verbs.FdPoller} on the channels' descriptors and the device's
+ * {@link org.rpcrdma4j.verbs.VerbsContext#asyncEventFd() asynchronous events}, with a timeout and
+ * a wake-up.
  *
  * <p>Errors: a failed call throws {@link org.rpcrdma4j.verbs.VerbsException} with the call's name
  * and errno; a failed work request is a completion with a {@link org.rpcrdma4j.verbs.WcStatus};

@@ -48,6 +48,11 @@ class ConstantsTest {
                 expect("IBV_LINK_LAYER_" + l.name(), l.value());
             }
         }
+        for (AsyncEventType t : AsyncEventType.values()) {
+            if (t != AsyncEventType.UNKNOWN) {
+                expect("IBV_EVENT_" + t.name(), t.value());
+            }
+        }
         for (Access a : Access.values()) {
             expect("IBV_ACCESS_" + a.name(), a.value());
         }
@@ -74,6 +79,20 @@ class ConstantsTest {
     }
 
     @Test
+    void asyncEventTextsAreWhatIbvEventTypeStrSays() {
+        for (AsyncEventType t : AsyncEventType.values()) {
+            if (t != AsyncEventType.UNKNOWN) {
+                assertThat(t.description()).isEqualTo(C.strings.get("ibv_event_type_str " + t.value()));
+                assertThat(AsyncEventType.of(t.value())).isSameAs(t);
+            }
+        }
+        assertThat(AsyncEventType.QP_FATAL.concernsQueuePair()).isTrue();
+        assertThat(AsyncEventType.PORT_ERR.concernsPort()).isTrue();
+        assertThat(AsyncEventType.DEVICE_FATAL.concernsQueuePair() || AsyncEventType.DEVICE_FATAL.concernsPort())
+                .isFalse();
+    }
+
+    @Test
     void unknownNumbersMapToTheirCatchAll() {
         assertThat(WcStatus.of(24)).isSameAs(WcStatus.GENERAL_ERR);
         assertThat(WcStatus.of(-1)).isSameAs(WcStatus.GENERAL_ERR);
@@ -81,5 +100,6 @@ class ConstantsTest {
         assertThat(CmEventType.of(16)).isSameAs(CmEventType.UNKNOWN);
         assertThat(PortState.of(6)).isSameAs(PortState.UNKNOWN);
         assertThat(LinkLayer.of(3)).isSameAs(LinkLayer.UNKNOWN);
+        assertThat(AsyncEventType.of(20)).isSameAs(AsyncEventType.UNKNOWN);
     }
 }
