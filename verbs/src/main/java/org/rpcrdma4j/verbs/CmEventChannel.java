@@ -68,6 +68,7 @@ public final class CmEventChannel implements AutoCloseable {
      * @return the id, to be {@link CmId#close() closed} by the caller
      */
     public CmId createId() throws VerbsException {
+        checkOpen();
         try (Arena call = Arena.ofConfined()) {
             MemorySegment capture = call.allocate(Native.CAPTURE_STATE);
             MemorySegment idOut = call.allocate(ADDRESS);
@@ -79,6 +80,12 @@ public final class CmEventChannel implements AutoCloseable {
             throw e;
         } catch (Throwable t) {
             throw Native.unexpected(t);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the event channel was destroyed");
         }
     }
 
@@ -98,6 +105,7 @@ public final class CmEventChannel implements AutoCloseable {
      * @return the event, to be {@link CmEvent#close() acked}; null if none is pending
      */
     public CmEvent getEvent() throws VerbsException {
+        checkOpen();
         MemorySegment event;
         try {
             int rc = (int) RdmaCm.GET_CM_EVENT.invokeExact(capture, channel, eventOut);

@@ -37,12 +37,20 @@ public final class CmId implements AutoCloseable {
         return id;
     }
 
+    /** Every call on a destroyed id would touch freed native memory. */
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the id was closed");
+        }
+    }
+
     /**
      * Binds to a local address ({@code rdma_bind_addr}); the wildcard address binds no device yet.
      *
      * @throws VerbsException EADDRINUSE, EADDRNOTAVAIL (no RDMA device has that address), ...
      */
     public void bind(InetSocketAddress address) throws VerbsException {
+        checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             int rc = (int) RdmaCm.BIND_ADDR.invokeExact(capture, id, SocketAddresses.encode(address, arena));
@@ -56,6 +64,7 @@ public final class CmId implements AutoCloseable {
 
     /** Listens for connection requests ({@code rdma_listen}); each arrives as CONNECT_REQUEST. */
     public void listen(int backlog) throws VerbsException {
+        checkOpen();
         call("rdma_listen", capture -> (int) RdmaCm.LISTEN.invokeExact(capture, id, backlog));
     }
 
@@ -67,6 +76,7 @@ public final class CmId implements AutoCloseable {
      */
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, int timeoutMillis)
             throws VerbsException {
+        checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment src = source == null ? MemorySegment.NULL : SocketAddresses.encode(source, arena);
@@ -82,6 +92,7 @@ public final class CmId implements AutoCloseable {
 
     /** Resolves the route to the peer ({@code rdma_resolve_route}); ROUTE_RESOLVED or ROUTE_ERROR follows. */
     public void resolveRoute(int timeoutMillis) throws VerbsException {
+        checkOpen();
         call("rdma_resolve_route", capture -> (int) RdmaCm.RESOLVE_ROUTE.invokeExact(capture, id, timeoutMillis));
     }
 
@@ -90,22 +101,26 @@ public final class CmId implements AutoCloseable {
      *         before an address is bound or resolved to a device
      */
     public VerbsContext verbsContext() {
+        checkOpen();
         MemorySegment verbs = id.get(ADDRESS, Structs.offset(Structs.RDMA_CM_ID, "verbs"));
         return verbs.equals(MemorySegment.NULL) ? null : new VerbsContext(verbs, false);
     }
 
     /** @return the RDMA port number of the device, from 1; 0 before one is bound */
     public int portNumber() {
+        checkOpen();
         return Byte.toUnsignedInt(id.get(JAVA_BYTE, Structs.offset(Structs.RDMA_CM_ID, "port_num")));
     }
 
     /** @return the local address, or null before binding or resolution */
     public InetSocketAddress localAddress() {
+        checkOpen();
         return SocketAddresses.decode(id.asSlice(SRC_ADDR, Structs.SOCKADDR_STORAGE.byteSize()));
     }
 
     /** @return the peer's address, or null before a request or resolution */
     public InetSocketAddress peerAddress() {
+        checkOpen();
         return SocketAddresses.decode(id.asSlice(DST_ADDR, Structs.SOCKADDR_STORAGE.byteSize()));
     }
 
@@ -118,6 +133,7 @@ public final class CmId implements AutoCloseable {
      * @return the queue pair, destroyed by {@link #close()}
      */
     public QueuePair createQueuePair(ProtectionDomain pd, QueuePairConfig config) throws VerbsException {
+        checkOpen();
         if (queuePair != null) {
             throw new IllegalStateException("the id already has a queue pair");
         }
@@ -160,6 +176,7 @@ public final class CmId implements AutoCloseable {
 
     /** Requests a connection ({@code rdma_connect}), private data in the CM REQ. */
     public void connect(ConnectionParameters parameters) throws VerbsException {
+        checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment param = parameters.encode(arena, ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
@@ -173,6 +190,7 @@ public final class CmId implements AutoCloseable {
 
     /** Accepts a connection request ({@code rdma_accept}), private data in the CM REP. */
     public void accept(ConnectionParameters parameters) throws VerbsException {
+        checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment param = parameters.encode(arena, ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
@@ -190,6 +208,7 @@ public final class CmId implements AutoCloseable {
      * @param privateData at most {@link ConnectionParameters#MAX_REJECT_PRIVATE_DATA} bytes, or empty
      */
     public void reject(byte[] privateData) throws VerbsException {
+        checkOpen();
         if (privateData.length > ConnectionParameters.MAX_REJECT_PRIVATE_DATA) {
             throw new IllegalArgumentException(privateData.length + " bytes of private data, more than the "
                     + ConnectionParameters.MAX_REJECT_PRIVATE_DATA + " a CM REJ holds");
@@ -212,6 +231,7 @@ public final class CmId implements AutoCloseable {
 
     /** Disconnects ({@code rdma_disconnect}): the queue pair goes to ERROR, its work requests flush. */
     public void disconnect() throws VerbsException {
+        checkOpen();
         call("rdma_disconnect", capture -> (int) RdmaCm.DISCONNECT.invokeExact(capture, id));
     }
 
@@ -228,6 +248,7 @@ public final class CmId implements AutoCloseable {
         channel.forget(this);
         try {
             if (queuePair != null) {
+                queuePair.destroyed();
                 RdmaCm.DESTROY_QP.invokeExact(id);
                 queuePair = null;
             }
@@ -241,7 +262,7 @@ public final class CmId implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "CmId[" + localAddress() + " -> " + peerAddress() + "]";
+        return closed ? "CmId[closed]" : "CmId[" + localAddress() + " -> " + peerAddress() + "]";
     }
 
     @FunctionalInterface

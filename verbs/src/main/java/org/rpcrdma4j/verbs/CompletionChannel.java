@@ -77,6 +77,9 @@ public final class CompletionChannel implements AutoCloseable {
      * @return the queue that was notified, or null if no notification is pending
      */
     public CompletionQueue getEvent() throws VerbsException {
+        if (closed) {
+            throw new IllegalStateException("the completion channel was destroyed");
+        }
         try {
             int rc = (int) Ibv.GET_CQ_EVENT.invokeExact(capture, channel, cqOut, contextOut);
             if (rc != 0) {

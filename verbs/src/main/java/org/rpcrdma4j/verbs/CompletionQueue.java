@@ -51,7 +51,15 @@ public final class CompletionQueue implements AutoCloseable {
     }
 
     MemorySegment pointer() {
+        checkOpen();
         return cq;
+    }
+
+    /** Polling a destroyed queue would touch freed native memory. */
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the completion queue was destroyed");
+        }
     }
 
     /** @return the entries it holds, as the device sized it (at least what was asked) */
@@ -66,6 +74,7 @@ public final class CompletionQueue implements AutoCloseable {
      * @return how many arrived, 0 if the queue is empty
      */
     public int poll(WorkCompletions into) throws VerbsException {
+        checkOpen();
         try {
             int n = (int) Ibv.POLL_CQ.invokeExact(context.pollCq, cq, into.capacity(), into.segment());
             if (n < 0) {
@@ -87,6 +96,7 @@ public final class CompletionQueue implements AutoCloseable {
      * @param solicitedOnly notify only for receives of solicited sends and for errors
      */
     public void requestNotify(boolean solicitedOnly) throws VerbsException {
+        checkOpen();
         try {
             int rc = (int) Ibv.REQ_NOTIFY_CQ.invokeExact(context.reqNotifyCq, cq, solicitedOnly ? 1 : 0);
             Native.checkReturnedErrno("ibv_req_notify_cq", rc);

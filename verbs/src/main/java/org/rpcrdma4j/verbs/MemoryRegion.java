@@ -23,6 +23,9 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     MemorySegment pointer() {
+        if (closed) {
+            throw new IllegalStateException("the registration was deregistered");
+        }
         return mr;
     }
 

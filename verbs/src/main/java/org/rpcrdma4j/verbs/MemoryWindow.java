@@ -21,6 +21,9 @@ public final class MemoryWindow implements AutoCloseable {
     }
 
     MemorySegment pointer() {
+        if (closed) {
+            throw new IllegalStateException("the memory window was deallocated");
+        }
         return mw;
     }
 

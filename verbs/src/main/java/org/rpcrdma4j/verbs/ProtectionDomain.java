@@ -18,6 +18,9 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     MemorySegment pointer() {
+        if (closed) {
+            throw new IllegalStateException("the protection domain was deallocated");
+        }
         return pd;
     }
 
@@ -43,7 +46,7 @@ public final class ProtectionDomain implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment mr = Native.checkPointer("ibv_reg_mr", (MemorySegment) Ibv.REG_MR.invokeExact(
-                    capture, pd, memory, memory.byteSize(), Access.bits(rights)), capture);
+                    capture, pointer(), memory, memory.byteSize(), Access.bits(rights)), capture);
             return new MemoryRegion(mr, memory);
         } catch (VerbsException e) {
             throw e;
@@ -67,7 +70,7 @@ public final class ProtectionDomain implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment mw = Native.checkPointer("ibv_alloc_mw", (MemorySegment) Ibv.ALLOC_MW.invokeExact(
-                    context.allocMw, capture, pd, Constants.IBV_MW_TYPE_2), capture);
+                    context.allocMw, capture, pointer(), Constants.IBV_MW_TYPE_2), capture);
             return new MemoryWindow(context, mw);
         } catch (VerbsException e) {
             throw e;

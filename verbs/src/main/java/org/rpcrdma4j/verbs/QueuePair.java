@@ -12,7 +12,8 @@ import java.lang.foreign.MemorySegment;
  * and allocates nothing; the requests are the caller's reusable {@link SendWorkRequest} and
  * {@link ReceiveWorkRequest}.
  *
- * <p>Not thread-safe: post from one thread at a time.
+ * <p>Not thread-safe: post from one thread at a time. Posting after the id is closed throws
+ * {@link IllegalStateException}.
  */
 public final class QueuePair {
     private final VerbsContext context;
@@ -20,12 +21,24 @@ public final class QueuePair {
     private final MemorySegment badRequest = Arena.ofAuto().allocate(ADDRESS);
     private final int qpNum;
     private final QueuePairConfig granted;
+    private boolean destroyed;
 
     QueuePair(VerbsContext context, MemorySegment qp, QueuePairConfig granted) {
         this.context = context;
         this.qp = qp.reinterpret(Structs.IBV_QP.byteSize());
         this.qpNum = this.qp.get(JAVA_INT, Structs.offset(Structs.IBV_QP, "qp_num"));
         this.granted = granted;
+    }
+
+    /** Marks it destroyed by its id: posting to freed native memory would crash the JVM. */
+    void destroyed() {
+        destroyed = true;
+    }
+
+    private void checkNotDestroyed() {
+        if (destroyed) {
+            throw new IllegalStateException("queue pair " + qpNum + " was destroyed with its id");
+        }
     }
 
     /** @return its number, which completions carry ({@link WorkCompletions#qpNum}) */
@@ -45,6 +58,7 @@ public final class QueuePair {
      * @throws VerbsException ENOMEM when the send queue is full, EINVAL for a malformed request
      */
     public void post(SendWorkRequest request) throws VerbsException {
+        checkNotDestroyed();
         try {
             int rc = (int) Ibv.POST_SEND.invokeExact(context.postSend, qp, request.segment(), badRequest);
             Native.checkReturnedErrno("ibv_post_send", rc);
@@ -62,6 +76,7 @@ public final class QueuePair {
      * @throws VerbsException ENOMEM when the receive queue is full
      */
     public void post(ReceiveWorkRequest request) throws VerbsException {
+        checkNotDestroyed();
         try {
             int rc = (int) Ibv.POST_RECV.invokeExact(context.postRecv, qp, request.segment(), badRequest);
             Native.checkReturnedErrno("ibv_post_recv", rc);
