@@ -85,11 +85,20 @@ public final class VerbsContext implements AutoCloseable {
     }
 
     MemorySegment pointer() {
+        checkOpen();
         return context;
+    }
+
+    /** A closed device's memory is freed. */
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the device was closed");
+        }
     }
 
     /** @return the device's name, e.g. {@code rxe0} */
     public String deviceName() {
+        checkOpen();
         try {
             MemorySegment device = context.get(ADDRESS, Structs.offset(Structs.IBV_CONTEXT, "device"));
             return Native.string((MemorySegment) Ibv.GET_DEVICE_NAME.invokeExact(device), 64);
@@ -100,11 +109,13 @@ public final class VerbsContext implements AutoCloseable {
 
     /** @return how many completion vectors {@link #createCompletionQueue} may choose from */
     public int completionVectorCount() {
+        checkOpen();
         return context.get(JAVA_INT, Structs.offset(Structs.IBV_CONTEXT, "num_comp_vectors"));
     }
 
     /** @return the device's limits ({@code ibv_query_device}) */
     public DeviceAttributes queryDevice() throws VerbsException {
+        checkOpen();
         var l = Structs.IBV_DEVICE_ATTR;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(l);
@@ -131,6 +142,7 @@ public final class VerbsContext implements AutoCloseable {
      * @return the port's state and limits ({@code ibv_query_port})
      */
     public PortAttributes queryPort(int port) throws VerbsException {
+        checkOpen();
         var l = Structs.IBV_PORT_ATTR;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(l);
@@ -155,6 +167,7 @@ public final class VerbsContext implements AutoCloseable {
      * @return the GID at that index ({@code ibv_query_gid}); all zero for an unused entry
      */
     public Gid queryGid(int port, int index) throws VerbsException {
+        checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment gid = arena.allocate(Structs.IBV_GID);
@@ -196,6 +209,7 @@ public final class VerbsContext implements AutoCloseable {
      * @return the descriptor to wait on ({@link FdPoller#register(int)})
      */
     public int asyncEventFd() throws VerbsException {
+        checkOpen();
         int fd = context.get(JAVA_INT, Structs.offset(Structs.IBV_CONTEXT, "async_fd"));
         if (!asyncNonBlocking) {
             LibC.setNonBlocking(fd);
@@ -245,6 +259,7 @@ public final class VerbsContext implements AutoCloseable {
 
     /** @return a new protection domain ({@code ibv_alloc_pd}) */
     public ProtectionDomain allocateProtectionDomain() throws VerbsException {
+        checkOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment pd = Native.checkPointer("ibv_alloc_pd",
@@ -303,6 +318,6 @@ public final class VerbsContext implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "VerbsContext[" + deviceName() + "]";
+        return closed ? "VerbsContext[closed]" : "VerbsContext[" + deviceName() + "]";
     }
 }
