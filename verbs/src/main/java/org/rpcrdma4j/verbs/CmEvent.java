@@ -47,7 +47,10 @@ public final class CmEvent implements AutoCloseable {
         return status;
     }
 
-    /** @return the id it concerns; for {@link CmEventType#CONNECT_REQUEST} a new id for the connection */
+    /**
+     * @return the id it concerns; for {@link CmEventType#CONNECT_REQUEST} a new id for the
+     *         connection, which the caller accepts or rejects and in either case closes
+     */
     public CmId id() {
         return id;
     }
