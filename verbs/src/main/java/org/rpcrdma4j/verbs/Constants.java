@@ -1,0 +1,47 @@
+package org.rpcrdma4j.verbs;
+
+/**
+ * Numbers from the rdma-core 44, glibc and Linux x86_64 headers that this module passes to native
+ * calls, named as in C. Enumerations a user sees are enums ({@link WcStatus}, {@link CmEventType},
+ * ...); these are the rest. ConstantsTest checks each against {@code src/test/layouts}.
+ */
+final class Constants {
+    static final int IBV_MW_TYPE_2 = 2;
+    static final int IBV_QPT_RC = 2;
+
+    static final int IBV_WR_RDMA_WRITE = 0;
+    static final int IBV_WR_RDMA_WRITE_WITH_IMM = 1;
+    static final int IBV_WR_SEND = 2;
+    static final int IBV_WR_SEND_WITH_IMM = 3;
+    static final int IBV_WR_RDMA_READ = 4;
+    static final int IBV_WR_LOCAL_INV = 7;
+    static final int IBV_WR_BIND_MW = 8;
+    static final int IBV_WR_SEND_WITH_INV = 9;
+
+    static final int IBV_SEND_FENCE = 1;
+    static final int IBV_SEND_SIGNALED = 2;
+    static final int IBV_SEND_SOLICITED = 4;
+    static final int IBV_SEND_INLINE = 8;
+
+    static final int IBV_WC_GRH = 1;
+    static final int IBV_WC_WITH_IMM = 2;
+    static final int IBV_WC_WITH_INV = 8;
+
+    static final int RDMA_PS_TCP = 0x0106;
+    static final int AF_INET = 2;
+    static final int AF_INET6 = 10;
+    static final int POLLIN = 1;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
+    static final int O_NONBLOCK = 04000;
+    static final int EFD_NONBLOCK = 04000;
+    static final int EFD_CLOEXEC = 02000000;
+    static final int EAGAIN = 11;
+    static final int EINTR = 4;
+    static final int ENODEV = 19;
+    static final int ENOSYS = 38;
+    static final int EOPNOTSUPP = 95;
+
+    private Constants() {
+    }
+}

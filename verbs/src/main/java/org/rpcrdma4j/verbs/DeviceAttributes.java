@@ -1,0 +1,30 @@
+package org.rpcrdma4j.verbs;
+
+/**
+ * What {@code ibv_query_device} reports of a device, reduced to the limits an RC transport sizes
+ * its queues and registrations by.
+ *
+ * @param firmwareVersion {@code fw_ver}
+ * @param nodeGuid {@code node_guid} as a number (the struct holds it big-endian)
+ * @param maxMrSize largest registration in bytes
+ * @param vendorId IEEE vendor id
+ * @param vendorPartId vendor part id
+ * @param maxQp queue pairs
+ * @param maxQpWr work requests per queue
+ * @param deviceCapFlags {@code IBV_DEVICE_*} bits
+ * @param maxSge scatter/gather entries per send or receive request
+ * @param maxSgeRd scatter/gather entries per RDMA Read request
+ * @param maxCq completion queues
+ * @param maxCqe entries per completion queue
+ * @param maxMr memory registrations
+ * @param maxPd protection domains
+ * @param maxQpRdAtom RDMA Reads and atomics a queue pair accepts at once (responder resources)
+ * @param maxQpInitRdAtom RDMA Reads and atomics a queue pair may have outstanding (initiator depth)
+ * @param maxMw memory windows, 0 if the device has none
+ * @param physPortCount ports, numbered from 1
+ */
+public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMrSize, int vendorId, int vendorPartId,
+                               int maxQp, int maxQpWr, int deviceCapFlags, int maxSge, int maxSgeRd, int maxCq,
+                               int maxCqe, int maxMr, int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxMw,
+                               int physPortCount) {
+}

@@ -1,0 +1,87 @@
+package org.rpcrdma4j.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * libibverbs, bound once per process. Initialised only after {@link NativeLibrary#IBVERBS} has
+ * loaded ({@link Verbs#requireIbverbs()}). Handles marked ERRNO take a leading capture segment.
+ */
+final class Ibv {
+    private static final SymbolLookup LIB = NativeLibrary.IBVERBS.loaded();
+
+    static final MethodHandle GET_DEVICE_LIST = Native.downcall(LIB, "ibv_get_device_list",
+            FunctionDescriptor.of(ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle FREE_DEVICE_LIST = Native.downcall(LIB, "ibv_free_device_list",
+            FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle GET_DEVICE_NAME = Native.downcall(LIB, "ibv_get_device_name",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    static final MethodHandle OPEN_DEVICE = Native.downcall(LIB, "ibv_open_device",
+            FunctionDescriptor.of(ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle CLOSE_DEVICE = Native.downcall(LIB, "ibv_close_device",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle QUERY_DEVICE = Native.downcall(LIB, "ibv_query_device",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    /** The exported symbol fills the 48-byte compat struct, a prefix of struct ibv_port_attr. */
+    static final MethodHandle QUERY_PORT = Native.downcall(LIB, "ibv_query_port",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
+    static final MethodHandle QUERY_GID = Native.downcall(LIB, "ibv_query_gid",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS), Native.ERRNO);
+    static final MethodHandle GET_ASYNC_EVENT = Native.downcall(LIB, "ibv_get_async_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle ACK_ASYNC_EVENT = Native.downcall(LIB, "ibv_ack_async_event",
+            FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle ALLOC_PD = Native.downcall(LIB, "ibv_alloc_pd",
+            FunctionDescriptor.of(ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle DEALLOC_PD = Native.downcall(LIB, "ibv_dealloc_pd",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** Plain access flags only: with IBV_ACCESS_OPTIONAL_RANGE bits verbs.h calls ibv_reg_mr_iova2. */
+    static final MethodHandle REG_MR = Native.downcall(LIB, "ibv_reg_mr",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT), Native.ERRNO);
+    static final MethodHandle DEREG_MR = Native.downcall(LIB, "ibv_dereg_mr",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle CREATE_COMP_CHANNEL = Native.downcall(LIB, "ibv_create_comp_channel",
+            FunctionDescriptor.of(ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle DESTROY_COMP_CHANNEL = Native.downcall(LIB, "ibv_destroy_comp_channel",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle CREATE_CQ = Native.downcall(LIB, "ibv_create_cq",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Native.ERRNO);
+    static final MethodHandle DESTROY_CQ = Native.downcall(LIB, "ibv_destroy_cq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle GET_CQ_EVENT = Native.downcall(LIB, "ibv_get_cq_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle ACK_CQ_EVENTS = Native.downcall(LIB, "ibv_ack_cq_events",
+            FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+
+    // Static inline in verbs.h: called through the provider's pointers in ibv_context.ops.
+    /** int (*poll_cq)(struct ibv_cq *, int num_entries, struct ibv_wc *); short and non-blocking: critical. */
+    static final MethodHandle POLL_CQ = Native.pointerDowncall(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Linker.Option.critical(false));
+    /** int (*req_notify_cq)(struct ibv_cq *, int solicited_only) */
+    static final MethodHandle REQ_NOTIFY_CQ = Native.pointerDowncall(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    /** int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **bad_wr) */
+    static final MethodHandle POST_SEND = Native.pointerDowncall(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **bad_wr) */
+    static final MethodHandle POST_RECV = Native.pointerDowncall(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type) */
+    static final MethodHandle ALLOC_MW = Native.pointerDowncall(
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Native.ERRNO);
+    /** int (*dealloc_mw)(struct ibv_mw *) */
+    static final MethodHandle DEALLOC_MW = Native.pointerDowncall(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+
+    private Ibv() {
+    }
+
+    /** Forces the handles to be created (class initialisation). */
+    static void link() {
+    }
+}
