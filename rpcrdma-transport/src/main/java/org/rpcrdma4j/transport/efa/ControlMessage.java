@@ -16,13 +16,15 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * CONNECT: type=1 | RFC 8797 private data (8) | requester id (4) | raw length (4) | raw address | identity (16) | number (4)
  * ACCEPT:  type=2 | RFC 8797 private data (8) | requester id (4) | responder id (4)
  * CLOSE:   type=3 | receiver's id (4)
+ * LEAVE:   type=4
  * </pre>
  *
  * Each side names a connection by an id of its own, unique among its fabric's open connections,
  * whichever side opened them: the requester's id travels in CONNECT, the responder answers with both,
  * and CLOSE names the connection by the id of the side it goes to. Data messages of a connection go on
  * the data tag of the receiver's id ({@link EfaFabric}), so one fabric can serve a peer and be its
- * client at the same time. A CLOSE answering a CONNECT refuses it.
+ * client at the same time. A CLOSE answering a CONNECT refuses it. LEAVE says the sender's endpoint is
+ * closing: its connections end and the receiver forgets it, so that closed peers cost nothing.
  *
  * @param type        the kind of message
  * @param privateData the sender's RFC 8797 private data (CONNECT, ACCEPT), else {@code null}
@@ -41,7 +43,9 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
         /** A responder accepts it; the connection is up when this arrives. */
         ACCEPT(2),
         /** Either side tears the connection down, or the responder refuses it. */
-        CLOSE(3);
+        CLOSE(3),
+        /** The sender's endpoint closes: forget it. */
+        LEAVE(4);
 
         private final int value;
 
@@ -67,7 +71,7 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
      */
     public ControlMessage {
         Objects.requireNonNull(type, "type");
-        if (type != Type.CLOSE && privateData == null) {
+        if ((type == Type.CONNECT || type == Type.ACCEPT) && privateData == null) {
             throw new IllegalArgumentException(type + " needs private data");
         }
         if (type == Type.CONNECT && (address == null || address.raw().length > MAX_RAW_LENGTH)) {
@@ -103,6 +107,11 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
         return new ControlMessage(Type.CLOSE, null, null, receiverId, 0);
     }
 
+    /** @return a LEAVE message */
+    public static ControlMessage leave() {
+        return new ControlMessage(Type.LEAVE, null, null, 0, 0);
+    }
+
     /** @return the encoded message in a new buffer, position 0, limit its length */
     public ByteBuffer encode() {
         ByteBuffer out = ByteBuffer.allocate(MAX_LENGTH).order(ByteOrder.BIG_ENDIAN);
@@ -115,6 +124,9 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
             }
             case ACCEPT -> out.put(privateData.toBytes()).putInt(receiverId).putInt(senderId);
             case CLOSE -> out.putInt(receiverId);
+            case LEAVE -> {
+                // The type says it all.
+            }
         }
         return out.flip();
     }
@@ -137,6 +149,9 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
         int type = view.getInt();
         if (type == Type.CLOSE.value) {
             return view.remaining() == 4 ? Optional.of(close(view.getInt())) : Optional.empty();
+        }
+        if (type == Type.LEAVE.value) {
+            return view.remaining() == 0 ? Optional.of(leave()) : Optional.empty();
         }
         if ((type != Type.CONNECT.value && type != Type.ACCEPT.value)
                 || view.remaining() < ConnectPrivateData.ENCODED_LENGTH + 8) {

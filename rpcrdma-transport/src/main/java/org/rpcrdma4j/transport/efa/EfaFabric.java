@@ -5,17 +5,22 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
@@ -49,6 +54,12 @@ import org.slf4j.LoggerFactory;
  * connid on its GID and QPN) or stopped answering ends every connection with it
  * ({@link FabricStatus#PEER_UNREACHABLE}).
  *
+ * <h2>Lifecycle</h2>
+ * {@link #close()} ends every connection, tells every peer it talked to that it leaves (LEAVE), waits a
+ * bounded time for those messages to go, then closes the endpoint, which releases all it holds, and
+ * stops being progressed. A peer that hears LEAVE ends its connections with this fabric and removes it
+ * from its address vector, so closed clients cost a server nothing.
+ *
  * <h2>Addresses</h2>
  * A connection shows the GIDs of both ends as IP addresses ({@link FabricAddress#inetAddress()}). The
  * requester's end has as port the responder's id mapped into the dynamic range ({@link #port}), the
@@ -62,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * region's address); a segment maps onto {@code efa_rma_iov} (handle = key, offset = addr, length =
  * len) and the endpoint's direct RDMA read and write move it.
  */
-public final class EfaFabric implements Fabric {
+public final class EfaFabric implements Fabric, AutoCloseable {
 
     /** The tag of connection control messages ("RDMA" then 2). */
     public static final long CONTROL_TAG = 0x5244_4D41_0000_0002L;
@@ -75,6 +86,10 @@ public final class EfaFabric implements Fabric {
 
     private static final Logger LOG = LoggerFactory.getLogger(EfaFabric.class);
     private static final int CONTROL_RECEIVES = 16;
+    /** Progress cycles a closing fabric gives its CLOSE and LEAVE messages before it closes the endpoint. */
+    private static final int CLOSING_CYCLES = 100_000;
+    /** How long {@link #close} waits for the progress thread. */
+    private static final long CLOSE_WAIT_S = 10;
 
     private enum Kind { CONTROL_RECEIVE, CONTROL_SEND, RECEIVE, SEND, RDMA }
 
@@ -93,7 +108,12 @@ public final class EfaFabric implements Fabric {
     private final ArrayDeque<ControlSend> controlWaiting = new ArrayDeque<>();
     private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
     private final Map<Integer, MemoryRegion> regions = new HashMap<>();
+    /** The peers this fabric talked to, told when it leaves. */
+    private final Set<Long> peers = new HashSet<>();
     private Consumer<ConnectRequest> acceptor;
+    private CompletableFuture<Void> closing;
+    private int closingCycles;
+    private volatile boolean closed;
     private boolean controlPosted;
     private int lastId;
     private long nextOp;
@@ -148,6 +168,7 @@ public final class EfaFabric implements Fabric {
 
     @Override
     public void listen(Consumer<ConnectRequest> newAcceptor) {
+        requireOpen();
         if (acceptor != null) {
             throw new IllegalStateException("this fabric has an acceptor already");
         }
@@ -163,6 +184,7 @@ public final class EfaFabric implements Fabric {
     @Override
     public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
                                     ConnectionListener listener) {
+        requireOpen();
         postControlReceives();
         long handle = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
         EfaConnection connection = open(handle, peer, true, 0, listener);
@@ -196,6 +218,78 @@ public final class EfaFabric implements Fabric {
         endpoint.deregister(region);
     }
 
+    /**
+     * Closes the fabric: ends every connection (their listeners hear the end), tells its peers it
+     * leaves, closes the endpoint and stops its progress. Waits for the progress thread unless called
+     * on it. Closing again does nothing.
+     */
+    @Override
+    public void close() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            execute(() -> beginClose(done));
+        } catch (IllegalStateException e) {
+            LOG.debug("the progress loop stopped already: nothing runs the endpoint any more");
+            return;
+        }
+        if (!onProgressThread()) {
+            try {
+                done.get(CLOSE_WAIT_S, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("{} did not close within {} s", localAddress, CLOSE_WAIT_S);
+            }
+        }
+    }
+
+    /** @return whether the fabric is closed: its endpoint released, no longer progressed */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void beginClose(CompletableFuture<Void> done) {
+        if (closing != null) {
+            closing.whenComplete((ignored, error) -> done.complete(null));
+            return;
+        }
+        closing = done;
+        acceptor = null;
+        for (EfaConnection connection : new ArrayList<>(connections.values())) {
+            connection.close();
+        }
+        for (long peer : peers) {
+            sendControl(peer, ControlMessage.leave());
+        }
+    }
+
+    /** Once the goodbyes went (or the wait is over): closes the endpoint and hands out its last completions. */
+    private void finishClose() {
+        endpoint.close();
+        closed = true;
+        while (endpoint.poll(this::onCompletion, Integer.MAX_VALUE) > 0 || !deferred.isEmpty()) {
+            while (!deferred.isEmpty()) {
+                EfaProgressLoop.runSafely(deferred.poll());
+            }
+        }
+        ops.clear();
+        regions.clear();
+        registrations = 0;
+        loop.detach(this);
+        closing.complete(null);
+    }
+
+    private boolean goodbyesSent() {
+        return controlWaiting.isEmpty() && connections.isEmpty()
+                && ops.values().stream().noneMatch(op -> op.kind() == Kind.CONTROL_SEND);
+    }
+
+    private void requireOpen() {
+        if (closing != null) {
+            throw new IllegalStateException(localAddress + " is closed");
+        }
+    }
+
     /** @return live registrations, for tests that check nothing leaks; thread-safe */
     public int registrations() {
         return registrations;
@@ -212,7 +306,40 @@ public final class EfaFabric implements Fabric {
     public long counter(EndpointCounter counter) {
         CompletableFuture<Long> value = new CompletableFuture<>();
         execute(() -> value.complete(endpoint.counter(counter)));
-        return value.join();
+        return await(value);
+    }
+
+    /**
+     * Reads one of the endpoint's gauges (what it holds now) on the progress thread. Thread-safe;
+     * waits for the loop.
+     *
+     * @param gauge the gauge
+     * @return its value
+     * @throws IllegalStateException if the progress thread has stopped
+     */
+    public long gauge(EndpointGauge gauge) {
+        CompletableFuture<Long> value = new CompletableFuture<>();
+        execute(() -> value.complete(endpoint.gauge(gauge)));
+        return await(value);
+    }
+
+    /** @return connections open or ending now; thread-safe, waits for the loop */
+    public int connections() {
+        CompletableFuture<Integer> value = new CompletableFuture<>();
+        execute(() -> value.complete(connections.size()));
+        return await(value);
+    }
+
+    /** @return the value the progress thread gives, or an error if it does not within {@link #CLOSE_WAIT_S} */
+    private static <T> T await(CompletableFuture<T> value) {
+        try {
+            return value.get(CLOSE_WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the progress thread", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the progress thread did not answer within " + CLOSE_WAIT_S + " s", e);
+        }
     }
 
     /** Opens a connection under a free id. */
@@ -226,6 +353,7 @@ public final class EfaFabric implements Fabric {
         } while (connections.containsKey(lastId));
         EfaConnection connection = new EfaConnection(this, lastId, handle, peer, requester, peerId, listener);
         connections.put(lastId, connection);
+        peers.add(handle);
         return connection;
     }
 
@@ -236,6 +364,9 @@ public final class EfaFabric implements Fabric {
 
     /** @return the endpoint context of a receive posted for a connection, or -1 if there was no room */
     long receive(EfaConnection connection, long peer, ByteBuffer buffer, long tag) {
+        if (closed) {
+            return -1;
+        }
         long context = nextOp++;
         if (!endpoint.recvTagged(peer, buffer, tag, 0, context)) {
             return -1;
@@ -271,7 +402,9 @@ public final class EfaFabric implements Fabric {
 
     /** Cancels a receive of an ended connection; it completes, cancelled or with its message, as usual. */
     void cancel(long context) {
-        endpoint.cancel(context);
+        if (!closed) {
+            endpoint.cancel(context);
+        }
     }
 
     /** Runs work on the progress thread's next turn, in order. */
@@ -315,6 +448,10 @@ public final class EfaFabric implements Fabric {
 
     /** Progresses the endpoint and hands completions to the connections; loop thread only. */
     int progress(long nowNs, int pollMax) {
+        if (closing != null && (goodbyesSent() || ++closingCycles > CLOSING_CYCLES)) {
+            finishClose();
+            return 1;
+        }
         int work = endpoint.progress(nowNs);
         while (!controlWaiting.isEmpty() && postControlSend(controlWaiting.peek())) {
             controlWaiting.poll();
@@ -338,7 +475,9 @@ public final class EfaFabric implements Fabric {
                 if (entry.ok()) {
                     EfaProgressLoop.runSafely(() -> onControl(entry.source(), op.buffer(), (int) entry.length()));
                 }
-                postControlReceive(op.buffer());
+                if (!closed) {
+                    postControlReceive(op.buffer());
+                }
             }
             case CONTROL_SEND -> {
                 if (!entry.ok()) {
@@ -373,6 +512,7 @@ public final class EfaFabric implements Fabric {
             LOG.debug("dropped a malformed control message from peer {}", source);
             return;
         }
+        peers.add(source);
         switch (message.type()) {
             case CONNECT -> onConnect(source, message);
             case ACCEPT -> {
@@ -392,6 +532,22 @@ public final class EfaFabric implements Fabric {
                             connection.connecting() ? "refused by the peer" : "closed by the peer");
                 }
             }
+            case LEAVE -> onLeave(source);
+        }
+    }
+
+    /** The peer's endpoint closes: its connections end, and what the endpoint holds for it goes. */
+    private void onLeave(long source) {
+        for (EfaConnection connection : new ArrayList<>(connections.values())) {
+            if (connection.peerHandle() == source) {
+                connection.end(FabricStatus.CLOSED, "the peer's fabric closed");
+            }
+        }
+        peers.remove(source);
+        try {
+            endpoint.remove(source);
+        } catch (IllegalArgumentException e) {
+            LOG.debug("peer {} was gone already", source);
         }
     }
 

@@ -40,6 +40,7 @@ public final class EfaProgressLoop implements AutoCloseable {
     private final List<EfaFabric> fabrics = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile long failures;
 
     private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -85,6 +86,18 @@ public final class EfaProgressLoop implements AutoCloseable {
         return fabric;
     }
 
+    /** {@link #attach} on the loop's thread itself. */
+    EfaFabric attachNow(EfaEndpoint endpoint) {
+        EfaFabric fabric = new EfaFabric(endpoint, this);
+        fabrics.add(fabric);
+        return fabric;
+    }
+
+    /** Stops progressing a fabric; loop thread only. */
+    void detach(EfaFabric fabric) {
+        fabrics.remove(fabric);
+    }
+
     /**
      * Runs a command on the loop's thread, in order, before the next progress. Thread-safe.
      *
@@ -128,8 +141,9 @@ public final class EfaProgressLoop implements AutoCloseable {
             }
             long now = clock.getAsLong();
             beforeProgress.accept(now);
-            for (int i = 0; i < fabrics.size(); i++) {
-                work += fabrics.get(i).progress(now, POLL_MAX);
+            // A copy: a fabric that closes detaches itself while it progresses.
+            for (EfaFabric fabric : fabrics.toArray(new EfaFabric[0])) {
+                work += progress(fabric, now);
             }
             idle = work > 0 ? 0 : idle + 1;
             if (idle == 0) {
@@ -146,6 +160,24 @@ public final class EfaProgressLoop implements AutoCloseable {
                 LockSupport.parkNanos(PARK_NS);
             }
         }
+    }
+
+    /** @return the work one fabric did; a failure costs that fabric's turn, never the loop */
+    private int progress(EfaFabric fabric, long now) {
+        try {
+            return fabric.progress(now, POLL_MAX);
+        } catch (RuntimeException e) {
+            failures++;
+            if (failures == 1) {
+                LOG.error("progressing {} failed; further failures are only counted", fabric.localAddress(), e);
+            }
+            return 1;
+        }
+    }
+
+    /** @return how many times a fabric's progress failed (the first failure is logged); thread-safe */
+    public long failures() {
+        return failures;
     }
 
     /** No RuntimeException escapes the agent (STYLE.md, "Errors"): one bad command must not stop all. */

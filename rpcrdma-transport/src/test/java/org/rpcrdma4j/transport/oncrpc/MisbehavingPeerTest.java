@@ -127,7 +127,7 @@ class MisbehavingPeerTest {
         SimHarness.waitFor(() -> program.inProgress.get() == 1);
 
         // The requester's process dies: its queue pair comes back with a new connid, knowing nothing.
-        sim.rawFabric.execute(() -> sim.sim.restart(sim.rawDevice));
+        sim.network.restart(sim.rawFabric);
         program.gate.countDown();
 
         // The reply goes to a queue pair that no longer exists and is lost, as on EFA; the call is done.

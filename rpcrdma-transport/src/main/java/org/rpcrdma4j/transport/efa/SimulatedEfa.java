@@ -1,0 +1,139 @@
+package org.rpcrdma4j.transport.efa;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.rpcrdma4j.efa.EfaEndpoint;
+import org.rpcrdma4j.efa.EndpointConfig;
+import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.sim.SimDevice;
+import org.rpcrdma4j.efa.device.sim.SimFabric;
+
+/**
+ * An EFA network simulated in this JVM, ready to serve and call over: each {@link #newFabric()} is an
+ * EFA endpoint on a simulated device of its own (GID {@code fe80::n}), and one progress thread drives
+ * them all on a virtual clock that advances {@link #STEP_NS} per cycle, with the simulation in step.
+ * Deterministic from its seed. Close the fabrics, then the network; try-with-resources does both:
+ *
+ * <pre>{@code
+ * try (SimulatedEfa network = SimulatedEfa.start(8166);
+ *      EfaFabric server = network.newFabric();
+ *      EfaFabric client = network.newFabric()) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class SimulatedEfa implements AutoCloseable {
+
+    /** Virtual time per progress cycle. */
+    public static final long STEP_NS = 1_000;
+    /** The QPN of every simulated device's endpoint (each has a GID of its own). */
+    public static final int QPN = 7;
+    private static final long WAIT_S = 10;
+
+    private final SimFabric sim;
+    /** Each open fabric's device, to restart it; closed fabrics are dropped as new ones come. */
+    private final Map<EfaFabric, SimDevice> devices = new HashMap<>();
+    private final EfaProgressLoop loop;
+    private final EndpointConfig config;
+    private long now;
+    private int hosts;
+
+    private SimulatedEfa(long seed, EndpointConfig config) {
+        this.sim = new SimFabric(seed);
+        this.config = Objects.requireNonNull(config, "config");
+        // The clock is read only on the loop's thread.
+        this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, sim::progress);
+    }
+
+    /**
+     * Starts a simulated network with the endpoints' default configuration.
+     *
+     * @param seed the seed of the simulation and of its endpoints
+     * @return the running network
+     */
+    public static SimulatedEfa start(long seed) {
+        return start(seed, EndpointConfig.DEFAULT);
+    }
+
+    /**
+     * Starts a simulated network.
+     *
+     * @param seed   the seed of the simulation and of its endpoints
+     * @param config the configuration of every endpoint (its random seed is derived from {@code seed})
+     * @return the running network
+     */
+    public static SimulatedEfa start(long seed, EndpointConfig config) {
+        return new SimulatedEfa(seed, config);
+    }
+
+    /**
+     * Adds an endpoint on a new simulated device, as a fabric that serves, calls, or both.
+     *
+     * @return the fabric; close it to release the endpoint and its device
+     * @throws IllegalStateException if the network is closed
+     */
+    public EfaFabric newFabric() {
+        return onLoop(() -> {
+            devices.keySet().removeIf(EfaFabric::isClosed);
+            int host = ++hosts;
+            SimDevice device = sim.createDevice(new Gid(0xfe80_0000_0000_0000L, host), QPN);
+            EfaFabric fabric = loop.attachNow(new EfaEndpoint(device, config.withRandomSeed(sim.seed() * 31 + host)));
+            devices.put(fabric, device);
+            return fabric;
+        });
+    }
+
+    /**
+     * Makes the process behind a fabric vanish: its queue pair comes back on the same GID and QPN with
+     * a new connid, knowing nothing (EFA RDM v4 §4.4), while the fabric object goes on as that new
+     * process. A fault for tests.
+     *
+     * @param fabric a fabric of this network
+     */
+    public void restart(EfaFabric fabric) {
+        onLoop(() -> {
+            sim.restart(Objects.requireNonNull(devices.get(fabric), "not a fabric of this network"));
+            return null;
+        });
+    }
+
+    /** @return simulated devices that exist now; a closed fabric's device is gone */
+    public int devices() {
+        return onLoop(sim::deviceCount);
+    }
+
+    /** Stops the progress thread; close the fabrics first. */
+    @Override
+    public void close() {
+        loop.close();
+    }
+
+    private <T> T onLoop(java.util.function.Supplier<T> work) {
+        if (loop.inLoop()) {
+            return work.get();
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        loop.execute(() -> {
+            try {
+                result.complete(work.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        try {
+            return result.get(WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the simulation", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the simulation's thread did not answer within " + WAIT_S + " s", e);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.EndpointGauge;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.efa.EfaFabric;
+import org.rpcrdma4j.transport.efa.SimulatedEfa;
+
+/** Clients come and go: what each held on the server, and in this JVM, is released when it goes. */
+class LifecycleTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
+    private static final int CLIENTS = 1000;
+
+    @Test
+    void aThousandClientsCreatedUsedAndClosedLeaveTheServerAsItWas() throws Exception {
+        ThreadPoolExecutor workers = (ThreadPoolExecutor) Executors.newFixedThreadPool(4);
+        // The server's own workers are not the clients' threads: all started before the baseline.
+        workers.prestartAllCoreThreads();
+        try (SimulatedEfa network = SimulatedEfa.start(SEED); EfaFabric server = network.newFabric()) {
+            RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(server).withWorkerThreadExecutionService(workers)
+                    .withRpcService(TestProgram.PROGRAM, new TestProgram()).build();
+            svc.start();
+            useOneClient(network, server, 0);
+            Map<EndpointGauge, Long> baseline = gauges(server);
+            List<String> threads = threadNames();
+            long heap = usedHeap();
+
+            for (int i = 1; i <= CLIENTS; i++) {
+                useOneClient(network, server, i);
+            }
+
+            // The last goodbyes may still be on their way: wait for them (hang guard), then compare.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while ((server.connections() > 0 || !gauges(server).equals(baseline)) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(server.connections()).isZero();
+            assertThat(gauges(server)).isEqualTo(baseline);
+            assertThat(server.registrations()).isZero();
+            assertThat(network.devices()).as("only the server's device is left").isEqualTo(1);
+            assertThat(svc.pendingCalls()).isZero();
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!threadNames().equals(threads) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(threadNames()).as("threads").isEqualTo(threads);
+            // What a closed client left behind would show here: 32 KiB each would already be 32 MiB.
+            assertThat(usedHeap() - heap).as("heap retained after %d clients", CLIENTS).isLessThan(32L << 20);
+            svc.stop();
+        } finally {
+            workers.shutdownNow();
+        }
+    }
+
+    private static void useOneClient(SimulatedEfa network, EfaFabric server, int i) throws Exception {
+        try (EfaFabric fabric = network.newFabric();
+             RdmaRpcClient client = RdmaRpcClient.connect(fabric, server.localAddress(), TransportConfig.DEFAULT,
+                     Duration.ofSeconds(30))) {
+            TestProgram.Opaque result = new TestProgram.Opaque();
+            byte[] data = {(byte) i, (byte) (i >> 8)};
+            new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
+                    client.transport()).call(TestProgram.ECHO, new TestProgram.Opaque(data), result, 30,
+                    TimeUnit.SECONDS);
+            assertThat(result.bytes).isEqualTo(data);
+        }
+    }
+
+    /** @return the heap in use after collecting what can be collected */
+    private static long usedHeap() throws InterruptedException {
+        Runtime runtime = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    private static List<String> threadNames() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList();
+    }
+
+    private static Map<EndpointGauge, Long> gauges(EfaFabric fabric) {
+        Map<EndpointGauge, Long> values = new EnumMap<>(EndpointGauge.class);
+        for (EndpointGauge gauge : EndpointGauge.values()) {
+            values.put(gauge, fabric.gauge(gauge));
+        }
+        return values;
+    }
+}
