@@ -136,6 +136,18 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
         return estimate(call);
     }
 
+    /**
+     * Tells which procedure of the Linux 6.1 client sends a COMPOUND, as its reply is sized by.
+     *
+     * @param call a COMPOUND call
+     * @return the procedure's name ({@code NFSPROC4_CLNT_*} without the prefix), or empty when no Linux
+     *     procedure sends such a COMPOUND
+     * @throws IllegalArgumentException if the call ends inside its operations
+     */
+    public static Optional<String> linuxProcedure(RpcMessage call) {
+        return LinuxNfs4Procedure.of(Nfs4Compound.read(call)).map(Enum::name);
+    }
+
     /** The reply bound of a COMPOUND no Linux procedure sends: a bound per operation, summed. */
     private static ReplySize estimate(RpcMessage call) {
         XdrCursor args = new XdrCursor(call);
