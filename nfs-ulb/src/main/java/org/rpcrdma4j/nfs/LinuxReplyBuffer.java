@@ -25,6 +25,9 @@ public final class LinuxReplyBuffer {
      */
     public static final int HEADER_AUTH_SYS = (4 + 2) * 4;
 
+    /** A NULL procedure's {@code p_replen}: none, raised to the two words of an accepted reply's floor. */
+    public static final int NULL_REPLY_WORDS = 2;
+
     private LinuxReplyBuffer() {
     }
 

@@ -19,6 +19,8 @@ public final class NfsAcl3DdpPolicy implements DdpPolicy {
 
     /** The NFSACL program number. */
     public static final int PROGRAM = 100227;
+    /** ACLPROC3_NULL. */
+    public static final int NULL = 0;
     /** ACLPROC3_GETACL. */
     public static final int GETACL = 1;
     /** ACLPROC3_SETACL. */
@@ -51,7 +53,8 @@ public final class NfsAcl3DdpPolicy implements DdpPolicy {
                 yield new ReplySize(LinuxReplyBuffer.size(call, GETACL_REPLY_WORDS, pages), List.of());
             }
             case SETACL -> new ReplySize(LinuxReplyBuffer.size(call, SETACL_REPLY_WORDS, 0), List.of());
-            default -> ReplySize.INLINE;                         // NULL
+            case NULL -> new ReplySize(LinuxReplyBuffer.size(call, LinuxReplyBuffer.NULL_REPLY_WORDS, 0), List.of());
+            default -> ReplySize.INLINE;
         };
     }
 

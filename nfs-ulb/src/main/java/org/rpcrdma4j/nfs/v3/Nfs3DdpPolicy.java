@@ -47,7 +47,7 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
      * words, a post_op_attr 22, a wcc_data 29; NULL gets the two words of an accepted reply's floor).
      */
     private static final int[] REPLY_WORDS = {
-        2,      // NULL
+        LinuxReplyBuffer.NULL_REPLY_WORDS, // NULL
         22,     // GETATTR
         30,     // SETATTR
         62,     // LOOKUP

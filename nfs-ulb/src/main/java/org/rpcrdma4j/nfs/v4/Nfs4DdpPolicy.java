@@ -28,7 +28,9 @@ import org.rpcrdma4j.xdr.XdrItem;
  */
 public final class Nfs4DdpPolicy implements DdpPolicy {
 
-    /** The COMPOUND procedure; procedure 0 is NULL. */
+    /** The NULL procedure. */
+    static final int NULL = 0;
+    /** The COMPOUND procedure. */
     static final int COMPOUND = 1;
 
     static final int OP_ACCESS = 3;
@@ -122,6 +124,9 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
 
     @Override
     public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+        if (procedure.procedure() == NULL) {
+            return new ReplySize(LinuxReplyBuffer.size(call, LinuxReplyBuffer.NULL_REPLY_WORDS, 0), List.of());
+        }
         if (procedure.procedure() != COMPOUND) {
             return ReplySize.INLINE;
         }
