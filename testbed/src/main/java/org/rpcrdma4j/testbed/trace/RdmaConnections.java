@@ -63,6 +63,8 @@ final class RdmaConnections {
     private final List<Connection> connections = new ArrayList<>();
     /** Each endpoint ("address/QPN") to the connection that owns it now. */
     private final Map<String, Connection> byEndpoint = new HashMap<>();
+    /** The connections of packets to endpoints no captured exchange named, per address pair. */
+    private final Map<String, Connection> unnamed = new HashMap<>();
     /** A ConnectRequest not yet answered, per client address. */
     private final Map<Integer, Connection> requested = new HashMap<>();
     /** The highest PSN seen per endpoint and sequence. */
@@ -126,14 +128,11 @@ final class RdmaConnections {
         int low = Math.min(packet.source(), packet.destination());
         int high = Math.max(packet.source(), packet.destination());
         String pair = address(low) + " <-> " + address(high) + " (no RDMA-CM exchange captured)";
-        for (Connection known : connections) {
-            if (known.endpoints.equals(pair)) {
-                return known;
-            }
-        }
-        Connection unknown = new Connection(connections.size() + 1, pair);
-        connections.add(unknown);
-        return unknown;
+        return unnamed.computeIfAbsent(pair, name -> {
+            Connection unknown = new Connection(connections.size() + 1, name);
+            connections.add(unknown);
+            return unknown;
+        });
     }
 
     private boolean duplicate(RocePacket packet) {

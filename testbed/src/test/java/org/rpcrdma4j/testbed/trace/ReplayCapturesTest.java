@@ -69,6 +69,19 @@ class ReplayCapturesTest {
     }
 
     @Test
+    void aCaptureThatBeganAfterTheConnectHasOneConnectionPerAddressPair() throws IOException {
+        PcapFrames capture = PcapFrames.load("v3-small");
+        capture.frames.removeIf(frame -> PcapFrames.roce(frame) && PcapFrames.cmAttribute(frame) >= 0);
+
+        Capture late = capture.capture();
+
+        assertThat(late.connections()).singleElement().satisfies(c -> {
+            assertThat(c.endpoints()).isEqualTo("10.99.0.1 <-> 10.99.0.2 (no RDMA-CM exchange captured)");
+            assertThat(c.sends()).hasSize(V3_SMALL_MESSAGES);
+        });
+    }
+
+    @Test
     void framesCapturedTwiceAreReplayedOnce() throws IOException {
         PcapFrames capture = PcapFrames.load("v3-small");
         List<byte[]> twice = new ArrayList<>();
