@@ -57,11 +57,11 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     static final int OP_SETATTR = 34;
     static final int OP_WRITE = 38;
     static final int OP_EXCHANGE_ID = 42;
+    static final int OP_CREATE_SESSION = 43;
+    static final int OP_DESTROY_SESSION = 44;
     static final int OP_GETDEVICEINFO = 47;
     static final int OP_LAYOUTGET = 50;
     static final int OP_LAYOUTRETURN = 51;
-    static final int OP_CREATE_SESSION = 43;
-    static final int OP_DESTROY_SESSION = 44;
     static final int OP_SECINFO_NO_NAME = 52;
     static final int OP_SEQUENCE = 53;
     static final int OP_DESTROY_CLIENTID = 57;
