@@ -1,6 +1,8 @@
 package org.rpcrdma4j.nfs.v4;
 
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -110,6 +112,15 @@ enum LinuxNfs4Procedure {
         1 << 1 | 1 << 13 | 1 << 15 | 1 << 18,
     };
     private static final int NF4LNK = 5;
+    /**
+     * The procedures COMPOUNDs were found to come from, by what decides it: matching the operations
+     * against every procedure costs microseconds, and a client sends few kinds of COMPOUND. Bounded in
+     * entries and in their length (Linux's longest COMPOUND has 8 operations), so that no stream of odd
+     * COMPOUNDs makes it grow.
+     */
+    private static final Map<String, Optional<LinuxNfs4Procedure>> IDENTIFIED = new ConcurrentHashMap<>();
+    private static final int IDENTIFIED_MAX = 1024;
+    private static final int IDENTIFIED_OPS_MAX = 16;
 
     /** What a procedure's GETATTR asks for, or the type its CREATE makes, where operations alike differ. */
     enum Attributes {
@@ -207,6 +218,22 @@ enum LinuxNfs4Procedure {
                 .map(Nfs4Operations::name)
                 .map(name -> name + " ")
                 .collect(Collectors.joining());
+        // What decides the procedure, the operations and what tells alike ones apart, is all in the key.
+        StringBuilder key = new StringBuilder(ops).append(compound.complete() ? '|' : '+');
+        for (Attributes kind : Attributes.values()) {
+            key.append(kind.admits(compound) ? '1' : '0');
+        }
+        Optional<LinuxNfs4Procedure> known = IDENTIFIED.get(key.toString());
+        if (known == null) {
+            known = identify(ops, compound);
+            if (compound.ops().size() <= IDENTIFIED_OPS_MAX && IDENTIFIED.size() < IDENTIFIED_MAX) {
+                IDENTIFIED.put(key.toString(), known);
+            }
+        }
+        return known;
+    }
+
+    private static Optional<LinuxNfs4Procedure> identify(String ops, Nfs4Compound compound) {
         LinuxNfs4Procedure found = null;
         for (LinuxNfs4Procedure procedure : values()) {
             Matcher m = procedure.operations.matcher(ops);
