@@ -30,8 +30,11 @@ import picocli.CommandLine.Spec;
                     + "the capture's RFC 8797 private data, Linux's credit grant), and each must travel as it "
                     + "did under Linux (docs/CONFORMANCE.md). Prints one line per trace (messages, matched, "
                     + "mismatched and the first difference; a message whose payload an export elides is reported "
-                    + "as not checkable), or with --json "
-                    + "{\"traces\":[{\"trace\":NAME,\"messages\":N,\"matched\":N,\"mismatches\":[...]}]}.",
+                    + "as not checkable; a Linux answer that is Linux's own bug on a line of its own), or with --json "
+                    + "{\"traces\":[{\"trace\":NAME,\"connections\":N,\"duplicates\":N,\"messages\":N,"
+                    + "\"matched\":N,\"mismatches\":[...],\"linuxBugs\":[...],\"procedures\":[{\"procedure\":"
+                    + "NAME,\"calls\":N,\"matched\":N,\"inline\":N,\"read\":N,\"write\":N,\"reply\":N,"
+                    + "\"positionZero\":N}]}]}. Every RDMA connection of a capture is replayed.",
             "Exits 0 when every message matched, 1 on any mismatch, 2 when a capture cannot be read."
         })
 public final class ReplayCommand implements Callable<Integer> {
@@ -95,6 +98,9 @@ public final class ReplayCommand implements Callable<Integer> {
             String first = r.mismatches().isEmpty() ? "-" : describe(r.mismatches().get(0));
             s.append(String.format("%-20s %8d %8d %10d  %s%n", r.trace(), r.messages(), r.matched(),
                     r.mismatches().size(), first));
+            for (Replay.LinuxBug b : r.linuxBugs()) {
+                s.append(String.format("  frame %d xid 0x%x %s: %s%n", b.frame(), b.xid(), b.procedure(), b.note()));
+            }
         }
         return s.toString().stripTrailing();
     }
@@ -107,12 +113,26 @@ public final class ReplayCommand implements Callable<Integer> {
     private static String json(List<Replay.Result> results) {
         Json j = new Json().beginObject().name("traces").beginArray();
         for (Replay.Result r : results) {
-            j.beginObject().name("trace").value(r.trace()).name("messages").value(r.messages()).name("matched")
+            j.beginObject().name("trace").value(r.trace()).name("connections").value(r.connections())
+                    .name("duplicates").value(r.duplicates()).name("messages").value(r.messages()).name("matched")
                     .value(r.matched()).name("mismatches").beginArray();
             for (Replay.Mismatch m : r.mismatches()) {
-                j.beginObject().name("frame").value(m.frame()).name("role").value(m.role()).name("xid")
-                        .value(m.xid()).name("procedure").value(m.procedure()).name("difference")
-                        .value(m.difference()).endObject();
+                j.beginObject().name("frame").value(m.frame()).name("connection").value(m.connection())
+                        .name("role").value(m.role()).name("xid").value(m.xid()).name("procedure")
+                        .value(m.procedure()).name("difference").value(m.difference()).endObject();
+            }
+            j.endArray().name("linuxBugs").beginArray();
+            for (Replay.LinuxBug b : r.linuxBugs()) {
+                j.beginObject().name("frame").value(b.frame()).name("connection").value(b.connection())
+                        .name("xid").value(b.xid()).name("procedure").value(b.procedure()).name("note")
+                        .value(b.note()).endObject();
+            }
+            j.endArray().name("procedures").beginArray();
+            for (Replay.ProcedureSummary p : r.procedures()) {
+                j.beginObject().name("procedure").value(p.procedure()).name("calls").value(p.calls())
+                        .name("matched").value(p.matched()).name("inline").value(p.inline()).name("read")
+                        .value(p.read()).name("write").value(p.write()).name("reply").value(p.reply())
+                        .name("positionZero").value(p.positionZero()).endObject();
             }
             j.endArray().endObject();
         }

@@ -7,14 +7,27 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * What one pass over a RoCEv2 capture finds: the RDMA Sends, the RDMA Writes and Reads, and the
- * RDMA-CM private data of the connection.
+ * What one pass over a RoCEv2 capture finds: its RDMA connections ({@link RdmaConnections}), each with
+ * its RDMA Sends, RDMA Writes and Reads, and the RDMA-CM private data that made it.
  *
- * @param sends     the Sends in the order they completed
- * @param transfers the Writes and Read responses
- * @param connect   the RFC 8797 private data of the ConnectRequest and ConnectReply
+ * @param connections the connections, in the order they were made
+ * @param duplicates  the packets dropped because the capture held them before (retransmissions,
+ *                    frames captured twice)
  */
-public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExchange connect) {
+public record Capture(List<Connection> connections, int duplicates) {
+
+    /**
+     * One RDMA connection of a capture.
+     *
+     * @param number    1 for the capture's first connection, and so on
+     * @param endpoints its client and server queue pairs ("address/QP n"), as its RDMA-CM exchange named them
+     * @param sends     its Sends in the order they completed
+     * @param transfers its Writes and Read responses
+     * @param connect   the RFC 8797 private data of its ConnectRequest and ConnectReply
+     */
+    public record Connection(int number, String endpoints, List<RdmaSend> sends, RdmaTransfers transfers,
+                             ConnectExchange connect) {
+    }
 
     /**
      * @param pcap a capture of one RPC-over-RDMA client and server
@@ -46,14 +59,8 @@ public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExch
     }
 
     private static Capture collect(PacketSource source) throws IOException {
-        RoceSends sends = new RoceSends();
-        RdmaTransfers transfers = new RdmaTransfers();
-        ConnectExchange connect = new ConnectExchange();
-        source.read(packet -> {
-            sends.onPacket(packet);
-            transfers.onPacket(packet);
-            connect.onPacket(packet);
-        });
-        return new Capture(sends.sends(), transfers, connect);
+        RdmaConnections connections = new RdmaConnections();
+        source.read(connections::onPacket);
+        return new Capture(connections.connections(), connections.duplicates());
     }
 }

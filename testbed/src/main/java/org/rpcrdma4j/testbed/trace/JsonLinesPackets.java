@@ -86,7 +86,8 @@ final class JsonLinesPackets {
         byte[] bytes = new byte[from + length];
         System.arraycopy(b.toByteArray(), 0, bytes, 0, b.size());
         return new RocePacket(integer(r, "frame"), address((String) r.get("src")), address((String) r.get("dst")),
-                opcode >>> 5, opcode & 0x1F, integer(r, "dst_qp"), bytes, 0, bytes.length, known.length < length);
+                opcode >>> 5, opcode & 0x1F, integer(r, "dst_qp"), integer(r, "psn"), bytes, 0, bytes.length,
+                known.length < length);
     }
 
     private static void put(ByteArrayOutputStream b, long value, int bytes) {

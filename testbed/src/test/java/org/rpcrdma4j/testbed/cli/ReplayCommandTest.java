@@ -39,8 +39,16 @@ class ReplayCommandTest {
                 copy("v41-backchannel").toString());
 
         assertThat(exit).isZero();
-        assertThat(out.toString().strip()).isEqualTo(
-                "{\"traces\":[{\"trace\":\"v41-backchannel\",\"messages\":70,\"matched\":70,\"mismatches\":[]}]}");
+        assertThat(out.toString().strip()).startsWith("{\"traces\":[{\"trace\":\"v41-backchannel\",\"connections\":1,"
+                + "\"duplicates\":0,\"messages\":70,\"matched\":70,\"mismatches\":[],\"linuxBugs\":[],\"procedures\":["
+                + "{\"procedure\":\"NFSv4 NULL\",\"calls\":1,\"matched\":1,\"inline\":1,\"read\":0,\"write\":0,"
+                + "\"reply\":0,\"positionZero\":0},{\"procedure\":\"NFSv4 EXCHANGE_ID\",\"calls\":2,\"matched\":2,"
+                + "\"inline\":0,\"read\":0,\"write\":0,\"reply\":2,\"positionZero\":0},")
+                // The READ's data went in a Write chunk, the backchannel call inline, and all matched.
+                .contains("{\"procedure\":\"NFSv4 READ\",\"calls\":2,\"matched\":2,\"inline\":0,\"read\":0,"
+                        + "\"write\":2,\"reply\":0,\"positionZero\":0}")
+                .contains("{\"procedure\":\"NFSv4 CB_COMPOUND\",\"calls\":1,\"matched\":1,\"inline\":1,")
+                .endsWith("]}]}");
     }
 
     @Test

@@ -43,14 +43,17 @@ class ReplayJsonLinesTest {
         assertThat(export.mismatches()).isEmpty();
         assertThat(export.messages()).isEqualTo(pcap.messages()).isEqualTo(8);
         assertThat(export.matched()).isEqualTo(pcap.matched()).isEqualTo(8);
-        assertThat(fromExport.sends()).hasSameSizeAs(fromPcap.sends());
-        for (int i = 0; i < fromPcap.sends().size(); i++) {
-            assertThat(fromExport.sends().get(i).bytes()).isEqualTo(fromPcap.sends().get(i).bytes());
-            assertThat(fromExport.sends().get(i).fromClient()).isEqualTo(fromPcap.sends().get(i).fromClient());
+        Capture.Connection pcapConnection = ReplayTest.only(fromPcap);
+        Capture.Connection exportConnection = ReplayTest.only(fromExport);
+        assertThat(exportConnection.sends()).hasSameSizeAs(pcapConnection.sends());
+        for (int i = 0; i < pcapConnection.sends().size(); i++) {
+            assertThat(exportConnection.sends().get(i).bytes()).isEqualTo(pcapConnection.sends().get(i).bytes());
+            assertThat(exportConnection.sends().get(i).fromClient())
+                    .isEqualTo(pcapConnection.sends().get(i).fromClient());
         }
-        assertThat(fromExport.connect().client()).isEqualTo(fromPcap.connect().client())
+        assertThat(exportConnection.connect().client()).isEqualTo(pcapConnection.connect().client())
                 .isEqualTo(new ConnectPrivateData(true, 4096, 4096));
-        assertThat(fromExport.connect().server()).isEqualTo(fromPcap.connect().server());
+        assertThat(exportConnection.connect().server()).isEqualTo(pcapConnection.connect().server());
     }
 
     @Test
@@ -61,9 +64,9 @@ class ReplayJsonLinesTest {
         assertThat(result.messages()).isEqualTo(8);
         assertThat(result.matched()).isEqualTo(6);
         assertThat(result.mismatches()).containsExactly(
-                new Replay.Mismatch(102, "capture", -1, "?",
+                new Replay.Mismatch(102, 1, "capture", -1, "?",
                         "not checkable: the export elides part of this message's payload"),
-                new Replay.Mismatch(105, "capture", 0x17ed2a70L, "?",
+                new Replay.Mismatch(105, 1, "capture", 0x17ed2a70L, "?",
                         "a reply to no call in the capture, or to one whose payload the export elides: not checkable"));
     }
 
