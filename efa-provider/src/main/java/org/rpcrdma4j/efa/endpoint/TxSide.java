@@ -112,11 +112,14 @@ final class TxSide {
 
     /** A packet's SEND completion. RNR is absorbed: the packet goes back on a queue. */
     void onSendCompleted(PacketEntry packet, CompletionStatus status) {
+        final TxEntry entry = packet.tx;
         if (status == CompletionStatus.REMOTE_ERROR_RNR) {
-            txQueue.onRnr(packet);
+            if (!txQueue.onRnr(packet) && entry != null) {
+                // Dropped for a peer that ended: the operation may have waited only for this packet.
+                finishIfDone(entry);
+            }
             return;
         }
-        final TxEntry entry = packet.tx;
         if (status == CompletionStatus.OK) {
             txQueue.onAccepted(packet.peer);
         } else if (entry == null) {
