@@ -115,7 +115,11 @@ final class TxSide {
         final TxEntry entry = packet.tx;
         if (status == CompletionStatus.REMOTE_ERROR_RNR) {
             if (!txQueue.onRnr(packet) && entry != null) {
-                // Dropped for a peer that ended: the operation may have waited only for this packet.
+                // Dropped for a peer that ended, perhaps before its teardown has run: the operation
+                // fails, and may have waited only for this packet.
+                if (entry.error == EfaErrorCode.SUCCESS) {
+                    entry.error = entry.peer.failure();
+                }
                 finishIfDone(entry);
             }
             return;
