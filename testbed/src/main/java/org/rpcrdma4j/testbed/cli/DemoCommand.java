@@ -2,6 +2,7 @@ package org.rpcrdma4j.testbed.cli;
 
 import java.util.concurrent.Callable;
 import org.rpcrdma4j.testbed.demo.NfsDemo;
+import org.rpcrdma4j.testbed.term.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,7 +29,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        boolean interactive = System.console() != null;
+        boolean interactive = Progress.onTerminal();
         return new NfsDemo(spec.commandLine().getOut(), interactive, seed).run() ? 0 : 1;
     }
 }

@@ -1,0 +1,2 @@
+/** What the commands show on a terminal and nowhere else: progress bars and prompts. */
+package org.rpcrdma4j.testbed.term;
