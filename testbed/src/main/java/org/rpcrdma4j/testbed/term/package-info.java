@@ -1,2 +1,2 @@
-/** What the commands show on a terminal and nowhere else: progress bars and prompts. */
+/** What the commands show only to a person at a terminal: progress bars, and what a decoder waits for. */
 package org.rpcrdma4j.testbed.term;

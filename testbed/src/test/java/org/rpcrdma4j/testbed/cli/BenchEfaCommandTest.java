@@ -35,6 +35,23 @@ class BenchEfaCommandTest {
     }
 
     @Test
+    void printsATableWithOneRowPerMeasurementAndTheirNotes() {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out))
+                .execute("bench", "efa", "--iterations", "10", "--stream-bytes", "16777216", "--seed", "7");
+
+        assertThat(exit).isZero();
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines).hasSize(9);
+        assertThat(lines.get(0)).startsWith("test ").contains("memcpy 1 buffer");
+        assertThat(lines.subList(1, 7)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
+        assertThat(lines.subList(1, 7).stream().map(row -> row.split(" +")[0] + " " + row.split(" +")[1]))
+                .containsExactly("pingpong 8", "pingpong 4096", "pingpong 65536", "stream 65536", "stream 1048576",
+                        "stream 16777216");
+        assertThat(lines.get(7)).startsWith("latency is one way");
+    }
+
+    @Test
     void refusesNonPositiveCounts() {
         StringWriter err = new StringWriter();
         int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "efa", "--iterations", "0");
