@@ -130,7 +130,7 @@ public final class RpcBench {
         return runAll(seed, (step, index) -> { });
     }
 
-    /** @return how many steps {@link #runAll(long, ObjIntConsumer)} tells of: each workload warms up and runs on both */
+    /** @return the steps {@link #runAll(long, ObjIntConsumer)} tells of: each workload warms up and runs, on both */
     public int steps() {
         return 4 * workloads.size();
     }

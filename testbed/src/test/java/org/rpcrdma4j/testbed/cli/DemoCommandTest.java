@@ -25,8 +25,10 @@ class DemoCommandTest {
         assertThat(out.toString())
                 .contains("server fe80::1 QPN 7, client fe80::2 QPN 9")
                 .contains("large files, 16 calls of 1 MiB in flight")
-                .containsPattern("  64 MiB +WRITE +\\d+\\.\\d MiB/s +COMMIT +\\d+\\.\\d ms +READ +\\d+\\.\\d MiB/s +sha256 \\p{XDigit}{16} ok")
-                .containsPattern("  20 x 1 KiB +WRITE +\\d+\\.\\d us +COMMIT +\\d+\\.\\d us +READ +\\d+\\.\\d us +sha256 20 of 20 ok")
+                .containsPattern("  64 MiB +WRITE +\\d+\\.\\d MiB/s +COMMIT +\\d+\\.\\d ms +READ +\\d+\\.\\d MiB/s +"
+                        + "sha256 \\p{XDigit}{16} ok")
+                .containsPattern("  20 x 1 KiB +WRITE +\\d+\\.\\d us +COMMIT +\\d+\\.\\d us +READ +\\d+\\.\\d us +"
+                        + "sha256 20 of 20 ok")
                 .doesNotContain("MISMATCH")
                 .doesNotContain("\r")
                 .contains("bigdir: 2000 entries created, READDIRPLUS listed 2000 ok")
