@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
                     + "64 KiB and 1 MiB one call at a time (median time per call); every file's SHA-256 is "
                     + "compared. Then a directory of 2,000 entries is created and listed, a 4,000-byte symbolic "
                     + "link read back, and what moved how is printed (inline, Read, Write and Reply chunks; EFA "
-                    + "subprotocols). It uses about ten seconds of CPU time; the figures measure the simulation on this CPU.",
+                    + "subprotocols). It uses about ten seconds of CPU time; the figures measure the simulation on "
+                    + "this CPU.",
             "Exits 0 when every check passed, 1 otherwise."
         })
 public final class DemoCommand implements Callable<Integer> {
