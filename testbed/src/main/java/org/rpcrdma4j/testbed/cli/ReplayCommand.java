@@ -10,9 +10,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.trace.Capture;
+import org.rpcrdma4j.testbed.term.Progress;
 import org.rpcrdma4j.testbed.trace.Replay;
+import org.rpcrdma4j.testbed.trace.TruncatedCaptureException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -24,7 +27,7 @@ import picocli.CommandLine.Spec;
         name = "replay",
         mixinStandardHelpOptions = true,
         description = {
-            "Replay Linux RPC-over-RDMA captures (pcap of RoCEv2, or its JSON Lines export: a file named "
+            "Replay Linux RPC-over-RDMA captures (pcap or pcapng of RoCEv2, or its JSON Lines export: a file named "
                     + "*.jsonl) against rpcrdma4j: every call Linux sent is "
                     + "planned by our requester and every reply by our responder (NFS binding, thresholds from "
                     + "the capture's RFC 8797 private data, Linux's credit grant), and each must travel as it "
@@ -35,7 +38,10 @@ import picocli.CommandLine.Spec;
                     + "\"matched\":N,\"mismatches\":[...],\"linuxBugs\":[...],\"procedures\":[{\"procedure\":"
                     + "NAME,\"calls\":N,\"matched\":N,\"inline\":N,\"read\":N,\"write\":N,\"reply\":N,"
                     + "\"positionZero\":N}]}]}. Every RDMA connection of a capture is replayed.",
-            "Exits 0 when every message matched, 1 on any mismatch, 2 when a capture cannot be read."
+            "A file that cannot be read is reported and skipped; a capture cut short is replayed up to the cut, "
+                    + "with a warning naming the frame, as tshark does.",
+            "Exits 0 when every message matched, 1 on any mismatch, 2 when a capture could not be read or was "
+                    + "cut short."
         })
 public final class ReplayCommand implements Callable<Integer> {
 
@@ -48,42 +54,53 @@ public final class ReplayCommand implements Callable<Integer> {
     private boolean json;
 
     @Parameters(arity = "1..*", paramLabel = "TRACE",
-            description = "pcap files or their JSON Lines exports (*.jsonl) to replay")
+            description = "pcap or pcapng files, or their JSON Lines exports (*.jsonl), to replay")
     private List<Path> traces;
 
     @Override
     public Integer call() {
         Replay replay = new Replay(new NfsDdpPolicy());
         List<Replay.Result> results = new ArrayList<>();
-        for (Path trace : traces) {
+        CaptureFiles files = new CaptureFiles(spec.commandLine().getErr());
+        Progress progress = new Progress(spec.commandLine().getErr(), traces.size() > 1 && Progress.onTerminal());
+        for (int i = 0; i < traces.size(); i++) {
+            Path trace = traces.get(i);
+            progress.show("replay " + trace.getFileName(), i, traces.size());
+            List<TruncatedCaptureException> cut = new ArrayList<>(1);
             try {
-                results.add(replay.run(name(trace), read(trace)));
+                results.add(replay.run(name(trace), read(trace, cut::add)));
             } catch (IOException e) {
-                spec.commandLine().getErr().println("cannot read " + trace + ": " + e.getMessage());
-                return 2;
+                progress.clear();
+                files.cannotRead(trace, e);
+                continue;
             }
+            progress.clear();
+            cut.forEach(e -> files.cutShort(trace, e));
         }
         PrintWriter out = spec.commandLine().getOut();
         out.println(json ? json(results) : table(results));
         out.flush();
+        if (files.troubled()) {
+            return 2;
+        }
         return results.stream().allMatch(r -> r.mismatches().isEmpty()) ? 0 : 1;
     }
 
     /** Tells the export from the pcap by name, as export.py names it, since both replay the same trace. */
-    private static Capture read(Path trace) throws IOException {
+    private static Capture read(Path trace, Consumer<TruncatedCaptureException> cut) throws IOException {
         if (trace.getFileName().toString().endsWith(JSONL)) {
             try (BufferedReader in = Files.newBufferedReader(trace, StandardCharsets.UTF_8)) {
                 return Capture.readJsonLines(in);
             }
         }
         try (InputStream in = Files.newInputStream(trace)) {
-            return Capture.read(in);
+            return Capture.read(in, cut);
         }
     }
 
     private static String name(Path trace) {
         String file = trace.getFileName().toString();
-        for (String suffix : new String[] {".pcap", JSONL}) {
+        for (String suffix : new String[] {".pcapng", ".pcap", JSONL}) {
             if (file.endsWith(suffix)) {
                 return file.substring(0, file.length() - suffix.length());
             }

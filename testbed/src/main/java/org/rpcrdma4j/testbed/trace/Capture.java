@@ -30,9 +30,9 @@ public record Capture(List<Connection> connections, int duplicates) {
     }
 
     /**
-     * @param pcap a capture of one RPC-over-RDMA client and server
+     * @param pcap a capture of one RPC-over-RDMA client and server, pcap or pcapng
      * @return what it holds
-     * @throws IOException if the capture cannot be read
+     * @throws IOException if the capture cannot be read or is cut short
      */
     public static Capture read(InputStream pcap) throws IOException {
         return collect(packets -> PcapReader.read(pcap, frame -> {
@@ -41,6 +41,29 @@ public record Capture(List<Connection> connections, int duplicates) {
                 packets.accept(packet);
             }
         }));
+    }
+
+    /**
+     * Reads a capture that may be cut short, as tshark does: what comes before the cut is kept.
+     *
+     * @param pcap a capture of one RPC-over-RDMA client and server, pcap or pcapng
+     * @param cut  gets the cut, if the capture ends inside a frame or block
+     * @return what it holds up to the cut
+     * @throws IOException if the capture cannot be read at all
+     */
+    public static Capture read(InputStream pcap, Consumer<TruncatedCaptureException> cut) throws IOException {
+        return collect(packets -> {
+            try {
+                PcapReader.read(pcap, frame -> {
+                    RocePacket packet = RocePacket.parse(frame);
+                    if (packet != null) {
+                        packets.accept(packet);
+                    }
+                });
+            } catch (TruncatedCaptureException e) {
+                cut.accept(e);
+            }
+        });
     }
 
     /**

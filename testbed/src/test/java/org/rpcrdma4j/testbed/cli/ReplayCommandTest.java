@@ -52,6 +52,36 @@ class ReplayCommandTest {
     }
 
     @Test
+    void replaysAPcapngAsItsPcap() throws Exception {
+        StringWriter out = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("replay", copy("v42-posz", ".pcapng")
+                .toString());
+
+        assertThat(exit).isZero();
+        assertThat(out.toString().lines().skip(1)).containsExactly(
+                String.format("%-20s %8d %8d %10d  %s", "v42-posz", 76, 76, 0, "-"));
+    }
+
+    @Test
+    void replaysACutCaptureUpToTheCutWarnsAndGoesOnWithTheNextAfterAMissingOne() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute("replay",
+                copy("v42-posz.cut", ".pcapng").toString(), dir.resolve("missing.pcap").toString(),
+                copy("v3-small").toString());
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(out.toString().lines().skip(1).map(line -> line.split(" +")[0]))
+                .containsExactly("v42-posz.cut", "v3-small");
+        assertThat(err.toString().lines()).containsExactly(
+                "warning: " + dir.resolve("v42-posz.cut.pcapng") + " appears to be cut short: frame 133 cut short: "
+                        + "1028 of 1116 bytes of its block; the 132 frames before it were read",
+                dir.resolve("missing.pcap") + ": no such file");
+    }
+
+    @Test
     void exitsTwoWhenACaptureCannotBeRead() throws Exception {
         Path junk = Files.writeString(dir.resolve("junk.pcap"), "not a capture");
         StringWriter err = new StringWriter();
@@ -63,8 +93,12 @@ class ReplayCommandTest {
     }
 
     private Path copy(String trace) throws Exception {
-        Path capture = dir.resolve(trace + ".pcap");
-        try (InputStream in = getClass().getResourceAsStream("/vectors/linux/pcap/" + trace + ".pcap")) {
+        return copy(trace, ".pcap");
+    }
+
+    private Path copy(String trace, String suffix) throws Exception {
+        Path capture = dir.resolve(trace + suffix);
+        try (InputStream in = getClass().getResourceAsStream("/vectors/linux/pcap/" + trace + suffix)) {
             Files.copy(in, capture);
         }
         return capture;
