@@ -155,7 +155,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param destination the peer's handle
      * @param data the message, between position and limit
      * @param context returned in the completion
-     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @return false if the endpoint has no free TX entry, or the peer already has
+     *     {@link EndpointLimits#sendsPerPeer()} operations in progress (EAGAIN). With a peer that is
+     *     no longer active the operation is accepted and completes at once with its failure
      * @throws IllegalArgumentException if the handle names no peer
      */
     public boolean send(long destination, ByteBuffer data, long context) {
@@ -169,7 +171,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param data the message
      * @param cqData given to the receiver in its completion
      * @param context returned in the completion
-     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @return false if the endpoint has no free TX entry, or the peer already has
+     *     {@link EndpointLimits#sendsPerPeer()} operations in progress (EAGAIN). With a peer that is
+     *     no longer active the operation is accepted and completes at once with its failure
      * @throws IllegalArgumentException if the handle names no peer
      */
     public boolean sendData(long destination, ByteBuffer data, long cqData, long context) {
@@ -183,7 +187,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param data the message
      * @param tag the tag
      * @param context returned in the completion
-     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @return false if the endpoint has no free TX entry, or the peer already has
+     *     {@link EndpointLimits#sendsPerPeer()} operations in progress (EAGAIN). With a peer that is
+     *     no longer active the operation is accepted and completes at once with its failure
      * @throws IllegalArgumentException if the handle names no peer
      */
     public boolean sendTagged(long destination, ByteBuffer data, long tag, long context) {
@@ -198,7 +204,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param tag the tag
      * @param cqData given to the receiver in its completion
      * @param context returned in the completion
-     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @return false if the endpoint has no free TX entry, or the peer already has
+     *     {@link EndpointLimits#sendsPerPeer()} operations in progress (EAGAIN). With a peer that is
+     *     no longer active the operation is accepted and completes at once with its failure
      * @throws IllegalArgumentException if the handle names no peer
      */
     public boolean sendTaggedData(long destination, ByteBuffer data, long tag, long cqData, long context) {
@@ -214,6 +222,8 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param context returned in the completion
      * @return false if the endpoint has no free RX entry (EAGAIN)
      * @throws IllegalArgumentException if the source names no peer
+     * @throws IllegalStateException if the configuration declared tags: the endpoint takes tagged
+     *     messages only
      */
     public boolean recv(long source, ByteBuffer buffer, long context) {
         if (!config.tags().isEmpty()) {
@@ -248,7 +258,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param localOffset where in it
      * @param remote the peer's bytes
      * @param context returned in the completion
-     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @return false if the endpoint has no free TX entry, or the peer already has
+     *     {@link EndpointLimits#sendsPerPeer()} operations in progress (EAGAIN). With a peer that is
+     *     no longer active the operation is accepted and completes at once with its failure
      * @throws IllegalArgumentException if the handle names no peer or the offset is negative
      */
     public boolean read(long peer, MemoryRegion local, long localOffset, RmaIov remote, long context) {
@@ -266,7 +278,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param localOffset where in it
      * @param remote where the bytes go
      * @param context returned in the completion
-     * @return false if the endpoint has no free TX entry (EAGAIN)
+     * @return false if the endpoint has no free TX entry, or the peer already has
+     *     {@link EndpointLimits#sendsPerPeer()} operations in progress (EAGAIN). With a peer that is
+     *     no longer active the operation is accepted and completes at once with its failure
      * @throws IllegalArgumentException if the handle names no peer or the offset is negative
      */
     public boolean write(long peer, MemoryRegion local, long localOffset, RmaIov remote, long context) {

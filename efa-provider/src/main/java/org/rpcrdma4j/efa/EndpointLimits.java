@@ -8,7 +8,9 @@ package org.rpcrdma4j.efa;
  * <p>The unexpected queue holds messages that arrived before a receive matched them, with their
  * first bytes (a whole eager or medium message, a long-CTS message's first packet, nothing of a
  * long-read message). Packets that arrive ahead of their turn in msg_id order (the reorder window)
- * count against the same byte limits. What exceeds a limit is dropped and counted
+ * count against the same byte limits; such a packet dropped is lost to its peer's message stream,
+ * which then waits for it, so the per-peer byte limit must cover what one well-behaved peer can
+ * have in flight. What exceeds a limit is dropped and counted
  * ({@link EndpointCounter#UNEXPECTED_DROPPED_MESSAGES}, {@link EndpointCounter#REORDER_OVERFLOW_PACKETS}).
  * libfabric bounds its unexpected messages by its pool of operation entries, sized from the
  * endpoint's TX and RX sizes ({@code FI_EFA_TX_SIZE}, {@code FI_EFA_RX_SIZE}); here the RX entry
@@ -37,12 +39,15 @@ public record EndpointLimits(int unexpectedMessagesPerPeer, long unexpectedBytes
 
     /** Default: 256 unexpected messages per peer. */
     public static final int DEFAULT_UNEXPECTED_MESSAGES_PER_PEER = 256;
-    /** Default: 4 MiB held per peer. */
-    public static final long DEFAULT_UNEXPECTED_BYTES_PER_PEER = 4L << 20;
+    /**
+     * Default: 8 MiB held per peer, what a peer with the default pool (1024 packets of 8 KiB) can
+     * have in flight at once, so that reordering alone never drops a well-behaved peer's packet.
+     */
+    public static final long DEFAULT_UNEXPECTED_BYTES_PER_PEER = 8L << 20;
     /** Default: 1024 unexpected messages in all, as many as the default RX entries. */
     public static final int DEFAULT_UNEXPECTED_MESSAGES_TOTAL = 1024;
-    /** Default: 32 MiB held in all. */
-    public static final long DEFAULT_UNEXPECTED_BYTES_TOTAL = 32L << 20;
+    /** Default: 64 MiB held in all. */
+    public static final long DEFAULT_UNEXPECTED_BYTES_TOTAL = 64L << 20;
     /** Default: 256 operations in progress per peer, a quarter of the default TX entries. */
     public static final int DEFAULT_SENDS_PER_PEER = 256;
     /** Default: 128 send packet buffers per peer, an eighth of the default pool. */

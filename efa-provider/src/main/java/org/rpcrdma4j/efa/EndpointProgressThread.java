@@ -11,6 +11,9 @@ import java.util.function.LongConsumer;
  * endpoint stays single-threaded: other threads never touch it, they hand commands to
  * {@link #execute(Consumer)}, which go through a lock-free queue and run on this thread before
  * the next progress. Completions are handed to a sink on this thread.
+ *
+ * <p>{@link #close()} stops the thread, which then closes the endpoint and hands the completions
+ * of what the close cancelled to the sink, still on its own thread.
  */
 public final class EndpointProgressThread implements AutoCloseable {
 
@@ -65,7 +68,7 @@ public final class EndpointProgressThread implements AutoCloseable {
     }
 
     /**
-     * Stops the thread and waits for it.
+     * Stops the thread, closes the endpoint on it and waits for it.
      *
      * @throws IllegalStateException if a command or the progress failed on the thread
      */
@@ -99,6 +102,11 @@ public final class EndpointProgressThread implements AutoCloseable {
         } catch (RuntimeException e) {
             failure = e;
             running = false;
+        } finally {
+            endpoint.close();
+            while (endpoint.poll(completions, POLL_MAX) > 0) {
+                // The cancelled operations' completions go to the sink like any others.
+            }
         }
     }
 }

@@ -3,8 +3,11 @@
  * endpoint in Java idiom: {@link org.rpcrdma4j.efa.EfaEndpoint} with its address vector
  * ({@link org.rpcrdma4j.efa.EndpointAddress}), completion queue
  * ({@link org.rpcrdma4j.efa.CompletionEntry}, {@link org.rpcrdma4j.efa.EfaErrorCode}), memory
- * registration and manual progress, configured by {@link org.rpcrdma4j.efa.EndpointConfig} and
- * optionally driven by an {@link org.rpcrdma4j.efa.EndpointProgressThread}.
+ * registration and manual progress, configured by {@link org.rpcrdma4j.efa.EndpointConfig} (with
+ * the per-peer bounds of {@link org.rpcrdma4j.efa.EndpointLimits}), observed through
+ * {@link org.rpcrdma4j.efa.EndpointCounter} and {@link org.rpcrdma4j.efa.EndpointGauge}, closed
+ * with {@link org.rpcrdma4j.efa.EfaEndpoint#close()}, and optionally driven by an
+ * {@link org.rpcrdma4j.efa.EndpointProgressThread}.
  *
  * <p>The engine lives in {@code org.rpcrdma4j.efa.endpoint}, the packet codecs in
  * {@code org.rpcrdma4j.efa.wire}, the {@code Device} SPI and its implementations in

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
 
@@ -70,6 +71,31 @@ class EndpointLifecycleTest {
         assertThatThrownBy(() -> pair.a.progress(pair.now)).isInstanceOf(EndpointClosedException.class);
         // The QPN is free: a new queue pair may take it.
         assertThat(pair.fabric.createDevice(pair.a.address().gid(), pair.a.address().qpn())).isNotNull();
+    }
+
+    @Test
+    void removingAPeerEndsItsOperationsAlsoThoseWhosePacketsAreOnTheWire() {
+        final SimPair pair = new SimPair(seed.seed());
+        pair.handshake();
+        // B's answer will be receiver-not-ready, and it takes a while to come back.
+        pair.fabric.setLinkFaults(pair.deviceA, pair.deviceB, FaultPlan.NONE.withRnr(1).withDelay(50_000, 50_000));
+        pair.a.send(pair.aToB, ByteBuffer.allocate(100), 1);
+        pair.a.recv(pair.aToB, ByteBuffer.allocate(100), 2);
+        pair.step();
+        assertThat(pair.fabric.inFlight()).isEqualTo(1);
+
+        pair.a.remove(pair.aToB);
+
+        pair.runUntil(() -> pair.doneA.size() == 2);
+        assertThat(pair.doneA).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.CANCELED);
+        pair.runUntil(() -> pair.fabric.inFlight() == 0);
+        assertThat(pair.a.gauge(EndpointGauge.TX_ENTRIES)).isZero();
+        assertThat(pair.a.gauge(EndpointGauge.RX_ENTRIES)).isZero();
+        assertThat(pair.a.gauge(EndpointGauge.PACKETS_IN_USE)).isZero();
+        assertThat(pair.a.gauge(EndpointGauge.PEERS)).isZero();
+        assertThat(pair.a.gauge(EndpointGauge.ADDRESS_HANDLES)).isZero();
+        assertThatThrownBy(() -> pair.a.send(pair.aToB, ByteBuffer.allocate(1), 3))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

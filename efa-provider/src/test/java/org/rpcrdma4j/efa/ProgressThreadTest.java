@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,5 +37,26 @@ class ProgressThreadTest {
             assertThat(first.ok() && second.ok()).isTrue();
         }
         assertThat(into.rewind()).isEqualTo(SimPair.pattern(100_000, 9));
+    }
+
+    @Test
+    void closingTheThreadClosesTheEndpointAndHandsOverWhatItCancelled() throws InterruptedException {
+        final SimPair pair = new SimPair(seed.seed());
+        final BlockingQueue<CompletionEntry> done = new ArrayBlockingQueue<>(16);
+        final EndpointProgressThread thread = EndpointProgressThread.start(pair.a, done::add, pair.fabric::progress);
+        final CountDownLatch posted = new CountDownLatch(1);
+        thread.execute(ep -> {
+            ep.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(8), 7);
+            posted.countDown();
+        });
+        assertThat(posted.await(30, TimeUnit.SECONDS)).isTrue();
+
+        thread.close();
+
+        final CompletionEntry cancelled = done.poll(30, TimeUnit.SECONDS);
+        assertThat(cancelled).isNotNull();
+        assertThat(cancelled.context()).isEqualTo(7);
+        assertThat(cancelled.error()).isEqualTo(EfaErrorCode.CANCELED);
+        assertThat(pair.deviceA.isClosed()).isTrue();
     }
 }

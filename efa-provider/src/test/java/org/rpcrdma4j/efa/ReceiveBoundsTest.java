@@ -68,4 +68,51 @@ class ReceiveBoundsTest {
         pair.runUntil(() -> pair.doneB.size() == 5);
         assertThat(last).isEqualTo(SimPair.pattern(100, 42));
     }
+
+    @Test
+    void unexpectedMessagesAreBoundedPerPeerAndInTotalAndTheKeptOnesStillDrain() {
+        final SimNet net = new SimNet(seed.seed());
+        final EndpointLimits limits = EndpointLimits.DEFAULT.withUnexpectedPerPeer(3, 1 << 20)
+                .withUnexpectedTotal(5, 1 << 20);
+        final EfaEndpoint receiver = net.add(1, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT.withLimits(limits));
+        final EfaEndpoint first = net.add(2, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final EfaEndpoint second = net.add(3, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final long fromFirst = first.insert(receiver.address());
+        for (int i = 0; i < 10; i++) {
+            first.send(fromFirst, SimPair.pattern(100, i), i);
+        }
+        net.runUntil(() -> net.done(first).size() == 10);
+        final long fromSecond = second.insert(receiver.address());
+        for (int i = 0; i < 10; i++) {
+            second.send(fromSecond, SimPair.pattern(100, 100 + i), i);
+        }
+        net.runUntil(() -> net.done(second).size() == 10);
+
+        // Three from the first (its own limit), two from the second (the total's rest).
+        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(5);
+        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_BYTES)).isEqualTo(500);
+        assertThat(receiver.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(15);
+        for (int i = 0; i < 5; i++) {
+            receiver.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(100), i);
+        }
+        net.runUntil(() -> net.done(receiver).size() == 5);
+        assertThat(net.done(receiver)).allMatch(CompletionEntry::ok);
+        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
+        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
+        assertThat(receiver.gauge(EndpointGauge.RX_ENTRIES)).isZero();
+    }
+
+    @Test
+    void bytesOverThePerPeerLimitAreDroppedBeforeAnythingIsStaged() {
+        final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT,
+                EndpointConfig.DEFAULT, EndpointConfig.DEFAULT.withLimits(
+                        EndpointLimits.DEFAULT.withUnexpectedPerPeer(100, 150_000)));
+        for (int i = 0; i < 5; i++) {
+            pair.a.send(pair.aToB, SimPair.pattern(60_000, i), i);
+        }
+        pair.runUntil(() -> pair.doneA.size() == 5);
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(2);
+        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_BYTES)).isEqualTo(120_000);
+        assertThat(pair.b.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(3);
+    }
 }

@@ -123,10 +123,19 @@ public interface DdpPolicy {
     record ReplySize(long maxLength, List<Long> payloadMaxLengths) {
 
         /**
-         * A reply known to fit any inline threshold: every receiver takes 1024 bytes (RFC 8166 §3.3.2),
-         * less the 28-byte RDMA_MSG header with three empty chunk lists.
+         * The room a requester keeps in its inline receive buffer for the reply's transport header: an
+         * RDMA_MSG header whose Write list holds one chunk of 11 segments (28 + 4 + 11 * 16 + 4 bytes).
+         * A reply fits inline when its {@link #maxLength} plus this fits the receive threshold. Linux
+         * xprtrdma keeps the same room ({@code rpcrdma_max_reply_header_size} with {@code re_max_rdma_segs}
+         * of 11, what it computes for devices that read 29 or more SGEs, rxe and mlx5 among them).
          */
-        public static final ReplySize INLINE = new ReplySize(1024 - 28, List.of());
+        public static final int REPLY_HEADER_RESERVE = 28 + 4 + 11 * 16 + 4;
+
+        /**
+         * A reply known to fit any inline threshold: every receiver takes 1024 bytes (RFC 8166 §3.3.2),
+         * less {@link #REPLY_HEADER_RESERVE}.
+         */
+        public static final ReplySize INLINE = new ReplySize(1024 - REPLY_HEADER_RESERVE, List.of());
 
         /**
          * The largest RPC accepted-reply header a binding sizes its replies with: XID, message type,

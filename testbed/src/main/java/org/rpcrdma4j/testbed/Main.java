@@ -1,11 +1,16 @@
 package org.rpcrdma4j.testbed;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import org.rpcrdma4j.testbed.cli.BenchCommand;
 import org.rpcrdma4j.testbed.cli.DecodeCommand;
 import org.rpcrdma4j.testbed.cli.DemoCommand;
 import org.rpcrdma4j.testbed.cli.ReplayCommand;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /** Entry point of {@code testbed.jar}: one picocli subcommand per task. */
 @Command(
@@ -16,7 +21,21 @@ import picocli.CommandLine.Command;
         subcommands = {DemoCommand.class, DecodeCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
+    private static final Level[] VERBOSITY = {Level.WARN, Level.INFO, Level.DEBUG, Level.TRACE};
+
     private Main() {
+    }
+
+    /**
+     * Raises the log level of the whole process, which is warnings and errors only by default.
+     *
+     * @param verbose one entry per {@code -v}
+     */
+    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
+            description = "Log more, on stderr: -v info, -vv debug, -vvv trace (default: warnings and errors).")
+    void setVerbose(boolean[] verbose) {
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.setLevel(VERBOSITY[Math.min(verbose.length, VERBOSITY.length - 1)]);
     }
 
     /**

@@ -91,6 +91,11 @@ final class LongCtsReceiver {
             counters.increment(EndpointCounter.ORPHAN_PACKETS);
             return;
         }
+        if (!MediumRtm.fits(data.segOffset(), data.segLength(), entry.msgLength)) {
+            // §3.2: data outside the message; seg_length was checked against the packet by the decoder.
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
         entry.place(data.segOffset(), buffer, packet.payloadOffset(), (int) data.segLength());
         rx.afterData(entry);
     }

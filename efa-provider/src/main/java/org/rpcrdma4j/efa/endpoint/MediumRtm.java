@@ -63,6 +63,10 @@ final class MediumRtm {
             counters.increment(EndpointCounter.MALFORMED_PACKETS);
             return;
         }
+        if (!fits(rtm.segOffset(), packet.payloadLength(), msgLength)) {
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
         final int msgId = (int) rtm.msgId();
         final RxEntry entry = rx.arrive(peer, Protocol.MEDIUM, buffer, packet, msgId,
                 packet.type().isTagged() ? rtm.tag() : 0, msgLength, (int) msgLength);
@@ -79,7 +83,19 @@ final class MediumRtm {
     /** A later segment of a message already matched or queued as unexpected. */
     void onLaterSegment(RxEntry entry, ByteBuffer buffer, DecodedPacket packet) {
         rtm.wrap(buffer, packet.offset());
+        if (!fits(rtm.segOffset(), packet.payloadLength(), entry.msgLength)) {
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
         entry.place(rtm.segOffset(), buffer, packet.payloadOffset(), packet.payloadLength());
         rx.afterData(entry);
+    }
+
+    /**
+     * §3.2: a segment lies inside its message. {@code seg_offset} is a u64 from the wire, checked
+     * before it places anything.
+     */
+    static boolean fits(long segOffset, long segLength, long msgLength) {
+        return Long.compareUnsigned(segOffset, msgLength) <= 0 && Long.compareUnsigned(segLength, msgLength - segOffset) <= 0;
     }
 }

@@ -387,9 +387,10 @@ public final class ProgressEngine {
                 }
             }
             case SEND -> {
-                final PacketEntry packet = packets.get(completion.wrId());
-                final Peer peer = packet.peer;
+                Peer peer = null;
                 try {
+                    final PacketEntry packet = packets.get(completion.wrId());
+                    peer = packet.peer;
                     tx.onSendCompleted(packet, completion.status());
                 } catch (RuntimeException e) {
                     errors.record("completing a packet to " + peer, e);

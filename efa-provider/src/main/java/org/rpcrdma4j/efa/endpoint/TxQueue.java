@@ -69,12 +69,14 @@ final class TxQueue {
     /**
      * A packet came back RNR. The first time it is only queued for retransmission; if it had
      * been retransmitted already, its peer enters backoff as well.
+     *
+     * @return false if the packet was dropped instead, because its peer is no longer active
      */
-    void onRnr(PacketEntry packet) {
+    boolean onRnr(PacketEntry packet) {
         final Peer peer = packet.peer;
         if (!peer.isActive()) {
             discard(packet);
-            return;
+            return false;
         }
         counters.increment(EndpointCounter.RNR_RETRANSMISSIONS);
         if (packet.rnrRetransmitted) {
@@ -88,6 +90,7 @@ final class TxQueue {
         } else if (nowNs - peer.rnrSinceNs >= unreachableNs) {
             teardown.failLater(peer, Peer.State.UNREACHABLE);
         }
+        return true;
     }
 
     /** A packet to the peer was accepted: it is receiving. */

@@ -112,11 +112,18 @@ final class TxSide {
 
     /** A packet's SEND completion. RNR is absorbed: the packet goes back on a queue. */
     void onSendCompleted(PacketEntry packet, CompletionStatus status) {
+        final TxEntry entry = packet.tx;
         if (status == CompletionStatus.REMOTE_ERROR_RNR) {
-            txQueue.onRnr(packet);
+            if (!txQueue.onRnr(packet) && entry != null) {
+                // Dropped for a peer that ended, perhaps before its teardown has run: the operation
+                // fails, and may have waited only for this packet.
+                if (entry.error == EfaErrorCode.SUCCESS) {
+                    entry.error = entry.peer.failure();
+                }
+                finishIfDone(entry);
+            }
             return;
         }
-        final TxEntry entry = packet.tx;
         if (status == CompletionStatus.OK) {
             txQueue.onAccepted(packet.peer);
         } else if (entry == null) {

@@ -9,10 +9,13 @@
  * class per subprotocol family ({@code EagerRtm}, {@code MediumRtm}, {@code LongCtsSender},
  * {@code LongCtsReceiver}, {@code DirectRma}), receive matching ({@code RxMatcher}), msg_id
  * ordering ({@code ReorderWindow}), and the named queues of packets that cannot go out now
- * ({@code TxQueue}, {@code Backoff}).
+ * ({@code TxQueue}, {@code Backoff}), ending everything with a peer that stops being active
+ * ({@code PeerTeardown}) and containing exceptions on the progress path ({@code ProgressErrors}).
  *
  * <p>Single-threaded: whoever calls {@code progress} owns every object here. Time is always a
  * {@code nowNs} parameter. Every queue is bounded or bounded by a table that is: send packets by
- * the packet pool, operations by the TX and RX entry tables.
+ * the packet pool, operations by the TX and RX entry tables, and per peer by
+ * {@link org.rpcrdma4j.efa.EndpointLimits}: its operations, its packet buffers, its unexpected
+ * messages and the bytes held for it.
  */
 package org.rpcrdma4j.efa.endpoint;

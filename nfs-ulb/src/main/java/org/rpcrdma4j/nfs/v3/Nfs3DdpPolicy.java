@@ -1,9 +1,9 @@
 package org.rpcrdma4j.nfs.v3;
 
 import java.util.List;
+import org.rpcrdma4j.nfs.LinuxReplyBuffer;
 import org.rpcrdma4j.nfs.XdrCursor;
 import org.rpcrdma4j.transport.DdpPolicy;
-import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
@@ -11,12 +11,13 @@ import org.rpcrdma4j.xdr.XdrItem;
  * WRITE arguments and READ results and the link target of SYMLINK arguments and READLINK results are
  * DDP-eligible; nothing else is.
  *
- * <p>Reply sizes follow the Linux client, so that this requester asks for the chunks Linux asks for:
- * a READ gets a Write chunk of its {@code count} once its reply may exceed the inline threshold;
- * READLINK, READDIR and READDIRPLUS get a Reply chunk (Linux provides no Write chunk for READLINK
- * although its result is DDP-eligible); every other reply fits inline. As a responder it still
- * reports the READLINK target as DDP-eligible, so a requester that provides a Write chunk for it gets
- * it there.
+ * <p>Reply sizes are the Linux 6.1 client's receive buffers ({@link LinuxReplyBuffer}): each
+ * procedure's {@code NFS3_*res_sz} of fs/nfs/nfs3xdr.c, plus the pages of a READ ({@code count}, and
+ * a Write chunk of it once the reply may exceed the inline threshold), a READLINK (one page: Linux
+ * provides a Reply chunk, no Write chunk, although the target is DDP-eligible) and a READDIR or
+ * READDIRPLUS ({@code count}, {@code maxcount}). So this requester asks for the chunks Linux asks for
+ * at any inline threshold. As a responder it still reports the READLINK target as DDP-eligible, so a
+ * requester that provides a Write chunk for it gets it there.
  *
  * <p>The messages are the caller's own encodings; one that does not parse is a bug and is refused
  * with {@link IllegalArgumentException}. A reply may lack the data of its DDP-eligible result (the
@@ -41,8 +42,34 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
     static final int FHSIZE = 64;
     /** The largest link target the Linux client provides for (one page). */
     static final int MAXPATHLEN = 4096;
-    /** nfsstat3 plus a post_op_attr carrying a fattr3 of 84 bytes. */
-    static final int STATUS_AND_ATTRIBUTES = 4 + 4 + 84;
+    /**
+     * Linux's {@code p_replen} per procedure, in XDR words ({@code NFS3_*res_sz}: a file handle is 17
+     * words, a post_op_attr 22, a wcc_data 29; NULL gets the two words of an accepted reply's floor).
+     */
+    private static final int[] REPLY_WORDS = {
+        LinuxReplyBuffer.NULL_REPLY_WORDS, // NULL
+        22,     // GETATTR
+        30,     // SETATTR
+        62,     // LOOKUP
+        24,     // ACCESS
+        25,     // READLINK, and the target in a page
+        27,     // READ, and the data in pages
+        34,     // WRITE
+        70,     // CREATE
+        70,     // MKDIR
+        70,     // SYMLINK
+        70,     // MKNOD
+        30,     // REMOVE
+        30,     // RMDIR
+        59,     // RENAME
+        52,     // LINK
+        26,     // READDIR, and the entries in pages
+        26,     // READDIRPLUS, likewise
+        36,     // FSSTAT
+        35,     // FSINFO
+        29,     // PATHCONF
+        32,     // COMMIT
+    };
     private static final int NFS3_OK = 0;
     private static final int TIME_HOW_SET_TO_CLIENT_TIME = 2;
     private static final long UNBOUNDED = Integer.MAX_VALUE;
@@ -72,34 +99,33 @@ public final class Nfs3DdpPolicy implements DdpPolicy {
 
     @Override
     public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+        int proc = procedure.procedure();
+        if (proc < 0 || proc >= REPLY_WORDS.length) {
+            return ReplySize.INLINE;
+        }
         XdrCursor args = new XdrCursor(call);
-        switch (procedure.procedure()) {
+        switch (proc) {
             case READ -> {
                 args.opaque(FHSIZE);     // file
                 args.hyper();            // offset
                 long count = args.uint32();
-                // READ3resok: attributes, count, eof, then the data's length word and the data.
-                long results = STATUS_AND_ATTRIBUTES + 3 * 4 + RoundUp.roundUp(count);
-                return new ReplySize(ReplySize.RPC_HEADER_MAX + results, List.of(count));
+                return new ReplySize(LinuxReplyBuffer.size(call, REPLY_WORDS[READ], count), List.of(count));
             }
             case READLINK -> {
-                return new ReplySize(ReplySize.RPC_HEADER_MAX + STATUS_AND_ATTRIBUTES + 4 + MAXPATHLEN, List.of());
+                return new ReplySize(LinuxReplyBuffer.size(call, REPLY_WORDS[READLINK], MAXPATHLEN), List.of());
             }
-            case READDIR -> {
+            case READDIR, READDIRPLUS -> {
                 args.opaque(FHSIZE);     // dir
                 args.hyper();            // cookie
                 args.skip(8);            // cookieverf
-                return new ReplySize(ReplySize.RPC_HEADER_MAX + 4 + args.uint32(), List.of());
-            }
-            case READDIRPLUS -> {
-                args.opaque(FHSIZE);     // dir
-                args.hyper();            // cookie
-                args.skip(8);            // cookieverf
-                args.uint32();           // dircount
-                return new ReplySize(ReplySize.RPC_HEADER_MAX + 4 + args.uint32(), List.of());
+                if (proc == READDIRPLUS) {
+                    args.uint32();       // dircount
+                }
+                long count = args.uint32();
+                return new ReplySize(LinuxReplyBuffer.size(call, REPLY_WORDS[proc], count), List.of());
             }
             default -> {
-                return ReplySize.INLINE;
+                return new ReplySize(LinuxReplyBuffer.size(call, REPLY_WORDS[proc], 0), List.of());
             }
         }
     }

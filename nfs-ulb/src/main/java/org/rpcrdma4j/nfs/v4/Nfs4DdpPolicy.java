@@ -1,6 +1,8 @@
 package org.rpcrdma4j.nfs.v4;
 
 import java.util.List;
+import java.util.Optional;
+import org.rpcrdma4j.nfs.LinuxReplyBuffer;
 import org.rpcrdma4j.nfs.XdrCursor;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.xdr.XdrItem;
@@ -16,14 +18,19 @@ import org.rpcrdma4j.xdr.XdrItem;
  * data of its READ or READLINK result (the requester asks where to splice it): the result is located
  * from the bytes before it.
  *
- * <p>Reply sizes add up a bound per operation, with the Linux client's choices in mind: READ gets a
- * Write chunk of its {@code count}; READLINK, READDIR, OPEN, EXCHANGE_ID, an ACL GETATTR and any
- * operation the walk does not know are bounded so that they get a Reply chunk at Linux's 4096-byte
- * threshold. These bounds are estimates to be checked against Linux traces by the conformance replay.
+ * <p>Reply sizes are those of the Linux 6.1 client: a COMPOUND is matched to the Linux procedure that
+ * sends it ({@link LinuxNfs4Procedure}, by its operations) and sized as Linux sizes that procedure's
+ * receive buffer ({@link LinuxReplyBuffer}: {@code NFS4_dec_*_sz} and the pages of a bulk result), so
+ * this requester provides a Reply chunk exactly when Linux does at any inline threshold; a READ gets a
+ * Write chunk of its {@code count}. A COMPOUND no Linux procedure sends keeps an estimate that adds a
+ * bound per operation: READLINK, READDIR, OPEN, EXCHANGE_ID, an ACL GETATTR and any operation the walk
+ * does not know are bounded so that they get a Reply chunk at a 4096-byte threshold.
  */
 public final class Nfs4DdpPolicy implements DdpPolicy {
 
-    /** The COMPOUND procedure; procedure 0 is NULL. */
+    /** The NULL procedure. */
+    static final int NULL = 0;
+    /** The COMPOUND procedure. */
     static final int COMPOUND = 1;
 
     static final int OP_ACCESS = 3;
@@ -52,10 +59,15 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     static final int OP_EXCHANGE_ID = 42;
     static final int OP_CREATE_SESSION = 43;
     static final int OP_DESTROY_SESSION = 44;
+    static final int OP_GETDEVICEINFO = 47;
+    static final int OP_LAYOUTGET = 50;
+    static final int OP_LAYOUTRETURN = 51;
     static final int OP_SECINFO_NO_NAME = 52;
     static final int OP_SEQUENCE = 53;
     static final int OP_DESTROY_CLIENTID = 57;
     static final int OP_RECLAIM_COMPLETE = 58;
+    static final int OP_READ_PLUS = 68;
+    static final int OP_LISTXATTRS = 74;
 
     private static final int NFS4_OK = 0;
     private static final int NFS4_FHSIZE = 128;
@@ -64,6 +76,7 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     private static final int NF4LNK = 5;
     private static final int NF4BLK = 3;
     private static final int NF4CHR = 4;
+    private static final int LAYOUTRETURN4_FILE = 1;
     /** FATTR4_ACL: a GETATTR asking for it may return a large ACL. */
     private static final int FATTR4_ACL = 12;
     private static final long UNBOUNDED = Integer.MAX_VALUE;
@@ -111,9 +124,37 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
 
     @Override
     public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+        if (procedure.procedure() == NULL) {
+            return new ReplySize(LinuxReplyBuffer.size(call, LinuxReplyBuffer.NULL_REPLY_WORDS, 0), List.of());
+        }
         if (procedure.procedure() != COMPOUND) {
             return ReplySize.INLINE;
         }
+        Nfs4Compound compound = Nfs4Compound.read(call);
+        Optional<LinuxNfs4Procedure> linux = LinuxNfs4Procedure.of(compound);
+        if (linux.isPresent()) {
+            LinuxNfs4Procedure p = linux.get();
+            long length = LinuxReplyBuffer.size(call, p.replyWords(), p.pageBytes(compound));
+            // Linux moves READ data by a Write chunk (XDRBUF_READ); any other reply goes whole.
+            return new ReplySize(length, p == LinuxNfs4Procedure.READ ? List.of(compound.count()) : List.of());
+        }
+        return estimate(call);
+    }
+
+    /**
+     * Tells which procedure of the Linux 6.1 client sends a COMPOUND, as its reply is sized by.
+     *
+     * @param call a COMPOUND call
+     * @return the procedure's name ({@code NFSPROC4_CLNT_*} without the prefix), or empty when no Linux
+     *     procedure sends such a COMPOUND
+     * @throws IllegalArgumentException if the call ends inside its operations
+     */
+    public static Optional<String> linuxProcedure(RpcMessage call) {
+        return LinuxNfs4Procedure.of(Nfs4Compound.read(call)).map(Enum::name);
+    }
+
+    /** The reply bound of a COMPOUND no Linux procedure sends: a bound per operation, summed. */
+    private static ReplySize estimate(RpcMessage call) {
         XdrCursor args = new XdrCursor(call);
         long tag = args.opaque(UNBOUNDED).length();
         args.uint32();                           // minorversion
@@ -194,7 +235,7 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
     }
 
     /** Steps over the arguments of an operation the walk knows; false for any other. */
-    private static boolean skipArgs(int op, XdrCursor args) {
+    static boolean skipArgs(int op, XdrCursor args) {
         switch (op) {
             case OP_PUTROOTFH, OP_PUTPUBFH, OP_SAVEFH, OP_RESTOREFH, OP_GETFH, OP_LOOKUPP, OP_READLINK -> {
             }
@@ -220,15 +261,13 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
                 args.skip(STATEID + 8 + 4);      // stateid, offset, stable
                 args.opaque(UNBOUNDED);
             }
-            case OP_CREATE -> {
-                int type = args.int32();
-                if (type == NF4LNK) {
-                    args.opaque(UNBOUNDED);      // linkdata
-                } else if (type == NF4BLK || type == NF4CHR) {
-                    args.skip(8);                // specdata4
+            case OP_CREATE -> skipCreate(args.int32(), args);
+            case OP_LAYOUTRETURN -> {
+                args.skip(4 + 4 + 4);            // reclaim, layout type, iomode
+                if (args.int32() == LAYOUTRETURN4_FILE) {
+                    args.skip(8 + 8 + STATEID);  // offset, length, stateid
+                    args.opaque(UNBOUNDED);      // lrf_body
                 }
-                args.opaque(UNBOUNDED);          // objname
-                skipFattr(args);                 // createattrs
             }
             case OP_DESTROY_SESSION -> args.skip(SESSIONID);
             case OP_SECINFO_NO_NAME, OP_RECLAIM_COMPLETE -> args.uint32();
@@ -252,6 +291,17 @@ public final class Nfs4DdpPolicy implements DdpPolicy {
                  OP_RECLAIM_COMPLETE, OP_DESTROY_CLIENTID -> true;
             default -> false;
         };
+    }
+
+    /** CREATE4args after its object type: the link target or device numbers, the name, the attributes. */
+    static void skipCreate(int type, XdrCursor args) {
+        if (type == NF4LNK) {
+            args.opaque(UNBOUNDED);              // linkdata
+        } else if (type == NF4BLK || type == NF4CHR) {
+            args.skip(8);                        // specdata4
+        }
+        args.opaque(UNBOUNDED);                  // objname
+        skipFattr(args);                         // createattrs
     }
 
     /** fattr4: the attribute bitmap, then the attribute values as one opaque. */

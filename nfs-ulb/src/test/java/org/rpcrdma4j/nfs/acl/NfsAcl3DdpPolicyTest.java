@@ -31,6 +31,8 @@ class NfsAcl3DdpPolicyTest {
         assertThat(m.header().header().hasReplyChunk()).isTrue();
         assertThat(size.payloadMaxLengths()).isEmpty();
         assertThat(size.maxLength()).isGreaterThan(LINUX_INLINE_THRESHOLD);
+        // Linux's Reply chunk is its whole receive buffer: 256 + 28672 + 4 bytes (head, seven pages, tail).
+        assertThat(size.maxLength()).isEqualTo(m.header().header().replyChunk().length()).isEqualTo(28932);
         assertThat(policy.callPayloads(m.procedure(), m.call())).isEmpty();
     }
 
@@ -40,7 +42,10 @@ class NfsAcl3DdpPolicyTest {
         RpcMessage call = new RpcMessage(new byte[6000], 0);
 
         assertThat(policy.callPayloads(setacl, call)).isEmpty();
-        assertThat(policy.replySize(setacl, call)).isEqualTo(ReplySize.INLINE);
+        // SETACL3res: status and post_op_attr (23 words), with the largest RPC header for an unknown flavor.
+        assertThat(policy.replySize(setacl, call))
+                .isEqualTo(new ReplySize(ReplySize.RPC_HEADER_MAX + 23 * 4, java.util.List.of()));
+        assertThat(policy.replySize(setacl, call).maxLength()).isLessThan(ReplySize.INLINE.maxLength());
     }
 
     @Test

@@ -75,6 +75,8 @@ class Nfs3DdpPolicyTest {
             assertThat(m.header().header().hasReplyChunk()).isTrue();
             assertThat(size.payloadMaxLengths()).isEmpty();
             assertThat(size.maxLength()).isGreaterThan(LINUX_INLINE_THRESHOLD);
+            // Linux's Reply chunk is its whole receive buffer (head, pages, tail): the same size.
+            assertThat(size.maxLength()).isEqualTo(m.header().header().replyChunk().length());
         }
     }
 
@@ -83,7 +85,8 @@ class Nfs3DdpPolicyTest {
         Message m = linux("v3-small", 28);
 
         assertThat(policy.callPayloads(m.procedure(), m.call())).isEmpty();
-        assertThat(policy.replySize(m.procedure(), m.call())).isEqualTo(ReplySize.INLINE);
+        // RPC_REPHDRSIZE, AUTH_NONE's reply slack and the two-word floor: 8 words.
+        assertThat(policy.replySize(m.procedure(), m.call())).isEqualTo(new ReplySize(32, List.of()));
     }
 
     @Test

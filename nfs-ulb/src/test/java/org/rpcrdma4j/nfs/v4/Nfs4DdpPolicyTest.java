@@ -82,6 +82,8 @@ class Nfs4DdpPolicyTest {
             assertThat(m.header().header().hasReplyChunk()).isTrue();
             assertThat(size.payloadMaxLengths()).isEmpty();
             assertThat(size.maxLength()).as("%s", m.header().header()).isGreaterThan(LINUX_INLINE_THRESHOLD);
+            // Linux's Reply chunk is its whole receive buffer: NFS4_dec_*_sz, the RPC header, the pages.
+            assertThat(size.maxLength()).isEqualTo(m.header().header().replyChunk().length());
         }
     }
 

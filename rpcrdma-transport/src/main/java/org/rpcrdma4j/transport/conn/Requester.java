@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
  * replies before the connection is requested, and one per backward credit granted for backward calls
  * (RFC 8167). A received buffer belongs to this class during
- * {@link #onReceived}: the reply is copied out and the buffer posted again. Call buffers are
+ * its connection's receive callback: the reply is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
  * used, when its send fails, when the call is abandoned or when the connection closes

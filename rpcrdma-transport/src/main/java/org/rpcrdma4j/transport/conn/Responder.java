@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * Each connection gets receive buffers of the inline receive size when it is accepted, one per
  * credit granted and one per backward credit asked for (RFC 8167: the backward replies need receives
  * too), as svcrdma posts receives per connection. A received buffer
- * belongs to this class during {@link #onReceived}: the RPC message is copied out for the worker,
+ * belongs to this class while its connection's listener handles it: the RPC message is copied out for the worker,
  * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
  * handler. Reply headers are allocated per send and belong to the fabric until the send completes;

@@ -36,9 +36,9 @@ import org.rpcrdma4j.xdr.XdrItem;
  * </ol>
  *
  * <h2>The reply (RFC 8166 §3.4.6, §3.5.3)</h2>
- * None when {@link DdpPolicy.ReplySize#maxLength} plus the RDMA_MSG header fits this side's receive
- * threshold; otherwise one Write chunk per DDP-eligible result, of its largest length; otherwise a
- * Reply chunk of the largest reply. Linux's combinations follow: Read, Write, Reply, Read+Write,
+ * None when {@link DdpPolicy.ReplySize#maxLength} plus {@link DdpPolicy.ReplySize#REPLY_HEADER_RESERVE}
+ * fits this side's receive threshold (Linux {@code rpcrdma_results_inline}); otherwise one Write chunk
+ * per DDP-eligible result, of its largest length; otherwise a Reply chunk of the largest reply. Linux's combinations follow: Read, Write, Reply, Read+Write,
  * Read+Reply, Position-zero with either.
  *
  * <p>Chunks are split into segments of at most the configured size (Linux: 131072 bytes). Planning
@@ -51,8 +51,6 @@ import org.rpcrdma4j.xdr.XdrItem;
 public final class CallPlan {
 
     private static final Registration PLACEHOLDER = new Registration(0, 0, Long.MAX_VALUE);
-    private static final int MSG_HEADER_LENGTH =
-            HeaderEncoder.encodedLength(RpcRdmaHeader.msg(0, 0, null, null, null));
 
     private final int xid;
     private final MessageBytes rpc;
@@ -133,7 +131,7 @@ public final class CallPlan {
         }
         List<Long> writes = List.of();
         long replyChunk = 0;
-        if (replySize.maxLength() + MSG_HEADER_LENGTH > receive) {
+        if (replySize.maxLength() + DdpPolicy.ReplySize.REPLY_HEADER_RESERVE > receive) {
             if (replySize.payloadMaxLengths().isEmpty()) {
                 replyChunk = RoundUp.roundUp(replySize.maxLength());
             } else {

@@ -33,6 +33,8 @@ public final class EfaBench {
     /** Ping-pong latency is the median of this many timed batches. */
     private static final int LATENCY_BATCHES = 5;
     private static final int[] STREAM_SIZES = {65536, 1 << 20, 16 << 20};
+    /** Runs in the warm-up set and the measured set together. */
+    public static final int RUNS = 2 * (PING_PONG_SIZES.length + STREAM_SIZES.length);
 
     /**
      * One measurement.
@@ -104,18 +106,63 @@ public final class EfaBench {
      * @return the results in that order
      */
     public static List<Result> runAll(long seed, int iterations, long streamBytes) {
-        EfaBench bench = new EfaBench(seed);
-        bench.runSet(iterations, streamBytes);
-        return bench.runSet(iterations, streamBytes);
+        return runAll(seed, iterations, streamBytes, new Listener() { });
     }
 
-    private List<Result> runSet(int iterations, long streamBytes) {
+    /**
+     * Runs the set as {@link #runAll(long, int, long)} does, telling {@code listener} as it goes.
+     *
+     * @param seed        the seed
+     * @param iterations  round trips per ping-pong size
+     * @param streamBytes bytes streamed per size; at least one message each
+     * @param listener    told when each run starts and each measured run ends
+     * @return the results in that order
+     */
+    public static List<Result> runAll(long seed, int iterations, long streamBytes, Listener listener) {
+        EfaBench bench = new EfaBench(seed);
+        bench.runSet(iterations, streamBytes, true, listener);
+        return bench.runSet(iterations, streamBytes, false, listener);
+    }
+
+    /** What a caller hears of a run of the set, for progress and for rows printed as they finish. */
+    public interface Listener {
+
+        /**
+         * A run starts.
+         *
+         * @param index  the run's place in both sets together, from 0 ({@link EfaBench#RUNS} in all)
+         * @param warmUp whether it belongs to the unmeasured set
+         * @param test   "pingpong" or "stream"
+         * @param size   message size in bytes
+         */
+        default void starting(int index, boolean warmUp, String test, int size) {
+        }
+
+        /**
+         * A measured run ended.
+         *
+         * @param result its result
+         */
+        default void finished(Result result) {
+        }
+    }
+
+    private List<Result> runSet(int iterations, long streamBytes, boolean warmUp, Listener listener) {
         List<Result> results = new ArrayList<>();
+        int index = warmUp ? 0 : RUNS / 2;
         for (int size : PING_PONG_SIZES) {
+            listener.starting(index++, warmUp, "pingpong", size);
             results.add(pingPong(size, iterations));
+            if (!warmUp) {
+                listener.finished(results.get(results.size() - 1));
+            }
         }
         for (int size : STREAM_SIZES) {
+            listener.starting(index++, warmUp, "stream", size);
             results.add(stream(size, (int) Math.max(1, streamBytes / size)));
+            if (!warmUp) {
+                listener.finished(results.get(results.size() - 1));
+            }
         }
         return results;
     }

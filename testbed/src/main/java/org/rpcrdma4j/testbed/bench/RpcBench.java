@@ -16,6 +16,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ObjIntConsumer;
 import java.util.stream.Stream;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -103,6 +104,8 @@ public final class RpcBench {
     private final Duration perRun;
     private final List<Workload> workloads;
     private final byte[] content = new byte[MAX_SIZE];
+    private ObjIntConsumer<String> steps;
+    private int step;
 
     /**
      * @param perRun    how long each workload is measured on each transport
@@ -124,6 +127,25 @@ public final class RpcBench {
      * @throws Exception if a service cannot start or a call fails outright
      */
     public List<Run> runAll(long seed) throws Exception {
+        return runAll(seed, (step, index) -> { });
+    }
+
+    /** @return the steps {@link #runAll(long, ObjIntConsumer)} tells of: each workload warms up and runs, on both */
+    public int steps() {
+        return 4 * workloads.size();
+    }
+
+    /**
+     * Runs the workloads as {@link #runAll(long)} does, telling {@code steps} of each step as it starts.
+     *
+     * @param seed  the seed of the simulated fabric
+     * @param steps gets what each step is and its index, from 0 to {@link #steps()}
+     * @return the runs, TCP's first, each in the order of the workloads
+     * @throws Exception if a service cannot start or a call fails outright
+     */
+    public List<Run> runAll(long seed, ObjIntConsumer<String> steps) throws Exception {
+        this.steps = steps;
+        step = 0;
         Path export = Files.createTempDirectory("rpcrdma4j-bench");
         // oncrpc4j's TCP service shuts its worker pool down when it stops: each service gets its own.
         ExecutorService tcpWorkers = Executors.newFixedThreadPool(WORKERS);
@@ -185,10 +207,12 @@ public final class RpcBench {
         BenchFiles files = new BenchFiles(client.lookup(root, "read"), client.create(root, "write-" + transport));
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
+            steps.accept(transport + " warm-up " + workload.label, step++);
             measure(transport, workload, on, client, files, perRun.dividedBy(3));
         }
         List<Run> runs = new ArrayList<>();
         for (Workload workload : workloads) {
+            steps.accept(transport + " " + workload.label, step++);
             runs.add(measure(transport, workload, on, client, files, perRun));
         }
         return runs;

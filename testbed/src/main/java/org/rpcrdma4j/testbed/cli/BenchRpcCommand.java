@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.rpcrdma4j.testbed.bench.RpcBench;
 import org.rpcrdma4j.testbed.bench.RpcBench.Run;
+import org.rpcrdma4j.testbed.term.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,7 +52,10 @@ public final class BenchRpcCommand implements Callable<Integer> {
         if (millis < 1) {
             throw new ParameterException(spec.commandLine(), "--millis must be positive");
         }
-        List<Run> runs = new RpcBench(Duration.ofMillis(millis), workloads).runAll(seed);
+        RpcBench bench = new RpcBench(Duration.ofMillis(millis), workloads);
+        Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
+        List<Run> runs = bench.runAll(seed, (step, index) -> progress.show(step, index, bench.steps()));
+        progress.clear();
         PrintWriter out = spec.commandLine().getOut();
         out.println(json ? toJson(runs) : toTable(runs, workloads));
         out.flush();

@@ -28,26 +28,26 @@ import picocli.CommandLine.Command;
             "  or {\"error\":ID,\"message\":TEXT} for a packet that breaks a rule (ID is truncated, bad-version, "
                     + "unknown-type, nextra-p3, iov-count, ...) or a line that is not hex (ID hex).",
             "Integers are unsigned decimal, gid and other raw bytes lowercase hex. Exits 0 once stdin has been "
-                    + "read, 2 if it cannot be read."
+                    + "read (1 with --strict if a line did not decode), 2 if it cannot be read."
         })
 public final class DecodeEfaCommand extends HexLinesCommand {
 
     private final PacketDecoder decoder = new PacketDecoder();
 
     @Override
-    String decodeLine(String line) {
+    Decoded decodeLine(String line) {
         byte[] bytes;
         try {
             bytes = Hex.parse(line);
         } catch (IllegalArgumentException e) {
-            return error("hex", e.getMessage());
+            return Decoded.bad(error("hex", e.getMessage()));
         }
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         DecodedPacket packet;
         try {
             packet = decoder.decode(buffer, 0, bytes.length);
         } catch (PacketDecodeException e) {
-            return error(e.error().id(), e.getMessage());
+            return Decoded.bad(error(e.error().id(), e.getMessage()));
         }
         Json json = new Json().beginObject()
                 .name("type").value(packet.type().name())
@@ -56,10 +56,10 @@ public final class DecodeEfaCommand extends HexLinesCommand {
                 .name("flags").value(packet.flags())
                 .name("fields").beginObject();
         PacketFields.visit(buffer, packet, new JsonFields(json));
-        return json.endObject()
+        return Decoded.good(json.endObject()
                 .name("headerLength").value(packet.headerLength())
                 .name("payloadLength").value(packet.payloadLength())
-                .endObject().toString();
+                .endObject().toString());
     }
 
     private static String error(String id, String message) {

@@ -27,22 +27,27 @@ import picocli.CommandLine.Command;
                     + "\"reply\":[...]|null,\"headerLength\":N,\"payloadLength\":N} (RDMA_ERROR adds \"error\", \"low\", \"high\");",
             "  or the answer a responder gives to a bad one: {\"reject\":\"ERR_VERS|ERR_CHUNK|DROP\",\"rule\":ID,\"message\":TEXT};",
             "  or {\"error\":\"hex\",\"message\":TEXT} for a line that is not hex.",
-            "All integers are unsigned decimal. Exits 0 once stdin has been read, 2 if it cannot be read."
+            "All integers are unsigned decimal. Exits 0 once stdin has been read (1 with --strict if a line was "
+                    + "rejected or not hex), 2 if it cannot be read."
         })
 public final class DecodeRpcRdmaCommand extends HexLinesCommand {
 
     private final HeaderDecoder decoder = new HeaderDecoder();
 
     @Override
-    String decodeLine(String line) {
+    Decoded decodeLine(String line) {
         byte[] message;
         try {
             message = Hex.parse(line);
         } catch (IllegalArgumentException e) {
-            return new Json().beginObject().name("error").value("hex").name("message").value(e.getMessage())
-                    .endObject().toString();
+            return Decoded.bad(new Json().beginObject().name("error").value("hex").name("message").value(e.getMessage())
+                    .endObject().toString());
         }
-        return describe(decoder, message);
+        try {
+            return Decoded.good(toJson(decoder.decode(message)));
+        } catch (RpcRdmaDecodeException e) {
+            return Decoded.bad(reject(e));
+        }
     }
 
     /**
@@ -57,9 +62,13 @@ public final class DecodeRpcRdmaCommand extends HexLinesCommand {
         try {
             return toJson(decoder.decode(message));
         } catch (RpcRdmaDecodeException e) {
-            return new Json().beginObject().name("reject").value(e.action().name()).name("rule").value(e.rule().id())
-                    .name("message").value(e.getMessage()).endObject().toString();
+            return reject(e);
         }
+    }
+
+    private static String reject(RpcRdmaDecodeException e) {
+        return new Json().beginObject().name("reject").value(e.action().name()).name("rule").value(e.rule().id())
+                .name("message").value(e.getMessage()).endObject().toString();
     }
 
     private static String toJson(DecodedHeader decoded) {

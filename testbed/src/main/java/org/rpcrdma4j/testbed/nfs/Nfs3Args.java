@@ -180,6 +180,15 @@ public final class Nfs3Args {
             this.data = ByteBuffer.wrap(data);
         }
 
+        /** WRITE3args of the bytes between {@code data}'s position and limit, encoded in place (not copied). */
+        public Write(byte[] fh, long offset, int stable, ByteBuffer data) {
+            this.fh = fh;
+            this.offset = offset;
+            this.count = data.remaining();
+            this.stable = stable;
+            this.data = data;
+        }
+
         @Override
         public void xdrEncode(XdrEncodingStream xdr) {
             encodeFh(xdr, fh);

@@ -3,14 +3,18 @@ package org.rpcrdma4j.testbed.nfs;
 import static org.rpcrdma4j.testbed.nfs.Nfs3.*;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
@@ -20,10 +24,10 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Types.Fattr3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
 
 /**
- * A blocking NFSv3 + MOUNT v3 client helper over any oncrpc4j {@link RpcTransport} (TCP, or RPC-over-RDMA): each
- * method is one {@link RpcCall#call} and throws {@link Nfs3Exception} when the reply's status is not OK. Names and
- * link targets are bytes on the wire; the methods taking a {@code String} send its UTF-8 bytes. A test helper, not a
- * product: no retransmission, no caching.
+ * An NFSv3 + MOUNT v3 client helper over any oncrpc4j {@link RpcTransport} (TCP, or RPC-over-RDMA): each
+ * method is one {@link RpcCall#call} and throws {@link Nfs3Exception} when the reply's status is not OK; READ and
+ * WRITE also start without waiting, for several calls in flight. Names and link targets are bytes on the wire; the
+ * methods taking a {@code String} send its UTF-8 bytes. A test helper, not a product: no retransmission, no caching.
  */
 public final class Nfs3Client {
 
@@ -61,6 +65,36 @@ public final class Nfs3Client {
             throw new Nfs3Exception(res.status, what);
         }
         return res;
+    }
+
+    /**
+     * Starts an NFSv3 call and returns without waiting, so that several can be in flight. {@code done} gets the
+     * decoded result, or why the call failed ({@link Nfs3Exception} when the status is not OK); it runs on the
+     * transport's reply thread, so it must not block.
+     */
+    private <R extends Result> void start(int proc, XdrAble args, R res, String what, BiConsumer<R, Throwable> done)
+            throws IOException {
+        nfs.call(proc, args, new CompletionHandler<RpcReply, RpcTransport>() {
+            @Override
+            public void completed(RpcReply reply, RpcTransport transport) {
+                try {
+                    reply.getReplyResult(res);
+                } catch (IOException | RuntimeException e) {
+                    done.accept(null, e);
+                    return;
+                }
+                if (res.ok()) {
+                    done.accept(res, null);
+                } else {
+                    done.accept(null, new Nfs3Exception(res.status, what));
+                }
+            }
+
+            @Override
+            public void failed(Throwable error, RpcTransport transport) {
+                done.accept(null, error);
+            }
+        }, timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Calls an NFSv3 procedure with arbitrary arguments and result, without checking the status. */
@@ -151,6 +185,14 @@ public final class Nfs3Client {
         return nfs(NFSPROC3_READ, new Nfs3Args.FhOffsetCount(fh, offset, count), new Nfs3Results.Read(), "READ");
     }
 
+    /**
+     * READ (3.3.6) without waiting; {@code done} runs on the reply thread, where the result's data is valid.
+     */
+    public void readAsync(byte[] fh, long offset, int count, BiConsumer<Nfs3Results.Read, Throwable> done)
+            throws IOException {
+        start(NFSPROC3_READ, new Nfs3Args.FhOffsetCount(fh, offset, count), new Nfs3Results.Read(), "READ", done);
+    }
+
     /** Reads a whole file with READs of at most {@code chunk} bytes until eof. */
     public byte[] readAll(byte[] fh, int chunk) throws IOException {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
@@ -172,6 +214,16 @@ public final class Nfs3Client {
     public Nfs3Results.Write write(byte[] fh, long offset, byte[] data, int stable) throws IOException {
         return nfs(NFSPROC3_WRITE, new Nfs3Args.Write(fh, offset, stable, data), new Nfs3Results.Write(false),
                 "WRITE");
+    }
+
+    /**
+     * WRITE (3.3.7) of the bytes between {@code data}'s position and limit without waiting; they must stay
+     * unchanged until {@code done} runs, on the reply thread.
+     */
+    public void writeAsync(byte[] fh, long offset, ByteBuffer data, int stable,
+            BiConsumer<Nfs3Results.Write, Throwable> done) throws IOException {
+        start(NFSPROC3_WRITE, new Nfs3Args.Write(fh, offset, stable, data), new Nfs3Results.Write(false), "WRITE",
+                done);
     }
 
     /** Writes {@code data} from offset 0 in WRITEs of at most {@code chunk} bytes. */

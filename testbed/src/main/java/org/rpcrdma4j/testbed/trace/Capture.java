@@ -7,19 +7,32 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * What one pass over a RoCEv2 capture finds: the RDMA Sends, the RDMA Writes and Reads, and the
- * RDMA-CM private data of the connection.
+ * What one pass over a RoCEv2 capture finds: its RDMA connections ({@link RdmaConnections}), each with
+ * its RDMA Sends, RDMA Writes and Reads, and the RDMA-CM private data that made it.
  *
- * @param sends     the Sends in the order they completed
- * @param transfers the Writes and Read responses
- * @param connect   the RFC 8797 private data of the ConnectRequest and ConnectReply
+ * @param connections the connections, in the order they were made
+ * @param duplicates  the packets dropped because the capture held them before (retransmissions,
+ *                    frames captured twice)
  */
-public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExchange connect) {
+public record Capture(List<Connection> connections, int duplicates) {
 
     /**
-     * @param pcap a capture of one RPC-over-RDMA client and server
+     * One RDMA connection of a capture.
+     *
+     * @param number    1 for the capture's first connection, and so on
+     * @param endpoints its client and server queue pairs ("address/QP n"), as its RDMA-CM exchange named them
+     * @param sends     its Sends in the order they completed
+     * @param transfers its Writes and Read responses
+     * @param connect   the RFC 8797 private data of its ConnectRequest and ConnectReply
+     */
+    public record Connection(int number, String endpoints, List<RdmaSend> sends, RdmaTransfers transfers,
+                             ConnectExchange connect) {
+    }
+
+    /**
+     * @param pcap a capture of one RPC-over-RDMA client and server, pcap or pcapng
      * @return what it holds
-     * @throws IOException if the capture cannot be read
+     * @throws IOException if the capture cannot be read or is cut short
      */
     public static Capture read(InputStream pcap) throws IOException {
         return collect(packets -> PcapReader.read(pcap, frame -> {
@@ -28,6 +41,29 @@ public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExch
                 packets.accept(packet);
             }
         }));
+    }
+
+    /**
+     * Reads a capture that may be cut short, as tshark does: what comes before the cut is kept.
+     *
+     * @param pcap a capture of one RPC-over-RDMA client and server, pcap or pcapng
+     * @param cut  gets the cut, if the capture ends inside a frame or block
+     * @return what it holds up to the cut
+     * @throws IOException if the capture cannot be read at all
+     */
+    public static Capture read(InputStream pcap, Consumer<TruncatedCaptureException> cut) throws IOException {
+        return collect(packets -> {
+            try {
+                PcapReader.read(pcap, frame -> {
+                    RocePacket packet = RocePacket.parse(frame);
+                    if (packet != null) {
+                        packets.accept(packet);
+                    }
+                });
+            } catch (TruncatedCaptureException e) {
+                cut.accept(e);
+            }
+        });
     }
 
     /**
@@ -46,14 +82,8 @@ public record Capture(List<RdmaSend> sends, RdmaTransfers transfers, ConnectExch
     }
 
     private static Capture collect(PacketSource source) throws IOException {
-        RoceSends sends = new RoceSends();
-        RdmaTransfers transfers = new RdmaTransfers();
-        ConnectExchange connect = new ConnectExchange();
-        source.read(packet -> {
-            sends.onPacket(packet);
-            transfers.onPacket(packet);
-            connect.onPacket(packet);
-        });
-        return new Capture(sends.sends(), transfers, connect);
+        RdmaConnections connections = new RdmaConnections();
+        source.read(connections::onPacket);
+        return new Capture(connections.connections(), connections.duplicates());
     }
 }

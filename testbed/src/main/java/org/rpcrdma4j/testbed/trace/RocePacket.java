@@ -12,6 +12,7 @@ package org.rpcrdma4j.testbed.trace;
  * @param transport   the BTH transport type: {@link #RC} or {@link #UD}
  * @param opcode      the BTH operation within the transport type (low five bits of the opcode)
  * @param qp          the destination queue pair
+ * @param psn         the packet sequence number (24 bits)
  * @param bytes       the frame (from an export: the bytes after the BTH)
  * @param from        index of the first byte after the BTH
  * @param to          index after the last payload byte (before the pad and the invariant CRC)
@@ -19,8 +20,8 @@ package org.rpcrdma4j.testbed.trace;
  *                    {@link JsonLinesPackets}): they are zeros where unknown, and nothing built from them
  *                    may be compared
  */
-record RocePacket(int frame, int source, int destination, int transport, int opcode, int qp, byte[] bytes, int from,
-                  int to, boolean elided) {
+record RocePacket(int frame, int source, int destination, int transport, int opcode, int qp, int psn, byte[] bytes,
+                  int from, int to, boolean elided) {
 
     /** Transport type of reliable-connection opcodes. */
     static final int RC = 0;
@@ -76,7 +77,7 @@ record RocePacket(int frame, int source, int destination, int transport, int opc
             return null;
         }
         return new RocePacket(frame.number(), u32(b, p + 12), u32(b, p + 16), (b[bth] & 0xFF) >>> 5, b[bth] & 0x1F,
-                u32(b, bth + 4) & 0xFFFFFF, b, bth + BTH_LENGTH, to, false);
+                u32(b, bth + 4) & 0xFFFFFF, u32(b, bth + 8) & 0xFFFFFF, b, bth + BTH_LENGTH, to, false);
     }
 
     /** @return the payload length after the BTH */

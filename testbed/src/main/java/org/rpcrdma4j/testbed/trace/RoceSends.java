@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Finds the RDMA Sends of a RoCEv2 capture ({@link RocePacket}). Reliable-connection
@@ -37,9 +38,9 @@ public final class RoceSends {
     }
 
     /**
-     * @param pcap a capture of RoCEv2 traffic between two hosts
+     * @param pcap a capture of RoCEv2 traffic between two hosts, pcap or pcapng
      * @return its RDMA Sends in the order they completed
-     * @throws IOException if the capture cannot be read
+     * @throws IOException if the capture cannot be read or is cut short
      */
     public static List<RdmaSend> read(InputStream pcap) throws IOException {
         RoceSends reader = new RoceSends();
@@ -49,6 +50,29 @@ public final class RoceSends {
                 reader.onPacket(packet);
             }
         });
+        return reader.sends();
+    }
+
+    /**
+     * Reads a capture that may be cut short, as tshark does: the Sends completed before the cut are kept.
+     *
+     * @param pcap a capture of RoCEv2 traffic between two hosts, pcap or pcapng
+     * @param cut  gets the cut, if the capture ends inside a frame or block
+     * @return its RDMA Sends completed before the cut, in order
+     * @throws IOException if the capture cannot be read at all
+     */
+    public static List<RdmaSend> read(InputStream pcap, Consumer<TruncatedCaptureException> cut) throws IOException {
+        RoceSends reader = new RoceSends();
+        try {
+            PcapReader.read(pcap, frame -> {
+                RocePacket packet = RocePacket.parse(frame);
+                if (packet != null) {
+                    reader.onPacket(packet);
+                }
+            });
+        } catch (TruncatedCaptureException e) {
+            cut.accept(e);
+        }
         return reader.sends();
     }
 

@@ -2,40 +2,53 @@ package org.rpcrdma4j.testbed.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.testbed.Main;
 
 /** Runs {@code testbed bench efa} small: every size is measured and every message arrives intact. */
 class BenchEfaCommandTest {
 
-    private static final Pattern RESULT = Pattern.compile(
-            "\\{\"test\":\"(\\w+)\",\"size\":(\\d+),\"efa\":([0-9.]+),\"memcpy\":([0-9.]+),\"ratio\":([0-9.]+),"
-                    + "\"memcpyOneBuffer\":([0-9.]+),\"unit\":\"([^\"]+)\",\"verified\":(true|false)}");
-
     @Test
-    void measuresEverySizeWithIntactData() {
+    void measuresEverySizeWithIntactData() throws Exception {
         StringWriter out = new StringWriter();
         int exit = Main.commandLine().setOut(new PrintWriter(out))
                 .execute("bench", "efa", "--iterations", "20", "--stream-bytes", "16777216", "--json", "--seed", "7");
 
         assertThat(exit).isZero();
         List<String> rows = new ArrayList<>();
-        Matcher m = RESULT.matcher(out.toString());
-        while (m.find()) {
-            rows.add(m.group(1) + " " + m.group(2) + " " + m.group(7) + " " + m.group(8));
-            assertThat(Double.parseDouble(m.group(3))).isPositive();
-            assertThat(Double.parseDouble(m.group(4))).isPositive();
-            assertThat(Double.parseDouble(m.group(6))).isPositive();
+        for (JsonNode result : new ObjectMapper().readTree(out.toString()).required("results")) {
+            rows.add(result.get("test").asText() + " " + result.get("size").asInt() + " "
+                    + result.get("unit").asText() + " " + result.get("verified").asBoolean());
+            assertThat(result.get("efa").asDouble()).isPositive();
+            assertThat(result.get("memcpy").asDouble()).isPositive();
+            assertThat(result.get("memcpyOneBuffer").asDouble()).isPositive();
         }
         assertThat(rows).containsExactly(
                 "pingpong 8 us true", "pingpong 4096 us true", "pingpong 65536 us true",
                 "stream 65536 MB/s true", "stream 1048576 MB/s true", "stream 16777216 MB/s true");
+    }
+
+    @Test
+    void printsATableWithOneRowPerMeasurementAndTheirNotes() {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out))
+                .execute("bench", "efa", "--iterations", "10", "--stream-bytes", "16777216", "--seed", "7");
+
+        assertThat(exit).isZero();
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines).hasSize(9);
+        assertThat(lines.get(0)).startsWith("test ").contains("memcpy 1 buffer");
+        assertThat(lines.subList(1, 7)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
+        assertThat(lines.subList(1, 7).stream().map(row -> row.split(" +")[0] + " " + row.split(" +")[1]))
+                .containsExactly("pingpong 8", "pingpong 4096", "pingpong 65536", "stream 65536", "stream 1048576",
+                        "stream 16777216");
+        assertThat(lines.get(7)).startsWith("latency is one way");
     }
 
     @Test

@@ -40,6 +40,23 @@ class DecodeRpcRdmaCommandTest {
     }
 
     @Test
+    void strictFailsTheExitCodeWhenALineIsRejectedOrNotHexAndPrintsEveryLineAllTheSame() {
+        for (String bad : new String[] {WRITE_CALL, "not hex"}) {
+            System.setIn(new ByteArrayInputStream((NULL_CALL + "\n" + bad + "\n" + NULL_CALL + "\n")
+                    .getBytes(StandardCharsets.UTF_8)));
+            StringWriter out = new StringWriter();
+
+            int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("decode", "rpcrdma", "--strict");
+
+            assertThat(exit).isEqualTo(1);
+            assertThat(out.toString().lines()).hasSize(3);
+        }
+        System.setIn(new ByteArrayInputStream((NULL_CALL + "\n").getBytes(StandardCharsets.UTF_8)));
+        assertThat(Main.commandLine().setOut(new PrintWriter(new StringWriter()))
+                .execute("decode", "rpcrdma", "--strict")).isZero();
+    }
+
+    @Test
     void decodesLinuxMessages() {
         String out = run(NULL_CALL + "\n\n" + NOMSG_REPLY + "\n", 0);
 

@@ -39,14 +39,14 @@ class ReplayTest {
         Replay.Result result = new Replay(DdpPolicy.NONE).run("v3-small", capture("v3-small"));
 
         assertThat(result.mismatches()).isNotEmpty();
-        assertThat(result.mismatches().get(0)).isEqualTo(new Replay.Mismatch(60, "requester", 0x0341e883L,
-                "100227/3/1", "Reply chunk: ours none, Linux provided"));
+        assertThat(result.mismatches().get(0)).isEqualTo(new Replay.Mismatch(60, 1, "requester", 0x0341e883L,
+                "NFSACL v3 GETACL", "Reply chunk: ours none, Linux provided"));
         assertThat(result.matched()).isEqualTo(result.messages() - result.mismatches().size());
     }
 
     @Test
     void theConnectionsPrivateDataGivesTheThresholds() throws IOException {
-        ConnectExchange connect = capture("v3-small").connect();
+        ConnectExchange connect = only(capture("v3-small")).connect();
 
         assertThat(connect.client()).isEqualTo(new ConnectPrivateData(true, 4096, 4096));
         assertThat(connect.server()).isEqualTo(new ConnectPrivateData(false, 4096, 4096));
@@ -57,7 +57,7 @@ class ReplayTest {
         Capture capture = capture("v42-posz");
         CallReplyPairs.Exchange setattr = exchange(capture, 124);
 
-        byte[] call = RpcStreams.call(setattr.call(), setattr.reply().send().frame(), capture.transfers());
+        byte[] call = RpcStreams.call(setattr.call(), setattr.reply().send().frame(), only(capture).transfers());
 
         // Two Position-zero segments of 176 and 6080 bytes (the traces' README, behaviour 8).
         assertThat(call).hasSize(176 + 6080);
@@ -69,9 +69,9 @@ class ReplayTest {
         Capture capture = capture("v41-backchannel");
         // Frames 108 and 112: a READ of a 21-byte file whose data the server wrote into the Write chunk.
         CallReplyPairs.Exchange read = exchange(capture, 108);
-        byte[] call = RpcStreams.call(read.call(), read.reply().send().frame(), capture.transfers());
+        byte[] call = RpcStreams.call(read.call(), read.reply().send().frame(), only(capture).transfers());
 
-        byte[] reply = RpcStreams.reply(read, call, policy, capture.transfers());
+        byte[] reply = RpcStreams.reply(read, call, policy, only(capture).transfers());
 
         assertThat(reply).hasSize(read.reply().header().payloadLength() + 24);
         assertThat(policy.replyPayloads(RpcHeaders.procedure(call), RpcHeaders.call(call), RpcHeaders.reply(reply)))
@@ -99,13 +99,19 @@ class ReplayTest {
 
     private static List<CallReplyPairs.Message> messages(Capture capture) {
         HeaderDecoder decoder = new HeaderDecoder();
-        return capture.sends().stream().map(send -> {
+        return only(capture).sends().stream().map(send -> {
             try {
                 return new CallReplyPairs.Message(send, decoder.decode(send.bytes()));
             } catch (RpcRdmaDecodeException e) {
                 throw new AssertionError(e);
             }
         }).toList();
+    }
+
+    /** The shared traces each hold one connection. */
+    static Capture.Connection only(Capture capture) {
+        assertThat(capture.connections()).hasSize(1);
+        return capture.connections().get(0);
     }
 
     private static Capture capture(String trace) throws IOException {
