@@ -83,12 +83,24 @@ java_check() {
 # One function per CLIENT_KIND. The workload is issue 12's: files written and read back (their
 # SHA-256 printed for run.sh to compare), a 2,000-entry directory listed, a 4,000-byte symlink
 # target read back, everything removed, unmount.
+wait_server() {
+  local t
+  for t in $(seq 600); do
+    rpcinfo -T tcp "$SERVER_IP" 100003 3 >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  return 1
+}
+
 client_linux() {
   local s opts ok=0 i
   for s in ${CLIENT_SYSCTLS//,/ }; do sysctl -w "$s" || fatal "sysctl $s"; done
   opts="vers=3,proto=rdma,port=20049,nolock${MOUNT_OPTS:+,$MOUNT_OPTS}"
+  # both guests boot at once: wait until the server's NFS service answers (over TCP, the
+  # RDMA listener follows within moments, and mount retries cover that)
+  step wait-server wait_server || fatal "the server's NFS service did not answer within 600 s"
   log "mount -o $opts $SERVER_IP:/export /mnt"
-  for i in 1 2 3; do
+  for i in 1 2 3 4 5; do
     if step mount timeout 120 mount -t nfs -o "$opts" "$SERVER_IP:/export" /mnt; then ok=1; break; fi
     sleep 2
   done

@@ -102,7 +102,7 @@ trap 'say "terminated"; exit 143' TERM
 # command -> Debian package that provides it
 declare -A HOST_TOOLS=(
   [qemu-system-x86_64]=qemu-system-x86 [mmdebstrap]=mmdebstrap [cpio]=cpio [tshark]=tshark
-  [capinfos]=tshark [openssl]=openssl [mvn]=maven
+  [capinfos]=tshark [openssl]=openssl [mvn]=maven [eatmydata]=eatmydata
 )
 host_packages() {
   local missing=() c
@@ -163,7 +163,8 @@ build_image() { # DIR: vmlinuz, rootfs.cpio (with guest-boot.sh as /init), versi
   local out=$1 root=$1/rootfs kver
   # the guests boot the image itself as their initramfs: stub out update-initramfs before the
   # kernel is installed, or its postinst and trigger build two unused initrds (minutes in all)
-  mmdebstrap --variant=apt --mode=root --include="$GUEST_PKGS" \
+  # eatmydata: dpkg without fsync, several times faster on this kind of disk
+  mmdebstrap --variant=apt --mode=root --include="$GUEST_PKGS" --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
     --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
     --essential-hook='chroot "$1" dpkg-divert --quiet --local --rename --divert /usr/sbin/update-initramfs.real --add /usr/sbin/update-initramfs && printf "#!/bin/sh\nexit 0\n" > "$1/usr/sbin/update-initramfs" && chmod 0755 "$1/usr/sbin/update-initramfs"' \
@@ -273,12 +274,13 @@ qemu_guest() { # ROLE SHARE SOCK LOG [PCAP]: starts one guest in the background,
   QEMU_PIDS+=($!)
 }
 
-# wait_marker PID LOG MARKER TIMEOUT: 0 when MARKER shows, 1 on RIG-FATAL, exit or timeout (says which)
+# wait_marker PID LOG MARKER TIMEOUT [OTHER_LOG]: 0 when MARKER shows in LOG; 1 on a RIG-FATAL in
+# either log, when the guest exits, or on timeout (says which)
 wait_marker() {
-  local pid=$1 log=$2 marker=$3 limit=$4 t0=$SECONDS
+  local pid=$1 log=$2 marker=$3 limit=$4 other=${5:-/dev/null} t0=$SECONDS
   while :; do
     grep -q "$marker" "$log" 2>/dev/null && return 0
-    if grep -q RIG-FATAL "$log" 2>/dev/null; then say "$(grep -m1 RIG-FATAL "$log")"; return 1; fi
+    if grep -qh RIG-FATAL "$log" "$other" 2>/dev/null; then say "$(grep -h -m1 RIG-FATAL "$log" "$other")"; return 1; fi
     kill -0 "$pid" 2>/dev/null || { say "guest exited before $marker ($(tail -c 300 "$log.qemu" 2>/dev/null))"; return 1; }
     [ $((SECONDS - t0)) -lt "$limit" ] || { say "no $marker within $limit s"; return 1; }
     sleep 0.5
@@ -329,11 +331,12 @@ guest_steps() { # LOG PREFIX
 }
 
 RESULT_LINES=()
+SOCK_DIR=""
 run_scenario() { # NAME RUNDIR
-  local name=$1 dir=$2/$1 share sock spid cpid ok=1
+  local name=$1 dir=$2/$1 share sock spid cpid ok=1 i
   mkdir -p "$dir"
   share=$dir/share
-  sock=$dir/link.sock
+  sock=$SOCK_DIR/$name.sock   # a unix socket path must stay short (108 bytes)
   CLEAN_PATHS+=("$share" "$sock")
   mkdir -p "$share/jars"
   timed "$name: test data" make_data "$share/data"
@@ -352,14 +355,19 @@ LINK_NAME=$LINK_NAME
 EOF
   say "scenario $name: client $(scenario_field "$name" 1), server $(scenario_field "$name" 2)," \
     "mount options +'$(scenario_field "$name" 3)', client sysctls '$(scenario_field "$name" 4)'"
+  # both guests boot at once; the client waits in the guest for the server's NFS service
   qemu_guest server "$share" "$sock" "$dir/server.log" "$dir/$name.pcap"
   spid=${QEMU_PIDS[-1]}
-  timed "$name: server boot to ready" wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" \
-    || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 1; }
+  for i in $(seq 100); do [ -S "$sock" ] && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+  [ -S "$sock" ] || { stop_guests; say "QEMU did not start: $(cat "$dir/server.log.qemu")"
+    RESULT_LINES+=("FAIL $name: the server guest did not start"); return 1; }
   qemu_guest client "$share" "$sock" "$dir/client.log"
   cpid=${QEMU_PIDS[-1]}
-  timed "$name: client boot, workload, unmount" wait_marker "$cpid" "$dir/client.log" RIG-CLIENT-DONE "$CLIENT_TIMEOUT" \
-    || ok=0
+  timed "$name: both guests boot, server ready" \
+    wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" "$dir/client.log" \
+    || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 1; }
+  timed "$name: client mount, workload, unmount" \
+    wait_marker "$cpid" "$dir/client.log" RIG-CLIENT-DONE "$CLIENT_TIMEOUT" "$dir/server.log" || ok=0
   if [ $ok = 1 ]; then
     timed "$name: java in the server guest" wait_marker "$spid" "$dir/server.log" RIG-JAVA- "$JAVA_CHECK_TIMEOUT" || ok=0
     grep -q RIG-JAVA-OK "$dir/server.log" || { say "the testbed jar did not run in the server guest"; ok=0; }
@@ -377,6 +385,9 @@ EOF
       say "  replay ok: $(tail -1 "$dir/replay.txt" | tr -s ' ')"
     else
       say "  replay FAILED:"; sed 's/^/    /' "$dir/replay.txt" | head -20
+      # every mismatch, not only the first, for whoever looks into it
+      replay "$dir/$name.pcap" "$dir/replay.json" --json || true
+      say "  all mismatches: $dir/replay.json"
       ok=0
     fi
   else
@@ -389,10 +400,11 @@ EOF
   return 1
 }
 
-replay() { # PCAP OUT
-  local java=java
+replay() { # PCAP OUT [OPTION...]
+  local java=java pcap=$1 out=$2
+  shift 2
   [ -x "$JDK25/bin/java" ] && java=$JDK25/bin/java
-  timeout "$REPLAY_TIMEOUT" "$java" -jar "$TESTBED_JAR" replay "$1" > "$2" 2>&1
+  timeout "$REPLAY_TIMEOUT" "$java" -jar "$TESTBED_JAR" replay "$@" "$pcap" > "$out" 2>&1
 }
 
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -428,6 +440,8 @@ main() {
   preflight
   timed "project jar" testbed_jar
   timed "guest image" guest_image
+  SOCK_DIR=$(mktemp -d /tmp/rpcrdma4j-rig.XXXXXX)
+  CLEAN_PATHS+=("$SOCK_DIR")
   rundir=$RESULTS/$(date -u +%Y%m%dT%H%M%SZ)
   mkdir -p "$rundir"
   say "results in $rundir"
