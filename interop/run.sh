@@ -305,7 +305,12 @@ check_client() {
     want=$(sha256sum < "$d/$f" | cut -d' ' -f1)
     got=$(sed -n "s/.*RIG-SUM $f \([0-9a-f]*\).*/\1/p" "$log" | tail -1)
     if [ "$got" = "$want" ]; then say "  sha256 ok  $f $want"
-    else say "  sha256 BAD $f: read back ${got:-nothing}, host has $want"; bad=1; fi
+    else
+      # what the client had before writing tells a 9p copy fault from an NFS one
+      say "  sha256 BAD $f: read back ${got:-nothing}, host has $want," \
+        "client wrote $(sed -n "s/.*RIG-SRC $f \([0-9a-f]*\).*/\1/p" "$log" | tail -1)"
+      bad=1
+    fi
   done
   want="2000 $(seq -f 'entry_with_a_longish_name_%04g' 0 1999 | LC_ALL=C sort | sha256sum | cut -d' ' -f1)"
   got=$(sed -n 's/.*RIG-DIR \([0-9]* [0-9a-f]*\).*/\1/p' "$log" | tail -1)
