@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The test command of the README: every module's tests, on a JDK 22 or newer when this machine has one
+# (the verbs module needs the FFM API; Temurin 25 on these machines), else on the default JDK, which
+# builds and tests every module but verbs and says so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+feature() { # the feature release of the JDK at $1, or 0
+  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null || echo 0
+}
+
+if [ -z "${JAVA_HOME:-}" ] || [ "$(feature "$JAVA_HOME")" -lt 22 ]; then
+  for jdk in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+    if [ -f "$jdk/release" ] && [ "$(feature "$jdk")" -ge 22 ]; then
+      export JAVA_HOME="$jdk"
+      break
+    fi
+  done
+fi
+if [ -n "${JAVA_HOME:-}" ] && [ "$(feature "$JAVA_HOME")" -ge 22 ]; then
+  echo "scripts/test.sh: building and testing with the JDK at $JAVA_HOME"
+else
+  echo "scripts/test.sh: no JDK 22 or newer found (JAVA_HOME or /usr/lib/jvm): the verbs module is left out" >&2
+fi
+exec mvn -B verify "$@"
