@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
@@ -135,37 +136,29 @@ final class EfaConnection implements FabricConnection {
 
     @Override
     public boolean send(ByteBuffer message, long context) {
-        if (state == State.CLOSED) {
-            flush(() -> listener.onSendCompleted(context, FabricStatus.FLUSHED));
-            return true;
-        }
-        if (!fabric.send(this, peerHandle, message, EfaFabric.dataTag(peerId), context)) {
-            return false;
-        }
-        outstanding++;
-        return true;
+        return post(() -> fabric.send(this, peerHandle, message, EfaFabric.dataTag(peerId), context),
+                () -> listener.onSendCompleted(context, FabricStatus.FLUSHED));
     }
 
     @Override
     public boolean read(Registration local, long localOffset, Segment remote, long context) {
-        if (state == State.CLOSED) {
-            flush(() -> listener.onRdmaCompleted(context, FabricStatus.FLUSHED));
-            return true;
-        }
-        if (!fabric.rdma(this, true, peerHandle, local, localOffset, remote, context)) {
-            return false;
-        }
-        outstanding++;
-        return true;
+        return post(() -> fabric.rdma(this, true, peerHandle, local, localOffset, remote, context),
+                () -> listener.onRdmaCompleted(context, FabricStatus.FLUSHED));
     }
 
     @Override
     public boolean write(Registration local, long localOffset, Segment remote, long context) {
+        return post(() -> fabric.rdma(this, false, peerHandle, local, localOffset, remote, context),
+                () -> listener.onRdmaCompleted(context, FabricStatus.FLUSHED));
+    }
+
+    /** Starts a send or an RDMA operation, or, once the connection has ended, reports it flushed. */
+    private boolean post(BooleanSupplier start, Runnable flushed) {
         if (state == State.CLOSED) {
-            flush(() -> listener.onRdmaCompleted(context, FabricStatus.FLUSHED));
+            flush(flushed);
             return true;
         }
-        if (!fabric.rdma(this, false, peerHandle, local, localOffset, remote, context)) {
+        if (!start.getAsBoolean()) {
             return false;
         }
         outstanding++;

@@ -113,7 +113,7 @@ class RdmaRpcSvcTest {
     void replyHandlersRunWhereTheIoStrategySaysAsOncRpc4jsClientDoes() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
-        assertThat(handlerThread()).as("SAME_THREAD, the default").isEqualTo("sim-progress");
+        assertThat(handlerThread()).as("SAME_THREAD, the default").isEqualTo("efa-sim-progress");
         client.close();
 
         client = RdmaRpcClient.connect(sim.clientFabric, sim.serverFabric.localAddress(), TransportConfig.DEFAULT,
