@@ -51,6 +51,10 @@ final class RcConnection implements FabricConnection {
                       long length) {
     }
 
+    /** A message received before ESTABLISHED. */
+    private record Held(ByteBuffer buffer, int length) {
+    }
+
     private final RcFabric fabric;
     private final RcDevice device;
     private final long id;
@@ -60,6 +64,12 @@ final class RcConnection implements FabricConnection {
     private final Map<Long, Op> ops = new HashMap<>();
     /** Receives given before the queue pair exists, posted when it is made. */
     private final List<ByteBuffer> early = new ArrayList<>();
+    /**
+     * Messages that completed before the CM reported ESTABLISHED (the peer may send as soon as it has
+     * the REP or RTU, and the completion queue and the CM channel are read apart): the listener hears
+     * them after {@link ConnectionListener#onEstablished}.
+     */
+    private final List<Held> beforeEstablished = new ArrayList<>();
     private State state;
     private ConnectPrivateData peerData = ConnectPrivateData.DEFAULT;
     private InetSocketAddress localSocket;
@@ -142,6 +152,10 @@ final class RcConnection implements FabricConnection {
         state = State.ESTABLISHED;
         addressesKnown();
         listener.onEstablished(requester ? CmPrivateData.recognise(privateData) : peerData);
+        for (Held held : beforeEstablished) {
+            received(held.buffer(), held.length());
+        }
+        beforeEstablished.clear();
     }
 
     void connecting() {
@@ -306,7 +320,8 @@ final class RcConnection implements FabricConnection {
     void completed(long wrId, WcStatus wcStatus, int byteLength) {
         Op op = ops.remove(wrId);
         if (op == null) {
-            LOG.warn("{}: a completion for unknown work request {} ({})", this, wrId, wcStatus.description());
+            // A real flush after this side flushed what rdma_disconnect may have left posted.
+            LOG.debug("{}: a completion for unknown work request {} ({})", this, wrId, wcStatus.description());
             return;
         }
         release(op);
@@ -316,8 +331,11 @@ final class RcConnection implements FabricConnection {
                 if (status.ok()) {
                     MemorySegment.copy(receiveSlots.slot(op.slot()), 0, MemorySegment.ofBuffer(op.buffer()), 0,
                             byteLength);
-                    fabric.receivedChunkData(op.buffer(), byteLength);
-                    listener.onReceived(op.buffer(), byteLength);
+                    if (state == State.CONNECTING) {
+                        beforeEstablished.add(new Held(op.buffer(), byteLength));
+                    } else {
+                        received(op.buffer(), byteLength);
+                    }
                 } else {
                     listener.onReceiveFailed(op.buffer(), status);
                 }
@@ -335,6 +353,11 @@ final class RcConnection implements FabricConnection {
             fail(status, op.kind() + " failed: " + wcStatus.description());
         }
         finishIfDrained();
+    }
+
+    private void received(ByteBuffer buffer, int length) {
+        fabric.receivedChunkData(buffer, length);
+        listener.onReceived(buffer, length);
     }
 
     @Override
@@ -360,6 +383,11 @@ final class RcConnection implements FabricConnection {
             fabric.later(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
         }
         early.clear();
+        // Messages the listener never saw, as it never heard the connection was up: flushed too.
+        for (Held held : beforeEstablished) {
+            fabric.later(() -> listener.onReceiveFailed(held.buffer(), FabricStatus.FLUSHED));
+        }
+        beforeEstablished.clear();
         if (qpNum >= 0) {
             try {
                 device.disconnect(id);

@@ -90,8 +90,10 @@ final class FakeRcNetwork {
         private final Map<Long, Id> ids = new HashMap<>();
         private final Map<Integer, Region> regions = new HashMap<>();
         private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
+        private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
         private long nextId = 1;
         private boolean closed;
+        private boolean holdEstablished;
 
         Device(InetAddress address) {
             this.address = address;
@@ -144,6 +146,25 @@ final class FakeRcNetwork {
         boolean closed() {
             synchronized (FakeRcNetwork.this) {
                 return closed;
+            }
+        }
+
+        /**
+         * Holds this (passive) side's ESTABLISHED events back until {@link #releaseEstablished()}, as
+         * when the completion queue shows the requester's first message before the CM shows the RTU.
+         */
+        void holdEstablished() {
+            synchronized (FakeRcNetwork.this) {
+                holdEstablished = true;
+            }
+        }
+
+        /** Reports the ESTABLISHED events held back. */
+        void releaseEstablished() {
+            synchronized (FakeRcNetwork.this) {
+                holdEstablished = false;
+                heldEstablished.forEach(this::report);
+                heldEstablished.clear();
             }
         }
 
@@ -267,7 +288,11 @@ final class FakeRcNetwork {
                 id.connected = true;
                 client.connected = true;
                 client.device.cm(client, CmEventType.ESTABLISHED, 0, room(privateData, REP_ROOM));
-                cm(id, CmEventType.ESTABLISHED, 0, new byte[0]);
+                if (holdEstablished) {
+                    heldEstablished.add(events -> events.cmEvent(id.number, CmEventType.ESTABLISHED, 0, new byte[0]));
+                } else {
+                    cm(id, CmEventType.ESTABLISHED, 0, new byte[0]);
+                }
             }
         }
 

@@ -156,6 +156,23 @@ class RcFabricTest {
     }
 
     @Test
+    void aMessageThatBeatsTheEstablishedEventWaitsForIt() throws Exception {
+        serverDevice.holdEstablished();
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        assertTrue(on(client, () -> clientSide.send(message("early"), 1)));
+        assertEquals("send 1 SUCCESS", clientEvents.next(), "the message is in the server's receive");
+        on(server, () -> null);
+        assertTrue(a.recorder().events.isEmpty(), "the server's listener heard of it before the connection was up");
+        serverDevice.releaseEstablished();
+        assertEquals(CLIENT_DATA, a.recorder().established.get(10, TimeUnit.SECONDS));
+        assertEquals("received early", a.recorder().next());
+    }
+
+    @Test
     void socketAddressesAreRdmaCmsOwnBuiltOnce() throws Exception {
         acceptAll(2);
         Recorder clientEvents = new Recorder();
@@ -537,6 +554,9 @@ class RcFabricTest {
 
         @Override
         public void onReceived(ByteBuffer buffer, int length) {
+            if (!established.isDone()) {
+                events.add("received before established");
+            }
             byte[] bytes = new byte[length];
             buffer.duplicate().get(bytes);
             events.add("received " + new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1));
