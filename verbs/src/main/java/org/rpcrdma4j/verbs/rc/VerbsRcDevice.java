@@ -3,6 +3,7 @@ package org.rpcrdma4j.verbs.rc;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -56,6 +57,9 @@ final class VerbsRcDevice implements RcDevice {
     private static final int ENODEV = 19;
     private static final int ENOSPC = 28;
     private static final Logger LOG = LoggerFactory.getLogger(VerbsRcDevice.class);
+    /** The device events after which a queue pair is in the error state. */
+    private static final Set<AsyncEventType> BREAKS_QUEUE_PAIR = EnumSet.of(AsyncEventType.QP_FATAL,
+            AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR, AsyncEventType.PATH_MIG_ERR);
 
     private final CmEventChannel channel;
     private final FdPoller poller;
@@ -357,8 +361,7 @@ final class VerbsRcDevice implements RcDevice {
         while ((event = context.getAsyncEvent()) != null) {
             n++;
             LOG.warn("device {}: {}", context.deviceName(), event);
-            if (event.type().concernsQueuePair() && event.type() != AsyncEventType.COMM_EST
-                    && event.type() != AsyncEventType.SQ_DRAINED && event.type() != AsyncEventType.QP_LAST_WQE_REACHED) {
+            if (BREAKS_QUEUE_PAIR.contains(event.type())) {
                 events.queuePairFailed(event.qpNum(), event.type().description());
             }
         }
