@@ -222,6 +222,40 @@ class RcFabricTest {
     }
 
     @Test
+    void afterStopListeningRequestsAreRejected() throws Exception {
+        acceptAll(1);
+        on(server, () -> {
+            server.stopListening();
+            return null;
+        });
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 1);
+        assertEquals(List.of("receiveFailed FLUSHED", "disconnected REFUSED"), clientEvents.untilDisconnected());
+        assertTrue(accepted.isEmpty());
+    }
+
+    @Test
+    void aPeerThatStopsPostingReceivesEndsOnlyItsConnection() throws Exception {
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 1);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        // The client never posts again: one message lands, the rest wait until the retries run out.
+        on(server, () -> {
+            for (int i = 0; i <= FakeRcNetwork.RNR_RETRIES + 1; i++) {
+                a.connection().send(message("m" + i), i);
+            }
+            return null;
+        });
+        List<String> end = a.recorder().untilDisconnected();
+        assertTrue(end.contains("send " + (FakeRcNetwork.RNR_RETRIES + 1) + " RECEIVER_NOT_READY"), end.toString());
+        assertEquals("disconnected RECEIVER_NOT_READY", end.getLast());
+        assertEquals("received m0", clientEvents.next());
+        assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
+    }
+
+    @Test
     void noListenerIsRefused() throws Exception {
         Recorder clientEvents = new Recorder();
         connect(client, clientEvents, 1);
