@@ -2,14 +2,11 @@ package org.rpcrdma4j.verbs.rc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

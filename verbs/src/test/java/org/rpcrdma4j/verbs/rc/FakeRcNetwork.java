@@ -538,9 +538,4 @@ final class FakeRcNetwork {
         System.arraycopy(data, 0, bytes, 0, data.length);
         return bytes;
     }
-
-    /** @return the device of a host, for tests that drive it by hand */
-    synchronized Device host(InetAddress address) {
-        return hosts.get(address);
-    }
 }

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,8 @@ class TransportOverRcFabricTest {
 
     private final FakeRcNetwork network = new FakeRcNetwork();
     private final ExecutorService workers = Executors.newFixedThreadPool(2);
+    private FakeRcNetwork.Device serverDevice;
+    private FakeRcNetwork.Device clientDevice;
     private RcFabric serverFabric;
     private RcFabric clientFabric;
     private RdmaRpcSvc svc;
@@ -97,9 +100,10 @@ class TransportOverRcFabricTest {
         InetAddress serverIp = InetAddress.getByAddress(new byte[] {10, 0, 1, 1});
         InetAddress clientIp = InetAddress.getByAddress(new byte[] {10, 0, 1, 2});
         InetSocketAddress listen = new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT);
-        serverFabric = new RcFabric(network.device(serverIp), listen, RcFabric.Config.DEFAULT);
-        clientFabric = new RcFabric(network.device(clientIp), new InetSocketAddress(clientIp, 0),
-                RcFabric.Config.DEFAULT);
+        serverDevice = network.device(serverIp);
+        clientDevice = network.device(clientIp);
+        serverFabric = new RcFabric(serverDevice, listen, RcFabric.Config.DEFAULT);
+        clientFabric = new RcFabric(clientDevice, new InetSocketAddress(clientIp, 0), RcFabric.Config.DEFAULT);
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
                 .withRpcService(PROGRAM, ECHO_PROGRAM).build();
         svc.start();
@@ -114,6 +118,13 @@ class TransportOverRcFabricTest {
         workers.shutdownNow();
         clientFabric.close();
         serverFabric.close();
+        assertTrue(clientDevice.closed() && serverDevice.closed(), "ids or registrations were left behind");
+    }
+
+    private static int registrations(RcFabric fabric) throws Exception {
+        CompletableFuture<Integer> count = new CompletableFuture<>();
+        fabric.execute(() -> count.complete(fabric.registrations()));
+        return count.get(10, TimeUnit.SECONDS);
     }
 
     private byte[] echo(byte[] data) throws Exception {
@@ -138,6 +149,8 @@ class TransportOverRcFabricTest {
         byte[] large = pattern(300_000);
         assertArrayEquals(large, echo(large), "a Read chunk pulled by RDMA Read, a Reply chunk filled by RDMA Write");
         assertArrayEquals(small, echo(small), "the connection is still up");
+        assertEquals(0, registrations(clientFabric), "the client's chunks were deregistered");
+        assertEquals(0, registrations(serverFabric), "the server's RDMA Read target and sources were deregistered");
     }
 
     @Test
