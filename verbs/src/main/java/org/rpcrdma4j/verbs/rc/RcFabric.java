@@ -483,6 +483,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
                 LOG.debug("{} (status {}) for an id with no connection", type.description(), status);
                 return;
             }
+            if ((type == CmEventType.ADDR_RESOLVED || type == CmEventType.ROUTE_RESOLVED)
+                    && connection.state() != RcConnection.State.RESOLVING) {
+                return; // closed while resolving: it is ending already
+            }
             switch (type) {
                 case ADDR_RESOLVED -> {
                     try {
@@ -532,7 +536,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     private void request(long id, byte[] privateData) {
         Request request = new Request(id, CmPrivateData.recognise(privateData));
-        Consumer<ConnectRequest> current = acceptor;
+        Consumer<ConnectRequest> current = running ? acceptor : null;
         if (current != null) {
             try {
                 current.accept(request);

@@ -256,6 +256,22 @@ class RcFabricTest {
     }
 
     @Test
+    void aConnectionClosedWhileResolvingNeverConnects() throws Exception {
+        acceptAll(1);
+        Recorder clientEvents = new Recorder();
+        FabricAddress peer = RcFabric.addressOf(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT));
+        on(client, () -> {
+            client.connect(peer, CLIENT_DATA, receives(2, 64), clientEvents).close();
+            return null;
+        });
+        assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "disconnected CLOSED"),
+                clientEvents.untilDisconnected());
+        on(client, () -> null);
+        assertTrue(accepted.isEmpty(), "the server heard a request");
+        assertEquals(0, clientDevice.liveIds());
+    }
+
+    @Test
     void noListenerIsRefused() throws Exception {
         Recorder clientEvents = new Recorder();
         connect(client, clientEvents, 1);
