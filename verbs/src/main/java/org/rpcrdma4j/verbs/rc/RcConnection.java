@@ -1,0 +1,429 @@
+package org.rpcrdma4j.verbs.rc;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.Segment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RC connection of an {@link RcFabric}: an RDMA-CM id and its queue pair, the work posted on it,
+ * and its state. Progress thread only.
+ *
+ * <h2>States</h2>
+ * A requester's connection resolves the peer's address, then the route, then makes its queue pair,
+ * posts the receives it was given and sends the CM REQ; a responder's makes its queue pair, posts its
+ * receives and sends the REP. Both are up at ESTABLISHED. Anything that ends the connection (a CM
+ * event, a failed completion, a broken queue pair, {@link #close}) calls {@code rdma_disconnect},
+ * which puts the queue pair in the error state: everything posted comes back flushed, and when
+ * nothing is outstanding any more the listener hears {@link ConnectionListener#onDisconnected} once,
+ * with the first cause, and the id, queue pair and slots are released.
+ *
+ * <h2>Work requests</h2>
+ * Each posted request has a {@code wr_id} unique on the connection, mapped to what the listener must
+ * get back; completions find the connection by their queue pair number ({@link RcFabric}).
+ */
+final class RcConnection implements FabricConnection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RcConnection.class);
+    /** What {@code ibv_post_send} and {@code ibv_post_recv} return for a full queue (Linux). */
+    private static final int ENOMEM = 12;
+
+    enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
+
+    private enum Kind { RECEIVE, SEND, READ, WRITE }
+
+    /** A posted request: what comes back, and which slot or region it uses. */
+    private record Op(Kind kind, ByteBuffer buffer, long context, int slot, LocalRegion region, long offset,
+                      long length) {
+    }
+
+    /** A message received before ESTABLISHED. */
+    private record Held(ByteBuffer buffer, int length) {
+    }
+
+    private final RcFabric fabric;
+    private final RcDevice device;
+    private final long id;
+    private final FabricAddress peer;
+    private final ConnectionListener listener;
+    private final boolean requester;
+    private final Map<Long, Op> ops = new HashMap<>();
+    /** Receives given before the queue pair exists, posted when it is made. */
+    private final List<ByteBuffer> early = new ArrayList<>();
+    /**
+     * Messages that completed before the CM reported ESTABLISHED (the peer may send as soon as it has
+     * the REP or RTU, and the completion queue and the CM channel are read apart): the listener hears
+     * them after {@link ConnectionListener#onEstablished}.
+     */
+    private final List<Held> beforeEstablished = new ArrayList<>();
+    private State state;
+    private ConnectPrivateData peerData = ConnectPrivateData.DEFAULT;
+    private InetSocketAddress localSocket;
+    private InetSocketAddress remoteSocket;
+    private int qpNum = -1;
+    private BounceSlots receiveSlots;
+    private BounceSlots sendSlots;
+    private int sendsOutstanding;
+    private long nextWrId = 1;
+    private FabricStatus cause;
+    private String causeDetail;
+
+    /**
+     * @param requester whether this side connects (and reads the peer's data from the REP) rather than
+     *                  accepts (and has it from the REQ)
+     */
+    RcConnection(RcFabric fabric, RcDevice device, long id, FabricAddress peer, ConnectionListener listener,
+                 boolean requester) {
+        this.fabric = fabric;
+        this.device = device;
+        this.id = id;
+        this.peer = peer;
+        this.listener = listener;
+        this.requester = requester;
+        this.state = requester ? State.RESOLVING : State.CONNECTING;
+    }
+
+    long id() {
+        return id;
+    }
+
+    int qpNum() {
+        return qpNum;
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** Remembers the requester's data from the CM REQ, for {@link ConnectionListener#onEstablished}. */
+    void peerData(ConnectPrivateData data) {
+        peerData = data;
+    }
+
+    /** Builds the two socket addresses once, from RDMA-CM's own source and destination of the id. */
+    void addressesKnown() {
+        if (localSocket == null) {
+            localSocket = fabric.socketAddress(device.localAddress(id));
+            remoteSocket = fabric.socketAddress(device.peerAddress(id));
+        }
+    }
+
+    /**
+     * Makes the queue pair and the connection's slots and posts the receives given so far.
+     *
+     * @throws VerbsException if the device refuses; the caller ends the connection
+     */
+    void createQueuePair(RcFabric.Config config) throws VerbsException {
+        qpNum = device.createQueuePair(id, config.sendDepth(), config.receiveDepth());
+        fabric.routed(this);
+        receiveSlots = new BounceSlots(device, config.receiveDepth(), config.slotSize());
+        sendSlots = new BounceSlots(device, config.sendDepth(), config.slotSize());
+        for (ByteBuffer buffer : early) {
+            if (!postReceive(buffer)) {
+                throw new IllegalStateException("more receives given than the receive depth " + config.receiveDepth());
+            }
+        }
+        early.clear();
+    }
+
+    /**
+     * The CM said ESTABLISHED.
+     *
+     * @param privateData the event's private data: the REP's room on the requester
+     */
+    void established(byte[] privateData) {
+        if (state != State.CONNECTING) {
+            return;
+        }
+        state = State.ESTABLISHED;
+        addressesKnown();
+        listener.onEstablished(requester ? CmPrivateData.recognise(privateData) : peerData);
+        for (Held held : beforeEstablished) {
+            received(held.buffer(), held.length());
+        }
+        beforeEstablished.clear();
+    }
+
+    void connecting() {
+        state = State.CONNECTING;
+    }
+
+    @Override
+    public FabricAddress peer() {
+        return peer;
+    }
+
+    /** @return this side's RDMA-CM address; null until the requester's address is resolved */
+    @Override
+    public InetSocketAddress localSocketAddress() {
+        return localSocket;
+    }
+
+    /** @return the peer's RDMA-CM address; null until the requester's address is resolved */
+    @Override
+    public InetSocketAddress remoteSocketAddress() {
+        return remoteSocket;
+    }
+
+    @Override
+    public boolean postReceive(ByteBuffer buffer) {
+        if (state == State.CLOSED) {
+            return false;
+        }
+        if (receiveSlots == null) {
+            if (state == State.ENDING) {
+                return false;
+            }
+            early.add(buffer);
+            return true;
+        }
+        checkFits(buffer.remaining(), receiveSlots);
+        int slot = receiveSlots.take();
+        if (slot < 0) {
+            return false;
+        }
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null, 0, buffer.remaining()));
+        if (state == State.ENDING) {
+            fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            return true;
+        }
+        try {
+            device.postReceive(id, wrId, receiveSlots.address(slot), buffer.remaining(), receiveSlots.lkey());
+            return true;
+        } catch (VerbsException e) {
+            return postFailed(wrId, "ibv_post_recv", e);
+        }
+    }
+
+    @Override
+    public boolean send(ByteBuffer message, long context) {
+        if (!readyToSend()) {
+            return false;
+        }
+        checkFits(message.remaining(), sendSlots);
+        int slot = sendSlots.take();
+        if (slot < 0) {
+            return false;
+        }
+        MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(Kind.SEND, null, context, slot, null, 0, message.remaining()));
+        sendsOutstanding++;
+        if (state == State.ENDING) {
+            fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            return true;
+        }
+        try {
+            device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey());
+            return true;
+        } catch (VerbsException e) {
+            return postFailed(wrId, "ibv_post_send", e);
+        }
+    }
+
+    @Override
+    public boolean read(Registration local, long localOffset, Segment remote, long context) {
+        return rdma(Kind.READ, local, localOffset, remote, context);
+    }
+
+    @Override
+    public boolean write(Registration local, long localOffset, Segment remote, long context) {
+        return rdma(Kind.WRITE, local, localOffset, remote, context);
+    }
+
+    private boolean rdma(Kind kind, Registration local, long localOffset, Segment remote, long context) {
+        if (!readyToSend()) {
+            return false;
+        }
+        LocalRegion region = fabric.region(local);
+        long length = remote.unsignedLength();
+        if (localOffset < 0 || localOffset + length > local.length()) {
+            throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") is outside " + local);
+        }
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(kind, null, context, -1, region, localOffset, length));
+        sendsOutstanding++;
+        if (state == State.ENDING) {
+            fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            return true;
+        }
+        long address = local.address() + localOffset;
+        int lkey = region.device().lkey();
+        try {
+            if (kind == Kind.READ) {
+                device.postRead(id, wrId, address, (int) length, lkey, remote.offset(), remote.handle());
+            } else {
+                device.postWrite(id, wrId, address, (int) length, lkey, remote.offset(), remote.handle());
+            }
+            return true;
+        } catch (VerbsException e) {
+            return postFailed(wrId, kind == Kind.READ ? "RDMA Read" : "RDMA Write", e);
+        }
+    }
+
+    /** Sends, RDMA and their room: only once up, and within the send queue's depth. */
+    private boolean readyToSend() {
+        if (state == State.CLOSED) {
+            throw new IllegalStateException("the connection has ended: " + this);
+        }
+        return (state == State.ESTABLISHED || state == State.ENDING) && sendsOutstanding < fabric.config().sendDepth();
+    }
+
+    private static void checkFits(int length, BounceSlots slots) {
+        if (length > slots.slotSize()) {
+            throw new IllegalArgumentException("a " + length + "-byte message does not fit the fabric's "
+                    + slots.slotSize() + "-byte slots: configure RcFabric's slot size to the inline sizes");
+        }
+    }
+
+    /** A full queue is room to wait for; any other refusal ends the connection. */
+    private boolean postFailed(long wrId, String what, VerbsException e) {
+        if (e.errno() == ENOMEM) {
+            release(ops.remove(wrId));
+            return false;
+        }
+        fabric.later(() -> completed(wrId, WcStatus.GENERAL_ERR, 0));
+        fail(FabricStatus.FABRIC_ERROR, what + " failed: " + e.getMessage());
+        return true;
+    }
+
+    private void release(Op op) {
+        switch (op.kind()) {
+            case RECEIVE -> receiveSlots.give(op.slot());
+            case SEND -> {
+                sendSlots.give(op.slot());
+                sendsOutstanding--;
+            }
+            case READ, WRITE -> sendsOutstanding--;
+        }
+    }
+
+    /**
+     * A work completion of this connection's queue pair, from the device or made up for a request the
+     * device never saw.
+     */
+    void completed(long wrId, WcStatus wcStatus, int byteLength) {
+        Op op = ops.remove(wrId);
+        if (op == null) {
+            // A real flush after this side flushed what rdma_disconnect may have left posted.
+            LOG.debug("{}: a completion for unknown work request {} ({})", this, wrId, wcStatus.description());
+            return;
+        }
+        release(op);
+        FabricStatus status = RcStatus.of(wcStatus);
+        switch (op.kind()) {
+            case RECEIVE -> {
+                if (status.ok()) {
+                    MemorySegment.copy(receiveSlots.slot(op.slot()), 0, MemorySegment.ofBuffer(op.buffer()), 0,
+                            byteLength);
+                    if (state == State.CONNECTING) {
+                        beforeEstablished.add(new Held(op.buffer(), byteLength));
+                    } else {
+                        received(op.buffer(), byteLength);
+                    }
+                } else {
+                    listener.onReceiveFailed(op.buffer(), status);
+                }
+            }
+            case SEND -> listener.onSendCompleted(op.context(), status);
+            case READ, WRITE -> {
+                if (status.ok() && op.kind() == Kind.READ) {
+                    op.region().copyBack(op.offset(), op.length());
+                }
+                listener.onRdmaCompleted(op.context(), status);
+            }
+        }
+        if (!status.ok() && status != FabricStatus.FLUSHED) {
+            // The queue pair is in the error state: the rest of the connection's work flushes.
+            fail(status, op.kind() + " failed: " + wcStatus.description());
+        }
+        finishIfDrained();
+    }
+
+    private void received(ByteBuffer buffer, int length) {
+        fabric.receivedChunkData(buffer, length);
+        listener.onReceived(buffer, length);
+    }
+
+    @Override
+    public void close() {
+        fail(FabricStatus.CLOSED, "closed by this side");
+    }
+
+    /**
+     * Ends the connection for a reason; the first reason is the one the listener hears.
+     *
+     * @param status why
+     * @param detail what the device or the peer said
+     */
+    void fail(FabricStatus status, String detail) {
+        if (state == State.ENDING || state == State.CLOSED) {
+            return;
+        }
+        LOG.debug("{}: ending, {}: {}", this, status, detail);
+        state = State.ENDING;
+        cause = status;
+        causeDetail = detail;
+        for (ByteBuffer buffer : early) {
+            fabric.later(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
+        }
+        early.clear();
+        // Messages the listener never saw, as it never heard the connection was up: flushed too.
+        for (Held held : beforeEstablished) {
+            fabric.later(() -> listener.onReceiveFailed(held.buffer(), FabricStatus.FLUSHED));
+        }
+        beforeEstablished.clear();
+        if (qpNum >= 0) {
+            try {
+                device.disconnect(id);
+            } catch (VerbsException e) {
+                // The queue pair may not be in the error state: what is posted would never come back.
+                LOG.debug("{}: rdma_disconnect failed ({}); flushing here", this, e.getMessage());
+                for (long wrId : new ArrayList<>(ops.keySet())) {
+                    fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+                }
+            }
+        }
+        fabric.later(this::finishIfDrained);
+    }
+
+    /** Reports the end once nothing posted is outstanding, then releases the id and the slots. */
+    private void finishIfDrained() {
+        if (state != State.ENDING || !ops.isEmpty()) {
+            return;
+        }
+        state = State.CLOSED;
+        fabric.forget(this);
+        try {
+            device.destroy(id);
+            if (receiveSlots != null) {
+                receiveSlots.close();
+                sendSlots.close();
+            }
+        } catch (VerbsException | RuntimeException e) {
+            LOG.warn("{}: releasing the queue pair or its slots failed: {}", this, e.toString());
+        }
+        listener.onDisconnected(cause, causeDetail);
+    }
+
+    @Override
+    public String toString() {
+        return "rc " + (localSocket == null ? "?" : localSocket) + " -> " + (remoteSocket == null ? peer : remoteSocket)
+                + " qp " + qpNum;
+    }
+}

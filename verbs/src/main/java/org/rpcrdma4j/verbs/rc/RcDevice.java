@@ -1,0 +1,140 @@
+package org.rpcrdma4j.verbs.rc;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+
+/**
+ * The verbs objects the RC fabric drives, narrowed to what it needs: RDMA-CM ids named by a number,
+ * one RC queue pair per id on one shared completion queue, memory registrations, and one call that
+ * hands over what happened. {@link VerbsRcDevice} is the real one over libibverbs and librdmacm; the
+ * unit tests put an in-JVM fake behind it, so that the fabric's logic (connection states, completion
+ * routing, flush accounting, private data) runs without an RDMA device.
+ *
+ * <p>Not thread-safe: only the fabric's progress thread calls it, except {@link #wakeup()}.
+ */
+interface RcDevice extends AutoCloseable {
+
+    /** A registration: the keys and the address of its first byte, as work requests and peers name it. */
+    record Memory(long address, long length, int lkey, int rkey) {
+    }
+
+    /** What {@link #poll} hands over, in the order the device reported it. */
+    interface Events {
+
+        /**
+         * An RDMA-CM event, acked already.
+         *
+         * @param id          the id it concerns: for {@link CmEventType#CONNECT_REQUEST} a new one
+         * @param type        what happened
+         * @param status      the event's status (a negative errno, or a CM reject reason)
+         * @param privateData a copy of the private data room (56 bytes in a REQ, 196 in a REP), or empty
+         */
+        void cmEvent(long id, CmEventType type, int status, byte[] privateData);
+
+        /**
+         * A work completion.
+         *
+         * @param qpNum      the queue pair it belongs to
+         * @param wrId       the work request's id
+         * @param status     how it ended
+         * @param byteLength for a receive, the bytes of the message
+         */
+        void completion(int qpNum, long wrId, WcStatus status, int byteLength);
+
+        /**
+         * The device reported a queue pair broken (an asynchronous QP_FATAL, access or request error).
+         *
+         * @param qpNum  the queue pair
+         * @param detail what the device said
+         */
+        void queuePairFailed(int qpNum, String detail);
+    }
+
+    /**
+     * Binds an id to an address and listens on it.
+     *
+     * @return the listening id
+     */
+    long listen(InetSocketAddress address, int backlog) throws VerbsException;
+
+    /** @return a new id, for connecting */
+    long createId() throws VerbsException;
+
+    /** Starts address resolution; ADDR_RESOLVED or ADDR_ERROR follows. */
+    void resolveAddress(long id, InetSocketAddress peer, int timeoutMillis) throws VerbsException;
+
+    /** Starts route resolution; ROUTE_RESOLVED or ROUTE_ERROR follows. */
+    void resolveRoute(long id, int timeoutMillis) throws VerbsException;
+
+    /** @return the id's local socket address, or null if it has none yet */
+    InetSocketAddress localAddress(long id);
+
+    /** @return the id's peer socket address, or null if it has none yet */
+    InetSocketAddress peerAddress(long id);
+
+    /**
+     * Creates the id's RC queue pair, its completions on the device's shared completion queue.
+     *
+     * @return the queue pair number, which every completion of it carries
+     */
+    int createQueuePair(long id, int sendDepth, int receiveDepth) throws VerbsException;
+
+    /** {@code rdma_connect} with the private data in the REQ. */
+    void connect(long id, byte[] privateData) throws VerbsException;
+
+    /** {@code rdma_accept} with the private data in the REP. */
+    void accept(long id, byte[] privateData) throws VerbsException;
+
+    /** {@code rdma_reject} without private data. */
+    void reject(long id) throws VerbsException;
+
+    /** {@code rdma_disconnect}: the queue pair goes to the error state and flushes what is posted. */
+    void disconnect(long id) throws VerbsException;
+
+    /** Destroys the id and its queue pair. */
+    void destroy(long id) throws VerbsException;
+
+    /**
+     * Registers native memory ({@code ibv_reg_mr}). Local write is always granted, as receives and
+     * RDMA Read targets need it.
+     */
+    Memory register(MemorySegment memory, Set<MemoryAccess> access) throws VerbsException;
+
+    /** Deregisters ({@code ibv_dereg_mr}). */
+    void deregister(Memory memory) throws VerbsException;
+
+    /** Posts a receive of {@code length} bytes at {@code address}. */
+    void postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException;
+
+    /** Posts a signaled Send of {@code length} bytes at {@code address}. */
+    void postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException;
+
+    /** Posts a signaled RDMA Read of the peer's bytes into local memory. */
+    void postRead(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
+            throws VerbsException;
+
+    /** Posts a signaled RDMA Write of local memory into the peer's. */
+    void postWrite(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
+            throws VerbsException;
+
+    /**
+     * Hands over the CM events and completions that are there, waiting for some up to the timeout
+     * when there are none.
+     *
+     * @param timeoutMillis 0 to return at once
+     * @return how many were handed over
+     */
+    int poll(Events events, int timeoutMillis) throws VerbsException;
+
+    /** Makes the current or next {@link #poll} return at once; any thread. */
+    void wakeup();
+
+    /** Releases what the device holds; every id must be destroyed and every registration released. */
+    @Override
+    void close();
+}

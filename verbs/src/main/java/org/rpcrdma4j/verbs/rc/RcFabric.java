@@ -1,0 +1,628 @@
+package org.rpcrdma4j.verbs.rc;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.DecodeLimits;
+import org.rpcrdma4j.xdr.HeaderDecoder;
+import org.rpcrdma4j.xdr.ReplyChunk;
+import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection-oriented {@link Fabric} on verbs: one RC queue pair per connection, set up by
+ * RDMA-CM with the RFC 8797 private data in the REQ and the REP, Sends for messages and RDMA Read and
+ * Write for chunks. What Linux's xprtrdma and svcrdma speak.
+ *
+ * <h2>The progress thread</h2>
+ * One thread owns the CM event channel, every id, queue pair and registration, and runs every
+ * listener. It polls the CM channel and the shared completion queue; when a bounded number of
+ * rounds found nothing it arms the completion queue and sleeps in {@code poll(2)} on the CM, the
+ * completion and the device's asynchronous-event descriptors, with a timeout, until an event or
+ * {@link #execute} wakes it. So an idle fabric uses no CPU and a busy one makes no system call to
+ * wait.
+ *
+ * <h2>Memory</h2>
+ * The transport's message buffers are heap buffers: each connection has registered slots
+ * ({@link BounceSlots}) that its receives land in and its sends go out from, copied to and from the
+ * transport's buffers, registered once when the connection's queue pair is made. Chunk memory is
+ * registered per call, by the transport, through {@link #register}: a direct buffer where it is, a
+ * heap buffer as a registered native copy ({@link LocalRegion}). No registration cache or pool for
+ * chunk memory exists yet: each chunk is an {@code ibv_reg_mr} and an {@code ibv_dereg_mr}.
+ *
+ * <h2>What ends a connection</h2>
+ * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
+ * failed (not flushed) completion, a queue pair the device reports broken, and {@code close()}; each
+ * ends that connection only (statuses: {@link RcStatus}).
+ */
+public final class RcFabric implements Fabric, AutoCloseable {
+
+    /** The port NFS servers listen on for RDMA (IANA's "nfsrdma"), as Linux's nfsd does. */
+    public static final int NFS_RDMA_PORT = 20049;
+    /** Rounds of polling that found nothing before the thread sleeps. */
+    static final int BUSY_POLLS = 64;
+    /** The longest sleep; the thread also wakes on events and {@link #execute}. */
+    static final int SLEEP_MILLIS = 1000;
+    private static final int RESOLVE_TIMEOUT_MILLIS = 5000;
+    private static final int BACKLOG = 128;
+    private static final Logger LOG = LoggerFactory.getLogger(RcFabric.class);
+
+    /**
+     * Sizes of each connection.
+     *
+     * @param sendDepth    Sends, RDMA Reads and Writes outstanding at once on a connection
+     * @param receiveDepth receives posted at once: at least the credits the transport grants or asks
+     *                     for, plus its backchannel receives
+     * @param slotSize     the largest message sent or received: at least the transport's inline sizes
+     */
+    public record Config(int sendDepth, int receiveDepth, int slotSize) {
+
+        /** Room for the transport's defaults (128 credits, 4 KiB inline messages, the backchannel). */
+        public static final Config DEFAULT = new Config(256, 256, TransportConfig.DEFAULT_INLINE_SIZE);
+
+        /** Checks the sizes. */
+        public Config {
+            if (sendDepth < 1 || receiveDepth < 1 || slotSize < 1) {
+                throw new IllegalArgumentException("sizes must be positive: " + sendDepth + " sends, " + receiveDepth
+                        + " receives, " + slotSize + "-byte slots");
+            }
+        }
+    }
+
+    private final RcDevice device;
+    private final Config config;
+    private final FabricAddress localAddress;
+    private final InetSocketAddress bind;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Map<Long, RcConnection> byId = new HashMap<>();
+    private final Map<Integer, RcConnection> byQp = new HashMap<>();
+    private final Map<Integer, LocalRegion> regions = new HashMap<>();
+    /** The REQ private data of requesters waiting for their route. */
+    private final Map<Long, byte[]> pendingRequests = new HashMap<>();
+    private final HeaderDecoder headerDecoder = new HeaderDecoder(new DecodeLimits(4096, 4096, 4096));
+    private final Events events = new Events();
+    private final Thread thread;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile boolean sleeping;
+    private Consumer<ConnectRequest> acceptor;
+    private long listenId = -1;
+    private int shadowedRemoteWrites;
+
+    /**
+     * Opens a fabric on the verbs device that has {@code bind}'s address and listens there when asked
+     * to ({@link #listen}); {@code testbed serve --fabric verbs} uses this.
+     *
+     * @param bind an address of an RDMA device (Soft-RoCE: its netdev's address) and the port to
+     *             listen on, {@link #NFS_RDMA_PORT} for NFS
+     * @return the fabric, its progress thread running
+     * @throws VerbsException if librdmacm or libibverbs is missing or the device cannot be opened
+     */
+    public static RcFabric open(InetSocketAddress bind) throws VerbsException {
+        return open(bind, Config.DEFAULT);
+    }
+
+    /**
+     * @param bind   as for {@link #open(InetSocketAddress)}
+     * @param config the sizes of each connection
+     * @return the fabric, its progress thread running
+     * @throws VerbsException if librdmacm or libibverbs is missing or the device cannot be opened
+     */
+    public static RcFabric open(InetSocketAddress bind, Config config) throws VerbsException {
+        return new RcFabric(VerbsRcDevice.open(), bind, config);
+    }
+
+    RcFabric(RcDevice device, InetSocketAddress bind, Config config) {
+        this.device = Objects.requireNonNull(device, "device");
+        this.config = Objects.requireNonNull(config, "config");
+        this.bind = Objects.requireNonNull(bind, "bind");
+        this.localAddress = addressOf(bind);
+        this.thread = new Thread(this::run, "rc-fabric " + bind);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * @param address an IP address and port
+     * @return the fabric address of it: the IP address (IPv4 as the IPv4-mapped IPv6 address, as a
+     *     RoCEv2 GID of an IPv4 interface is) as identity, the port as number, the address's bytes as raw
+     */
+    public static FabricAddress addressOf(InetSocketAddress address) {
+        byte[] ip = address.getAddress().getAddress();
+        byte[] identity = new byte[FabricAddress.IDENTITY_LENGTH];
+        if (ip.length == 4) {
+            identity[10] = (byte) 0xff;
+            identity[11] = (byte) 0xff;
+            System.arraycopy(ip, 0, identity, 12, 4);
+        } else {
+            System.arraycopy(ip, 0, identity, 0, FabricAddress.IDENTITY_LENGTH);
+        }
+        return new FabricAddress(ip, identity, address.getPort());
+    }
+
+    /**
+     * @param address a fabric address of this fabric's kind
+     * @return the socket address RDMA-CM connects to
+     */
+    public static InetSocketAddress socketAddressOf(FabricAddress address) {
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(address.raw()), address.number());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an RC fabric address: " + address, e);
+        }
+    }
+
+    /** @return the sizes of each connection */
+    Config config() {
+        return config;
+    }
+
+    @Override
+    public FabricAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        if (!running) {
+            throw new IllegalStateException("the fabric is closed");
+        }
+        commands.add(command);
+        if (sleeping) {
+            device.wakeup();
+        }
+    }
+
+    /** Runs a command on the progress thread after what is being done now. */
+    void later(Runnable command) {
+        commands.add(command);
+    }
+
+    @Override
+    public boolean onProgressThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public void listen(Consumer<ConnectRequest> newAcceptor) {
+        if (acceptor != null) {
+            throw new IllegalStateException("this fabric has an acceptor already");
+        }
+        if (listenId < 0) {
+            try {
+                listenId = device.listen(bind, BACKLOG);
+            } catch (VerbsException e) {
+                throw new IllegalStateException("cannot listen on " + bind + ": " + e.getMessage(), e);
+            }
+        }
+        acceptor = Objects.requireNonNull(newAcceptor, "acceptor");
+    }
+
+    /** Refuses requests from now on (they are rejected); the listening id stays, so the port stays ours. */
+    @Override
+    public void stopListening() {
+        acceptor = null;
+    }
+
+    @Override
+    public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
+                                    ConnectionListener listener) {
+        long id;
+        try {
+            id = device.createId();
+        } catch (VerbsException e) {
+            throw new IllegalStateException("rdma_create_id failed: " + e.getMessage(), e);
+        }
+        RcConnection connection = new RcConnection(this, device, id, peer, listener, true);
+        byId.put(id, connection);
+        pendingRequests.put(id, CmPrivateData.encode(privateData));
+        receives.forEach(connection::postReceive);
+        try {
+            device.resolveAddress(id, socketAddressOf(peer), RESOLVE_TIMEOUT_MILLIS);
+        } catch (VerbsException e) {
+            connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_addr failed: " + e.getMessage());
+        }
+        return connection;
+    }
+
+    @Override
+    public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
+        ByteBuffer bytes = memory.slice();
+        Arena arena = null;
+        MemorySegment segment;
+        if (bytes.isDirect()) {
+            segment = MemorySegment.ofBuffer(bytes);
+        } else {
+            arena = Arena.ofShared();
+            segment = arena.allocate(Math.max(1, bytes.remaining()), 64).asSlice(0, bytes.remaining());
+            if (!access.equals(Set.of(MemoryAccess.LOCAL_WRITE)) && !access.equals(Set.of(MemoryAccess.REMOTE_WRITE))) {
+                // Sources of RDMA Writes and memory peers read: the native copy must hold the bytes.
+                MemorySegment.copy(MemorySegment.ofBuffer(bytes), 0, segment, 0, bytes.remaining());
+            }
+        }
+        RcDevice.Memory registered;
+        try {
+            registered = device.register(segment, access);
+        } catch (VerbsException e) {
+            LOG.warn("ibv_reg_mr of {} bytes failed: {}", bytes.remaining(), e.getMessage());
+            if (arena != null) {
+                arena.close();
+            }
+            return null;
+        }
+        Registration registration = new Registration(registered.rkey(), registered.address(), bytes.remaining());
+        LocalRegion region = new LocalRegion(registration, segment, registered, bytes.isDirect() ? null : bytes, arena,
+                Set.copyOf(access));
+        regions.put(registered.rkey(), region);
+        if (region.shadowedRemoteWrite()) {
+            shadowedRemoteWrites++;
+        }
+        return registration;
+    }
+
+    @Override
+    public void deregister(Registration registration) {
+        LocalRegion region = regions.remove(registration.handle());
+        if (region == null || !region.registration().equals(registration)) {
+            throw new IllegalStateException("not registered here or deregistered already: " + registration);
+        }
+        if (region.shadowedRemoteWrite()) {
+            shadowedRemoteWrites--;
+        }
+        try {
+            device.deregister(region.device());
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of {} failed: {}", registration, e.getMessage());
+        } finally {
+            if (region.arena() != null) {
+                region.arena().close();
+            }
+        }
+    }
+
+    /** @return the live registrations made through {@link #register}, for tests that check nothing leaks */
+    int registrations() {
+        return regions.size();
+    }
+
+    /** @return the region of a registration of this fabric */
+    LocalRegion region(Registration registration) {
+        LocalRegion region = regions.get(registration.handle());
+        if (region == null) {
+            throw new IllegalArgumentException("not registered here: " + registration);
+        }
+        return region;
+    }
+
+    /**
+     * A message arrived: the chunk data a peer RDMA-Wrote before it must be visible to the transport
+     * before the message is. Memory registered where it is needs nothing; for native copies of heap
+     * buffers the segments the message's Write list and Reply chunk name (the bytes the responder
+     * wrote, RFC 8166 §3.4.6) are copied back.
+     */
+    void receivedChunkData(ByteBuffer message, int length) {
+        if (shadowedRemoteWrites == 0) {
+            return;
+        }
+        RpcRdmaHeader header;
+        try {
+            header = headerDecoder.decode(message, message.position(), length).header();
+        } catch (RpcRdmaDecodeException | RuntimeException e) {
+            return; // the transport answers it; it names no chunk data of ours
+        }
+        List<Segment> written = new ArrayList<>();
+        for (WriteChunk chunk : header.writeList()) {
+            written.addAll(chunk.segments());
+        }
+        ReplyChunk reply = header.replyChunk();
+        if (reply != null) {
+            written.addAll(reply.segments());
+        }
+        for (Segment segment : written) {
+            LocalRegion region = regions.get(segment.handle());
+            if (region == null || !region.shadowedRemoteWrite()) {
+                continue;
+            }
+            long offset = segment.offset() - region.registration().address();
+            if (offset >= 0 && offset + segment.unsignedLength() <= region.registration().length()) {
+                region.copyBack(offset, segment.unsignedLength());
+            }
+        }
+    }
+
+    /** Builds a connection's socket address once, its IP address shared with the fabric address's. */
+    InetSocketAddress socketAddress(InetSocketAddress fromCm) {
+        if (fromCm == null) {
+            return null;
+        }
+        return new InetSocketAddress(addressOf(fromCm).inetAddress(), fromCm.getPort());
+    }
+
+    void routed(RcConnection connection) {
+        byQp.put(connection.qpNum(), connection);
+    }
+
+    void forget(RcConnection connection) {
+        byId.remove(connection.id());
+        byQp.remove(connection.qpNum());
+        pendingRequests.remove(connection.id());
+    }
+
+    // ---------------------------------------------------------------------------------- progress
+
+    private void run() {
+        int idle = 0;
+        try {
+            while (running) {
+                int done = runCommands() + device.poll(events, 0);
+                if (done > 0) {
+                    idle = 0;
+                    continue;
+                }
+                if (++idle < BUSY_POLLS) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                sleeping = true;
+                if (commands.isEmpty()) {
+                    device.poll(events, SLEEP_MILLIS);
+                }
+                sleeping = false;
+                idle = 0;
+            }
+        } catch (VerbsException | RuntimeException e) {
+            LOG.error("the RC fabric's progress thread failed; its connections end", e);
+            running = false;
+        } finally {
+            shutDown();
+            stopped.countDown();
+        }
+    }
+
+    private int runCommands() {
+        int n = 0;
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            n++;
+            try {
+                command.run();
+            } catch (RuntimeException e) {
+                LOG.error("a command on the RC fabric's progress thread failed", e);
+            }
+        }
+        return n;
+    }
+
+    /** Ends every connection, waits a little for their flushes, then releases the device. */
+    private void shutDown() {
+        try {
+            for (RcConnection connection : new ArrayList<>(byId.values())) {
+                connection.fail(FabricStatus.CLOSED, "the fabric closed");
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!byId.isEmpty() && System.nanoTime() < deadline) {
+                runCommands();
+                device.poll(events, 10);
+            }
+            runCommands();
+            if (!byId.isEmpty()) {
+                LOG.warn("{} connections did not flush within 5 s; releasing the device anyway", byId.size());
+            }
+            if (listenId >= 0) {
+                device.destroy(listenId);
+            }
+            for (LocalRegion region : new ArrayList<>(regions.values())) {
+                deregister(region.registration());
+            }
+            device.close();
+        } catch (VerbsException | RuntimeException e) {
+            LOG.warn("shutting the RC fabric down: {}", e.toString());
+        }
+    }
+
+    /**
+     * Ends every connection (flushed, each listener hears its end), stops listening and releases the
+     * device. Waits for the progress thread, unless called on it.
+     */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        device.wakeup();
+        if (!onProgressThread()) {
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Where the device's reports go: connections by id and by queue pair number. */
+    private final class Events implements RcDevice.Events {
+
+        @Override
+        public void cmEvent(long id, CmEventType type, int status, byte[] privateData) {
+            if (type == CmEventType.CONNECT_REQUEST) {
+                request(id, privateData);
+                return;
+            }
+            RcConnection connection = byId.get(id);
+            if (connection == null) {
+                LOG.debug("{} (status {}) for an id with no connection", type.description(), status);
+                return;
+            }
+            if ((type == CmEventType.ADDR_RESOLVED || type == CmEventType.ROUTE_RESOLVED)
+                    && connection.state() != RcConnection.State.RESOLVING) {
+                return; // closed while resolving: it is ending already
+            }
+            switch (type) {
+                case ADDR_RESOLVED -> {
+                    try {
+                        device.resolveRoute(id, RESOLVE_TIMEOUT_MILLIS);
+                    } catch (VerbsException e) {
+                        connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_route failed: " + e.getMessage());
+                    }
+                }
+                case ROUTE_RESOLVED -> {
+                    try {
+                        connection.addressesKnown();
+                        connection.createQueuePair(config);
+                        connection.connecting();
+                        device.connect(id, pendingRequests.remove(id));
+                    } catch (VerbsException | RuntimeException e) {
+                        connection.fail(FabricStatus.FABRIC_ERROR, "setting up the connection failed: " + e.getMessage());
+                    }
+                }
+                case ESTABLISHED -> connection.established(privateData);
+                default -> {
+                    FabricStatus ending = RcStatus.ending(type);
+                    if (ending != null) {
+                        connection.fail(ending, type.description() + (status == 0 ? "" : " status " + status));
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void completion(int qpNum, long wrId, WcStatus status, int byteLength) {
+            RcConnection connection = byQp.get(qpNum);
+            if (connection == null) {
+                LOG.debug("a completion ({}) for queue pair {}, which has no connection", status.description(), qpNum);
+                return;
+            }
+            connection.completed(wrId, status, byteLength);
+        }
+
+        @Override
+        public void queuePairFailed(int qpNum, String detail) {
+            RcConnection connection = byQp.get(qpNum);
+            if (connection != null) {
+                connection.fail(FabricStatus.FABRIC_ERROR, detail);
+            }
+        }
+    }
+
+    private void request(long id, byte[] privateData) {
+        Request request = new Request(id, CmPrivateData.recognise(privateData));
+        Consumer<ConnectRequest> current = running ? acceptor : null;
+        if (current != null) {
+            try {
+                current.accept(request);
+            } catch (RuntimeException e) {
+                LOG.error("the acceptor failed on a request from {}", request.peer(), e);
+            }
+        }
+        if (!request.answered) {
+            request.reject();
+        }
+    }
+
+    /** A CONNECT_REQUEST: the new id, the requester's address and its data from the REQ. */
+    private final class Request implements ConnectRequest {
+
+        private final long id;
+        private final FabricAddress peer;
+        private final ConnectPrivateData privateData;
+        private boolean answered;
+
+        Request(long id, ConnectPrivateData privateData) {
+            this.id = id;
+            this.privateData = privateData;
+            InetSocketAddress from = device.peerAddress(id);
+            this.peer = from == null ? addressOf(new InetSocketAddress(0)) : addressOf(from);
+        }
+
+        @Override
+        public FabricAddress peer() {
+            return peer;
+        }
+
+        @Override
+        public ConnectPrivateData privateData() {
+            return privateData;
+        }
+
+        @Override
+        public FabricConnection accept(ConnectPrivateData ours, List<ByteBuffer> receives,
+                                       ConnectionListener listener) {
+            answer();
+            RcConnection connection = new RcConnection(RcFabric.this, device, id, peer, listener, false);
+            connection.peerData(privateData);
+            byId.put(id, connection);
+            receives.forEach(connection::postReceive);
+            try {
+                connection.addressesKnown();
+                connection.createQueuePair(config);
+                device.accept(id, CmPrivateData.encode(ours));
+            } catch (VerbsException | RuntimeException e) {
+                LOG.warn("accepting {} failed: {}", peer, e.getMessage());
+                try {
+                    device.reject(id);
+                } catch (VerbsException ignored) {
+                    // the id goes with the connection; the peer times out or hears the reject
+                }
+                connection.fail(FabricStatus.FABRIC_ERROR, "accepting failed: " + e.getMessage());
+            }
+            return connection;
+        }
+
+        @Override
+        public void reject() {
+            answer();
+            try {
+                device.reject(id);
+            } catch (VerbsException e) {
+                LOG.debug("rdma_reject to {} failed: {}", peer, e.getMessage());
+            }
+            try {
+                device.destroy(id);
+            } catch (VerbsException e) {
+                LOG.warn("destroying a rejected id failed: {}", e.getMessage());
+            }
+        }
+
+        private void answer() {
+            if (answered) {
+                throw new IllegalStateException("answered already");
+            }
+            answered = true;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RcFabric[" + bind + "]";
+    }
+}

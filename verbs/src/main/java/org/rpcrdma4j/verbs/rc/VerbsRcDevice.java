@@ -1,0 +1,402 @@
+package org.rpcrdma4j.verbs.rc;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.AsyncEvent;
+import org.rpcrdma4j.verbs.AsyncEventType;
+import org.rpcrdma4j.verbs.CmEvent;
+import org.rpcrdma4j.verbs.CmEventChannel;
+import org.rpcrdma4j.verbs.CmId;
+import org.rpcrdma4j.verbs.CompletionChannel;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.ConnectionParameters;
+import org.rpcrdma4j.verbs.DeviceAttributes;
+import org.rpcrdma4j.verbs.FdPoller;
+import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QueuePairConfig;
+import org.rpcrdma4j.verbs.ReceiveWorkRequest;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsContext;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link RcDevice} over libibverbs and librdmacm: one CM event channel and its ids, and on the device
+ * the first id is bound or resolved to, one protection domain, one completion channel and one
+ * completion queue shared by every queue pair; an {@link FdPoller} watches the CM, completion and
+ * asynchronous-event descriptors.
+ *
+ * <p>One device per fabric: an id that lands on another device is refused. Each queue pair's
+ * completions need room in the shared queue, whose size ({@link #CQ_ENTRIES}, or less if the device
+ * has less) therefore bounds the connections.
+ *
+ * <p>Teardown: events are acked as they are read (their private data copied out first), so an id can
+ * be destroyed at any time; an id's queue pair goes with it; the completion queue, its channel, the
+ * protection domain go at {@link #close()}, after every id and registration.
+ */
+final class VerbsRcDevice implements RcDevice {
+
+    /** Entries of the shared completion queue (rdma_rxe allows 32767). */
+    static final int CQ_ENTRIES = 32767;
+    /** RDMA Reads in flight per queue pair, each way, at most (the device may allow fewer). */
+    private static final int RDMA_READ_DEPTH = 16;
+    private static final int RETRIES = 7;
+    private static final int RNR_RETRIES = 7;
+    private static final int ENODEV = 19;
+    private static final int ENOSPC = 28;
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsRcDevice.class);
+    /** The device events after which a queue pair is in the error state. */
+    private static final Set<AsyncEventType> BREAKS_QUEUE_PAIR = EnumSet.of(AsyncEventType.QP_FATAL,
+            AsyncEventType.QP_REQ_ERR, AsyncEventType.QP_ACCESS_ERR, AsyncEventType.PATH_MIG_ERR);
+
+    private final CmEventChannel channel;
+    private final FdPoller poller;
+    private final Map<Long, CmId> ids = new HashMap<>();
+    private final Map<CmId, Long> numbers = new IdentityHashMap<>();
+    private final Map<Memory, MemoryRegion> regions = new HashMap<>();
+    private final WorkCompletions completions = new WorkCompletions(32);
+    private final SendWorkRequest send = new SendWorkRequest(1);
+    private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
+    private final Map<Long, Integer> cqRoom = new HashMap<>();
+    private long nextId = 1;
+
+    private VerbsContext context;
+    private ProtectionDomain pd;
+    private CompletionChannel completionChannel;
+    private CompletionQueue cq;
+    private int cqFree;
+    private int readDepth;
+    private int completionIndex = -1;
+    private int asyncIndex = -1;
+
+    private VerbsRcDevice(CmEventChannel channel, FdPoller poller) throws VerbsException {
+        this.channel = channel;
+        this.poller = poller;
+        poller.register(channel.fd());
+    }
+
+    /**
+     * @return a device with its CM channel; the verbs device itself is opened at first use
+     * @throws VerbsException if the libraries are missing or the kernel has no RDMA-CM
+     */
+    static VerbsRcDevice open() throws VerbsException {
+        CmEventChannel channel = CmEventChannel.create();
+        try {
+            return new VerbsRcDevice(channel, new FdPoller(3));
+        } catch (VerbsException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private CmId id(long id) {
+        CmId cmId = ids.get(id);
+        if (cmId == null) {
+            throw new IllegalStateException("no id " + id);
+        }
+        return cmId;
+    }
+
+    private long adopt(CmId cmId) {
+        long number = nextId++;
+        ids.put(number, cmId);
+        numbers.put(cmId, number);
+        return number;
+    }
+
+    /** Opens the device's shared resources the first time an id is on a device; refuses a second device. */
+    private void useDevice(CmId cmId) throws VerbsException {
+        VerbsContext on = cmId.verbsContext();
+        if (on == null) {
+            return;
+        }
+        if (context != null) {
+            if (!context.equals(on)) {
+                throw new VerbsException("one device per RC fabric: " + on.deviceName() + " besides "
+                        + context.deviceName(), ENODEV);
+            }
+            return;
+        }
+        DeviceAttributes attributes = on.queryDevice();
+        pd = on.allocateProtectionDomain();
+        completionChannel = on.createCompletionChannel();
+        cq = on.createCompletionQueue(Math.min(CQ_ENTRIES, attributes.maxCqe()), completionChannel, 0);
+        cqFree = cq.capacity();
+        readDepth = Math.min(RDMA_READ_DEPTH, Math.min(attributes.maxQpRdAtom(), attributes.maxQpInitRdAtom()));
+        context = on;
+        completionIndex = poller.register(completionChannel.fd());
+        asyncIndex = poller.register(on.asyncEventFd());
+        LOG.info("RC fabric on device {}: completion queue of {} entries, {} RDMA Reads in flight per queue pair",
+                on.deviceName(), cqFree, readDepth);
+    }
+
+    @Override
+    public long listen(InetSocketAddress address, int backlog) throws VerbsException {
+        CmId cmId = channel.createId();
+        try {
+            cmId.bind(address);
+            cmId.listen(backlog);
+            useDevice(cmId);
+        } catch (VerbsException | RuntimeException e) {
+            cmId.close();
+            throw e;
+        }
+        return adopt(cmId);
+    }
+
+    @Override
+    public long createId() throws VerbsException {
+        return adopt(channel.createId());
+    }
+
+    @Override
+    public void resolveAddress(long id, InetSocketAddress peer, int timeoutMillis) throws VerbsException {
+        id(id).resolveAddress(null, peer, timeoutMillis);
+    }
+
+    @Override
+    public void resolveRoute(long id, int timeoutMillis) throws VerbsException {
+        id(id).resolveRoute(timeoutMillis);
+    }
+
+    @Override
+    public InetSocketAddress localAddress(long id) {
+        return id(id).localAddress();
+    }
+
+    @Override
+    public InetSocketAddress peerAddress(long id) {
+        return id(id).peerAddress();
+    }
+
+    @Override
+    public int createQueuePair(long id, int sendDepth, int receiveDepth) throws VerbsException {
+        CmId cmId = id(id);
+        useDevice(cmId);
+        if (cq == null) {
+            throw new VerbsException("rdma_create_qp (the id is on no device)", ENODEV);
+        }
+        int room = sendDepth + receiveDepth;
+        if (room > cqFree) {
+            throw new VerbsException("rdma_create_qp (" + cqFree + " entries left in the shared completion queue, "
+                    + room + " needed)", ENOSPC);
+        }
+        int qpNum = cmId.createQueuePair(pd, new QueuePairConfig(cq, cq, sendDepth, receiveDepth, 1, 1, 0, false))
+                .qpNum();
+        cqFree -= room;
+        cqRoom.put(id, room);
+        return qpNum;
+    }
+
+    private ConnectionParameters parameters(byte[] privateData) {
+        return new ConnectionParameters(privateData, readDepth, readDepth, RETRIES, RNR_RETRIES);
+    }
+
+    @Override
+    public void connect(long id, byte[] privateData) throws VerbsException {
+        id(id).connect(parameters(privateData));
+    }
+
+    @Override
+    public void accept(long id, byte[] privateData) throws VerbsException {
+        id(id).accept(parameters(privateData));
+    }
+
+    @Override
+    public void reject(long id) throws VerbsException {
+        id(id).reject(new byte[0]);
+    }
+
+    @Override
+    public void disconnect(long id) throws VerbsException {
+        id(id).disconnect();
+    }
+
+    @Override
+    public void destroy(long id) throws VerbsException {
+        CmId cmId = ids.remove(id);
+        if (cmId == null) {
+            return;
+        }
+        numbers.remove(cmId);
+        Integer room = cqRoom.remove(id);
+        if (room != null) {
+            cqFree += room;
+        }
+        cmId.close();
+    }
+
+    @Override
+    public Memory register(MemorySegment memory, Set<MemoryAccess> access) throws VerbsException {
+        if (pd == null) {
+            throw new VerbsException("ibv_reg_mr (no device yet: listen on a device's address or connect first)",
+                    ENODEV);
+        }
+        List<Access> rights = new ArrayList<>(List.of(Access.LOCAL_WRITE));
+        if (access.contains(MemoryAccess.REMOTE_READ)) {
+            rights.add(Access.REMOTE_READ);
+        }
+        if (access.contains(MemoryAccess.REMOTE_WRITE)) {
+            rights.add(Access.REMOTE_WRITE);
+        }
+        MemoryRegion region = pd.register(memory, rights.toArray(Access[]::new));
+        Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
+        regions.put(registered, region);
+        return registered;
+    }
+
+    @Override
+    public void deregister(Memory memory) throws VerbsException {
+        MemoryRegion region = regions.remove(memory);
+        if (region != null) {
+            region.close();
+        }
+    }
+
+    @Override
+    public void postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException {
+        id(id).queuePair().post(receive.reset(wrId).add(address, length, lkey));
+    }
+
+    @Override
+    public void postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException {
+        id(id).queuePair().post(send.reset(wrId).send().add(address, length, lkey).signaled());
+    }
+
+    @Override
+    public void postRead(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
+            throws VerbsException {
+        id(id).queuePair().post(send.reset(wrId).rdmaRead(remoteAddress, rkey).add(address, length, lkey).signaled());
+    }
+
+    @Override
+    public void postWrite(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
+            throws VerbsException {
+        id(id).queuePair().post(send.reset(wrId).rdmaWrite(remoteAddress, rkey).add(address, length, lkey).signaled());
+    }
+
+    @Override
+    public int poll(Events events, int timeoutMillis) throws VerbsException {
+        int n = drain(events);
+        if (n > 0 || timeoutMillis == 0) {
+            return n;
+        }
+        if (cq != null) {
+            // Armed before the last look, so a completion between the look and the sleep still wakes it.
+            cq.requestNotify(false);
+            n = drainCompletions(events);
+            if (n > 0) {
+                return n;
+            }
+        }
+        poller.poll(timeoutMillis);
+        if (completionIndex >= 0 && poller.isReadable(completionIndex)) {
+            while (completionChannel.getEvent() != null) {
+                // each notification is counted by the queue and acked below in one call
+            }
+            cq.ackEvents();
+        }
+        return drain(events) + drainAsync(events);
+    }
+
+    private int drain(Events events) throws VerbsException {
+        return drainCm(events) + drainCompletions(events);
+    }
+
+    private int drainCm(Events events) throws VerbsException {
+        int n = 0;
+        while (true) {
+            CmEvent next = channel.getEvent();
+            if (next == null) {
+                return n;
+            }
+            n++;
+            byte[] privateData;
+            long id;
+            try (CmEvent event = next) {
+                privateData = event.privateData();
+                Long known = numbers.get(event.id());
+                id = known != null ? known : adopt(event.id());
+            }
+            events.cmEvent(id, next.type(), next.status(), privateData);
+        }
+    }
+
+    private int drainCompletions(Events events) throws VerbsException {
+        if (cq == null) {
+            return 0;
+        }
+        int total = 0;
+        int n;
+        do {
+            n = cq.poll(completions);
+            for (int i = 0; i < n; i++) {
+                events.completion(completions.qpNum(i), completions.wrId(i), completions.status(i),
+                        completions.byteLength(i));
+            }
+            total += n;
+        } while (n == completions.capacity());
+        return total;
+    }
+
+    /** Device events, looked at after a sleep: a broken queue pair also flushes, which a busy loop sees. */
+    private int drainAsync(Events events) throws VerbsException {
+        if (asyncIndex < 0 || !poller.isReadable(asyncIndex)) {
+            return 0;
+        }
+        int n = 0;
+        AsyncEvent event;
+        while ((event = context.getAsyncEvent()) != null) {
+            n++;
+            LOG.warn("device {}: {}", context.deviceName(), event);
+            if (BREAKS_QUEUE_PAIR.contains(event.type())) {
+                events.queuePairFailed(event.qpNum(), event.type().description());
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public void wakeup() {
+        try {
+            poller.wakeup();
+        } catch (VerbsException e) {
+            LOG.warn("waking the RC fabric's progress thread failed: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            for (long id : new ArrayList<>(ids.keySet())) {
+                destroy(id);
+            }
+            for (MemoryRegion region : regions.values()) {
+                region.close();
+            }
+            regions.clear();
+            if (cq != null) {
+                cq.close();
+                completionChannel.close();
+                pd.close();
+            }
+        } catch (VerbsException e) {
+            LOG.warn("releasing the RC device failed: {}", e.getMessage());
+        } finally {
+            poller.close();
+            channel.close();
+        }
+    }
+}

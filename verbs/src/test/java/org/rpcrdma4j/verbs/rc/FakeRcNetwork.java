@@ -1,0 +1,541 @@
+package org.rpcrdma4j.verbs.rc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+
+/**
+ * An in-JVM model of RDMA-CM and RC queue pairs behind {@link RcDevice}, for the RC fabric's unit
+ * tests: hosts by IP address, ids, queue pairs, registrations checked by key, access and bounds, and
+ * the semantics the fabric must cope with:
+ * <ul>
+ * <li>CONNECT_REQUEST carries a 56-byte room and the requester's ESTABLISHED a 196-byte room,
+ *     zero-padded, whatever was sent; no listener is a REJECTED (status 8), a reject REJECTED (28);</li>
+ * <li>a Send lands in the peer's oldest posted receive; longer than it, the receiver completes
+ *     LOC_LEN_ERR and the sender REM_INV_REQ_ERR; no receive, it waits (RNR) and past
+ *     {@link #RNR_RETRIES} waiting the sender completes RNR_RETRY_EXC_ERR;</li>
+ * <li>RDMA Read and Write reach only the peer's memory registered with the right right and within
+ *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR;</li>
+ * <li>a failed completion puts the queue pair in the error state: everything posted, and everything
+ *     posted afterwards, completes WR_FLUSH_ERR; {@code disconnect} does the same on both ends and
+ *     reports DISCONNECTED to both.</li>
+ * </ul>
+ * One lock guards the whole network; each device hands its events over in {@link RcDevice#poll}.
+ */
+final class FakeRcNetwork {
+
+    static final int RNR_RETRIES = 7;
+    static final int REQ_ROOM = 56;
+    static final int REP_ROOM = 196;
+
+    private final Map<InetSocketAddress, Id> listeners = new HashMap<>();
+    private final Map<InetAddress, Device> hosts = new HashMap<>();
+    private int nextQp = 0x11;
+    private int nextKey = 0x100;
+    private int nextPort = 40000;
+
+    /** @return the device of a host with this address */
+    synchronized Device device(InetAddress address) {
+        Device device = new Device(address);
+        hosts.put(address, device);
+        return device;
+    }
+
+    private record Region(MemorySegment memory, Set<MemoryAccess> access) {
+    }
+
+    private record Receive(long wrId, long address, int length, int lkey) {
+    }
+
+    /** A message waiting for a receive, and who sent it. */
+    private record Waiting(Id sender, long wrId, byte[] bytes) {
+    }
+
+    private final class Id {
+        final Device device;
+        final long number;
+        InetSocketAddress local;
+        InetSocketAddress peer;
+        Id remote;
+        Id requester;
+        boolean connected;
+        boolean hasQp;
+        int qpNum = -1;
+        boolean error;
+        final ArrayDeque<Receive> receives = new ArrayDeque<>();
+        final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+
+        Id(Device device, long number) {
+            this.device = device;
+            this.number = number;
+        }
+    }
+
+    /** One host's device. */
+    final class Device implements RcDevice {
+
+        private final InetAddress address;
+        private final Map<Long, Id> ids = new HashMap<>();
+        private final Map<Integer, Region> regions = new HashMap<>();
+        private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
+        private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
+        private long nextId = 1;
+        private boolean closed;
+        private boolean holdEstablished;
+
+        Device(InetAddress address) {
+            this.address = address;
+        }
+
+        private void report(Consumer<Events> event) {
+            queue.add(event);
+        }
+
+        /** Reports a CM event on the device the id belongs to. */
+        private void cm(Id id, CmEventType type, int status, byte[] privateData) {
+            id.device.report(events -> events.cmEvent(id.number, type, status, privateData));
+        }
+
+        /** Reports a completion on the device the id belongs to. */
+        private void completion(Id id, long wrId, WcStatus status, int length) {
+            int qpNum = id.qpNum;
+            id.device.report(events -> events.completion(qpNum, wrId, status, length));
+        }
+
+        private Id id(long number) {
+            Id id = ids.get(number);
+            if (id == null) {
+                throw new IllegalStateException("no id " + number + " (destroyed?)");
+            }
+            return id;
+        }
+
+        private Id newId() {
+            Id id = new Id(this, nextId++);
+            ids.put(id.number, id);
+            return id;
+        }
+
+        /** @return ids not destroyed, for leak checks */
+        int liveIds() {
+            synchronized (FakeRcNetwork.this) {
+                return ids.size();
+            }
+        }
+
+        /** @return registrations not released, for leak checks */
+        int liveRegistrations() {
+            synchronized (FakeRcNetwork.this) {
+                return regions.size();
+            }
+        }
+
+        /** @return whether {@link #close()} was called */
+        boolean closed() {
+            synchronized (FakeRcNetwork.this) {
+                return closed;
+            }
+        }
+
+        /**
+         * Holds this (passive) side's ESTABLISHED events back until {@link #releaseEstablished()}, as
+         * when the completion queue shows the requester's first message before the CM shows the RTU.
+         */
+        void holdEstablished() {
+            synchronized (FakeRcNetwork.this) {
+                holdEstablished = true;
+            }
+        }
+
+        /** Reports the ESTABLISHED events held back. */
+        void releaseEstablished() {
+            synchronized (FakeRcNetwork.this) {
+                holdEstablished = false;
+                heldEstablished.forEach(this::report);
+                heldEstablished.clear();
+            }
+        }
+
+        /** The device goes away: every connection's id hears DEVICE_REMOVAL. */
+        void remove() {
+            synchronized (FakeRcNetwork.this) {
+                for (Id id : ids.values()) {
+                    if (id.hasQp) {
+                        cm(id, CmEventType.DEVICE_REMOVAL, 0, new byte[0]);
+                    }
+                }
+            }
+        }
+
+        /** The device reports a connection's queue pair broken (QP_FATAL). */
+        void fatal(int qpNum) {
+            report(events -> events.queuePairFailed(qpNum, "IBV_EVENT_QP_FATAL"));
+        }
+
+        @Override
+        public long listen(InetSocketAddress at, int backlog) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                if (!at.getAddress().equals(address)) {
+                    throw new VerbsException("rdma_bind_addr", 99); // EADDRNOTAVAIL
+                }
+                if (listeners.containsKey(at)) {
+                    throw new VerbsException("rdma_bind_addr", 98); // EADDRINUSE
+                }
+                Id id = newId();
+                id.local = at;
+                listeners.put(at, id);
+                return id.number;
+            }
+        }
+
+        @Override
+        public long createId() {
+            synchronized (FakeRcNetwork.this) {
+                return newId().number;
+            }
+        }
+
+        @Override
+        public void resolveAddress(long number, InetSocketAddress peer, int timeoutMillis) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!hosts.containsKey(peer.getAddress())) {
+                    cm(id, CmEventType.ADDR_ERROR, -110, new byte[0]); // -ETIMEDOUT
+                    return;
+                }
+                id.local = new InetSocketAddress(address, nextPort++);
+                id.peer = peer;
+                cm(id, CmEventType.ADDR_RESOLVED, 0, new byte[0]);
+            }
+        }
+
+        @Override
+        public void resolveRoute(long number, int timeoutMillis) {
+            synchronized (FakeRcNetwork.this) {
+                cm(id(number), CmEventType.ROUTE_RESOLVED, 0, new byte[0]);
+            }
+        }
+
+        @Override
+        public InetSocketAddress localAddress(long number) {
+            synchronized (FakeRcNetwork.this) {
+                return id(number).local;
+            }
+        }
+
+        @Override
+        public InetSocketAddress peerAddress(long number) {
+            synchronized (FakeRcNetwork.this) {
+                return id(number).peer;
+            }
+        }
+
+        @Override
+        public int createQueuePair(long number, int sendDepth, int receiveDepth) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.hasQp) {
+                    throw new IllegalStateException("the id already has a queue pair");
+                }
+                id.hasQp = true;
+                id.qpNum = nextQp++;
+                return id.qpNum;
+            }
+        }
+
+        @Override
+        public void connect(long number, byte[] privateData) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!id.hasQp || privateData.length > REQ_ROOM) {
+                    throw new VerbsException("rdma_connect", 22); // EINVAL
+                }
+                Id listener = listeners.get(id.peer);
+                if (listener == null) {
+                    cm(id, CmEventType.REJECTED, 8, new byte[0]); // no one listens on that service id
+                    return;
+                }
+                Id request = listener.device.newId();
+                request.local = listener.local;
+                request.peer = id.local;
+                request.requester = id;
+                listener.device.cm(request, CmEventType.CONNECT_REQUEST, 0, room(privateData, REQ_ROOM));
+            }
+        }
+
+        @Override
+        public void accept(long number, byte[] privateData) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!id.hasQp || id.requester == null || privateData.length > REP_ROOM) {
+                    throw new VerbsException("rdma_accept", 22);
+                }
+                Id client = id.requester;
+                id.remote = client;
+                client.remote = id;
+                id.connected = true;
+                client.connected = true;
+                client.device.cm(client, CmEventType.ESTABLISHED, 0, room(privateData, REP_ROOM));
+                if (holdEstablished) {
+                    heldEstablished.add(events -> events.cmEvent(id.number, CmEventType.ESTABLISHED, 0, new byte[0]));
+                } else {
+                    cm(id, CmEventType.ESTABLISHED, 0, new byte[0]);
+                }
+            }
+        }
+
+        @Override
+        public void reject(long number) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.requester == null) {
+                    throw new VerbsException("rdma_reject", 22);
+                }
+                id.requester.device.cm(id.requester, CmEventType.REJECTED, 28, new byte[0]);
+            }
+        }
+
+        @Override
+        public void disconnect(long number) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!id.hasQp) {
+                    throw new VerbsException("rdma_disconnect", 22);
+                }
+                toError(id);
+                if (id.connected) {
+                    id.connected = false;
+                    cm(id, CmEventType.DISCONNECTED, 0, new byte[0]);
+                    Id other = id.remote;
+                    if (other != null && other.connected) {
+                        other.connected = false;
+                        toError(other);
+                        other.device.cm(other, CmEventType.DISCONNECTED, 0, new byte[0]);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void destroy(long number) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = ids.remove(number);
+                if (id != null) {
+                    listeners.values().remove(id);
+                }
+            }
+        }
+
+        @Override
+        public Memory register(MemorySegment memory, Set<MemoryAccess> access) {
+            if (!memory.isNative()) {
+                throw new IllegalArgumentException("only native memory can be registered");
+            }
+            synchronized (FakeRcNetwork.this) {
+                int key = nextKey++;
+                regions.put(key, new Region(memory, Set.copyOf(access)));
+                return new Memory(memory.address(), memory.byteSize(), key, key);
+            }
+        }
+
+        @Override
+        public void deregister(Memory memory) {
+            synchronized (FakeRcNetwork.this) {
+                if (regions.remove(memory.lkey()) == null) {
+                    throw new IllegalStateException("not registered: " + memory);
+                }
+            }
+        }
+
+        /** @return the bytes a key, address and length name, or null if the key does not cover them */
+        private MemorySegment resolve(int key, long at, long length, MemoryAccess right) {
+            Region region = regions.get(key);
+            if (region == null || (right != null && !region.access().contains(right))) {
+                return null;
+            }
+            long offset = at - region.memory().address();
+            if (offset < 0 || length < 0 || offset + length > region.memory().byteSize()) {
+                return null;
+            }
+            return region.memory().asSlice(offset, length);
+        }
+
+        @Override
+        public void postReceive(long number, long wrId, long at, int length, int lkey) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                id.receives.add(new Receive(wrId, at, length, lkey));
+                deliver(id);
+            }
+        }
+
+        @Override
+        public void postSend(long number, long wrId, long at, int length, int lkey) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                MemorySegment source = resolve(lkey, at, length, null);
+                if (source == null) {
+                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
+                    return;
+                }
+                Id other = id.remote;
+                if (other == null || other.error) {
+                    fail(id, wrId, WcStatus.RETRY_EXC_ERR);
+                    return;
+                }
+                other.waiting.add(new Waiting(id, wrId, source.toArray(ValueLayout.JAVA_BYTE)));
+                if (other.waiting.size() > RNR_RETRIES) {
+                    other.waiting.removeLast();
+                    fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
+                    return;
+                }
+                other.device.deliver(other);
+            }
+        }
+
+        @Override
+        public void postRead(long number, long wrId, long at, int length, int lkey, long remoteAddress, int rkey) {
+            rdma(number, wrId, at, length, lkey, remoteAddress, rkey, true);
+        }
+
+        @Override
+        public void postWrite(long number, long wrId, long at, int length, int lkey, long remoteAddress, int rkey) {
+            rdma(number, wrId, at, length, lkey, remoteAddress, rkey, false);
+        }
+
+        private void rdma(long number, long wrId, long at, int length, int lkey, long remoteAddress, int rkey,
+                          boolean read) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                MemorySegment local = resolve(lkey, at, length, null);
+                if (local == null) {
+                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
+                    return;
+                }
+                Id other = id.remote;
+                if (other == null || other.error) {
+                    fail(id, wrId, WcStatus.RETRY_EXC_ERR);
+                    return;
+                }
+                MemorySegment theirs = other.device.resolve(rkey, remoteAddress, length,
+                        read ? MemoryAccess.REMOTE_READ : MemoryAccess.REMOTE_WRITE);
+                if (theirs == null) {
+                    fail(id, wrId, WcStatus.REM_ACCESS_ERR);
+                    return;
+                }
+                if (read) {
+                    local.copyFrom(theirs);
+                } else {
+                    theirs.copyFrom(local);
+                }
+                completion(id, wrId, WcStatus.SUCCESS, length);
+            }
+        }
+
+        /** Messages waiting for this id's receives go into them, in order. */
+        private void deliver(Id id) {
+            while (!id.error && !id.waiting.isEmpty() && !id.receives.isEmpty()) {
+                Waiting message = id.waiting.poll();
+                Receive receive = id.receives.poll();
+                if (message.bytes().length > receive.length()) {
+                    fail(id, receive.wrId(), WcStatus.LOC_LEN_ERR);
+                    message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_INV_REQ_ERR);
+                    return;
+                }
+                MemorySegment into = resolve(receive.lkey(), receive.address(), message.bytes().length, null);
+                MemorySegment.copy(message.bytes(), 0, into, ValueLayout.JAVA_BYTE, 0,
+                        message.bytes().length);
+                completion(id, receive.wrId(), WcStatus.SUCCESS, message.bytes().length);
+                message.sender().device.completion(message.sender(), message.wrId(), WcStatus.SUCCESS, 0);
+            }
+        }
+
+        /** A request failed: it completes with the error, and the queue pair goes to the error state. */
+        private void fail(Id id, long wrId, WcStatus status) {
+            completion(id, wrId, status, 0);
+            toError(id);
+        }
+
+        private void toError(Id id) {
+            if (id.error) {
+                return;
+            }
+            id.error = true;
+            for (Receive receive : id.receives) {
+                completion(id, receive.wrId(), WcStatus.WR_FLUSH_ERR, 0);
+            }
+            id.receives.clear();
+            for (Waiting message : id.waiting) {
+                message.sender().device.fail(message.sender(), message.wrId(), WcStatus.RETRY_EXC_ERR);
+            }
+            id.waiting.clear();
+        }
+
+        @Override
+        public int poll(Events events, int timeoutMillis) {
+            int n = 0;
+            try {
+                Consumer<Events> event = timeoutMillis == 0 ? queue.poll()
+                        : queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+                while (event != null) {
+                    if (event != WAKEUP) {
+                        event.accept(events);
+                        n++;
+                    }
+                    event = queue.poll();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return n;
+        }
+
+        @Override
+        public void wakeup() {
+            queue.add(WAKEUP);
+        }
+
+        @Override
+        public void close() {
+            synchronized (FakeRcNetwork.this) {
+                if (!ids.isEmpty() || !regions.isEmpty()) {
+                    throw new IllegalStateException(ids.size() + " ids and " + regions.size()
+                            + " registrations are still open");
+                }
+                closed = true;
+            }
+        }
+    }
+
+    private static final Consumer<RcDevice.Events> WAKEUP = events -> { };
+
+    private static byte[] room(byte[] data, int room) {
+        byte[] bytes = new byte[room];
+        System.arraycopy(data, 0, bytes, 0, data.length);
+        return bytes;
+    }
+}

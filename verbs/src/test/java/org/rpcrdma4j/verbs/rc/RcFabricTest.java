@@ -1,0 +1,636 @@
+package org.rpcrdma4j.verbs.rc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
+
+/** The RC fabric's logic over {@link FakeRcNetwork}: connections, routing, flushes and ends. */
+class RcFabricTest {
+
+    private static final RcFabric.Config CONFIG = new RcFabric.Config(16, 16, 1024);
+    private static final ConnectPrivateData CLIENT_DATA = new ConnectPrivateData(true, 2048, 3072);
+    private static final ConnectPrivateData SERVER_DATA = new ConnectPrivateData(false, 4096, 1024);
+
+    private final FakeRcNetwork network = new FakeRcNetwork();
+    private final InetAddress serverIp = ip(10, 0, 0, 1);
+    private final InetAddress clientIp = ip(10, 0, 0, 2);
+    private final InetAddress otherIp = ip(10, 0, 0, 3);
+    private FakeRcNetwork.Device serverDevice;
+    private FakeRcNetwork.Device clientDevice;
+    private RcFabric server;
+    private RcFabric client;
+    private final LinkedBlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+
+    /** What the server's acceptor saw and made of a request. */
+    private record Accepted(FabricAddress peer, ConnectPrivateData data, FabricConnection connection,
+                            Recorder recorder) {
+    }
+
+    @BeforeEach
+    void setUp() {
+        serverDevice = network.device(serverIp);
+        clientDevice = network.device(clientIp);
+        server = new RcFabric(serverDevice, new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT), CONFIG);
+        client = new RcFabric(clientDevice, new InetSocketAddress(clientIp, 0), CONFIG);
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        server.close();
+        // Every id, queue pair and registration was released before the device was closed.
+        assertTrue(clientDevice.closed(), "the client's device was not released cleanly");
+        assertTrue(serverDevice.closed(), "the server's device was not released cleanly");
+    }
+
+    private static InetAddress ip(int a, int b, int c, int d) {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) a, (byte) b, (byte) c, (byte) d});
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static <T> T on(Fabric fabric, Supplier<T> action) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        fabric.execute(() -> {
+            try {
+                result.complete(action.get());
+            } catch (RuntimeException | AssertionError e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result.get(10, TimeUnit.SECONDS);
+    }
+
+    private static List<ByteBuffer> receives(int count, int size) {
+        List<ByteBuffer> buffers = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            buffers.add(ByteBuffer.allocate(size));
+        }
+        return buffers;
+    }
+
+    private void acceptAll(int receives) throws Exception {
+        acceptAll(receives, 1024);
+    }
+
+    private void acceptAll(int receives, int size) throws Exception {
+        on(server, () -> {
+            server.listen(request -> {
+                Recorder recorder = new Recorder();
+                FabricConnection connection = request.accept(SERVER_DATA, receives(receives, size), recorder);
+                accepted.add(new Accepted(request.peer(), request.privateData(), connection, recorder));
+            });
+            return null;
+        });
+    }
+
+    private Accepted nextAccepted() throws InterruptedException {
+        Accepted next = accepted.poll(10, TimeUnit.SECONDS);
+        assertNotNull(next, "no connection was accepted");
+        return next;
+    }
+
+    private FabricConnection connect(RcFabric from, Recorder recorder, int receives) throws Exception {
+        FabricAddress peer = RcFabric.addressOf(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT));
+        return on(from, () -> from.connect(peer, CLIENT_DATA, receives(receives, 1024), recorder));
+    }
+
+    private static ByteBuffer message(String text) {
+        return ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void connectsWithPrivateDataBothWaysAndCarriesMessages() throws Exception {
+        acceptAll(4);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 4);
+
+        Accepted a = nextAccepted();
+        assertEquals(CLIENT_DATA, a.data(), "the REQ's RFC 8797 data, recognised in its 56-byte room");
+        assertEquals(CLIENT_DATA, a.recorder().established.get(10, TimeUnit.SECONDS));
+        assertEquals(SERVER_DATA, clientEvents.established.get(10, TimeUnit.SECONDS),
+                "the REP's RFC 8797 data, recognised in its 196-byte room");
+
+        assertTrue(on(client, () -> clientSide.send(message("call one"), 7)));
+        assertEquals("send 7 SUCCESS", clientEvents.next());
+        assertEquals("received call one", a.recorder().next());
+        assertTrue(on(server, () -> a.connection().send(message("reply one"), 8)));
+        assertEquals("send 8 SUCCESS", a.recorder().next());
+        assertEquals("received reply one", clientEvents.next());
+    }
+
+    @Test
+    void aMessageThatBeatsTheEstablishedEventWaitsForIt() throws Exception {
+        serverDevice.holdEstablished();
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        assertTrue(on(client, () -> clientSide.send(message("early"), 1)));
+        assertEquals("send 1 SUCCESS", clientEvents.next(), "the message is in the server's receive");
+        on(server, () -> null);
+        assertTrue(a.recorder().events.isEmpty(), "the server's listener heard of it before the connection was up");
+        serverDevice.releaseEstablished();
+        assertEquals(CLIENT_DATA, a.recorder().established.get(10, TimeUnit.SECONDS));
+        assertEquals("received early", a.recorder().next());
+    }
+
+    @Test
+    void socketAddressesAreRdmaCmsOwnBuiltOnce() throws Exception {
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        a.recorder().established.get(10, TimeUnit.SECONDS);
+
+        InetSocketAddress serverEnd = on(client, clientSide::remoteSocketAddress);
+        assertEquals(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT), serverEnd);
+        assertSame(serverEnd, on(client, clientSide::remoteSocketAddress));
+        InetSocketAddress clientEnd = on(client, clientSide::localSocketAddress);
+        assertEquals(clientIp, clientEnd.getAddress());
+        assertEquals(clientEnd, on(server, () -> a.connection().remoteSocketAddress()),
+                "the server sees the requester's real address and port");
+        assertSame(on(server, () -> a.connection().remoteSocketAddress()),
+                on(server, () -> a.connection().remoteSocketAddress()));
+        assertEquals(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT),
+                on(server, () -> a.connection().localSocketAddress()));
+        assertEquals(RcFabric.addressOf(clientEnd), a.peer());
+    }
+
+    @Test
+    void aFabricAddressIsTheIpAddressAsAnIpv4MappedIdentity() {
+        FabricAddress address = RcFabric.addressOf(new InetSocketAddress(ip(192, 168, 7, 9), 20049));
+        byte[] identity = address.identity();
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, (byte) 192, (byte) 168,
+                7, 9}, identity, "the RoCEv2 GID of an IPv4 interface");
+        assertEquals(20049, address.number());
+        assertInstanceOf(Inet4Address.class, address.inetAddress());
+        assertEquals(new InetSocketAddress(ip(192, 168, 7, 9), 20049), RcFabric.socketAddressOf(address));
+    }
+
+    @Test
+    void aRejectedRequestFlushesTheReceivesThenDisconnectsOnce() throws Exception {
+        on(server, () -> {
+            server.listen(Fabric.ConnectRequest::reject);
+            return null;
+        });
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 3);
+        assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "receiveFailed FLUSHED",
+                "disconnected REFUSED"), clientEvents.untilDisconnected());
+        assertFalse(clientEvents.established.isDone());
+        on(server, () -> null); // the acceptor's call has returned
+        assertEquals(1, serverDevice.liveIds(), "the rejected request's id was destroyed (the listener stays)");
+    }
+
+    @Test
+    void afterStopListeningRequestsAreRejected() throws Exception {
+        acceptAll(1);
+        on(server, () -> {
+            server.stopListening();
+            return null;
+        });
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 1);
+        assertEquals(List.of("receiveFailed FLUSHED", "disconnected REFUSED"), clientEvents.untilDisconnected());
+        assertTrue(accepted.isEmpty());
+    }
+
+    @Test
+    void aPeerThatStopsPostingReceivesEndsOnlyItsConnection() throws Exception {
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 1);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        // The client never posts again: one message lands, the rest wait until the retries run out.
+        on(server, () -> {
+            for (int i = 0; i <= FakeRcNetwork.RNR_RETRIES + 1; i++) {
+                a.connection().send(message("m" + i), i);
+            }
+            return null;
+        });
+        List<String> end = a.recorder().untilDisconnected();
+        assertTrue(end.contains("send " + (FakeRcNetwork.RNR_RETRIES + 1) + " RECEIVER_NOT_READY"), end.toString());
+        assertEquals("disconnected RECEIVER_NOT_READY", end.getLast());
+        assertEquals("received m0", clientEvents.next());
+        assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
+    }
+
+    @Test
+    void aConnectionClosedWhileResolvingNeverConnects() throws Exception {
+        acceptAll(1);
+        Recorder clientEvents = new Recorder();
+        FabricAddress peer = RcFabric.addressOf(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT));
+        on(client, () -> {
+            client.connect(peer, CLIENT_DATA, receives(2, 64), clientEvents).close();
+            return null;
+        });
+        assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "disconnected CLOSED"),
+                clientEvents.untilDisconnected());
+        on(client, () -> null);
+        assertTrue(accepted.isEmpty(), "the server heard a request");
+        assertEquals(0, clientDevice.liveIds());
+    }
+
+    @Test
+    void noListenerIsRefused() throws Exception {
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 1);
+        assertEquals(List.of("receiveFailed FLUSHED", "disconnected REFUSED"), clientEvents.untilDisconnected());
+    }
+
+    @Test
+    void anUnknownHostIsUnreachable() throws Exception {
+        Recorder events = new Recorder();
+        FabricAddress nowhere = RcFabric.addressOf(new InetSocketAddress(ip(10, 9, 9, 9), 20049));
+        on(client, () -> client.connect(nowhere, CLIENT_DATA, receives(2, 64), events));
+        assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "disconnected PEER_UNREACHABLE"),
+                events.untilDisconnected());
+    }
+
+    @Test
+    void garbageOrAbsentPrivateDataMeansTheRfcDefaults() throws Exception {
+        acceptAll(1);
+        // A requester of another protocol, driven by hand on a device of its own.
+        FakeRcNetwork.Device raw = network.device(otherIp);
+        byte[][] payloads = {
+            {1, 2, 3, 4, 5, 6, 7, 8, 9}, // foreign data
+            {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 2, 0, 3, 3}, // RFC 8797's magic, another version
+            {}, // none
+        };
+        for (byte[] payload : payloads) {
+            long id = raw.createId();
+            raw.resolveAddress(id, new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT), 1000);
+            raw.resolveRoute(id, 1000);
+            raw.createQueuePair(id, 4, 4);
+            raw.connect(id, payload);
+            Accepted a = nextAccepted();
+            assertEquals(ConnectPrivateData.DEFAULT, a.data());
+            assertEquals(ConnectPrivateData.DEFAULT, a.recorder().established.get(10, TimeUnit.SECONDS));
+            raw.disconnect(id);
+            a.recorder().untilDisconnected();
+            raw.destroy(id);
+        }
+        assertEquals(1, serverDevice.liveIds(), "only the listener is left");
+    }
+
+    @Test
+    void closingFlushesEverythingPostedBeforeTheOneDisconnect() throws Exception {
+        acceptAll(5);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 6);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        a.recorder().established.get(10, TimeUnit.SECONDS);
+
+        on(server, () -> {
+            a.connection().close();
+            a.connection().close();
+            return null;
+        });
+        List<String> serverSide = a.recorder().untilDisconnected();
+        assertEquals(6, serverSide.size());
+        assertEquals(5, serverSide.stream().filter("receiveFailed FLUSHED"::equals).count());
+        assertEquals("disconnected CLOSED", serverSide.get(5));
+        List<String> clientEnd = clientEvents.untilDisconnected();
+        assertEquals(7, clientEnd.size());
+        assertEquals(6, clientEnd.stream().filter("receiveFailed FLUSHED"::equals).count());
+        assertEquals("disconnected CLOSED", clientEnd.get(6));
+        assertFalse(on(client, () -> clientSide.postReceive(ByteBuffer.allocate(64))),
+                "a closed connection takes no receive");
+        // Nothing follows the disconnect: whatever either progress thread had queued has run by now.
+        on(client, () -> null);
+        on(server, () -> null);
+        assertTrue(clientEvents.events.isEmpty(), "events after the disconnect: " + clientEvents.events);
+        assertTrue(a.recorder().events.isEmpty(), "events after the disconnect: " + a.recorder().events);
+        assertEquals(1, serverDevice.liveIds(), "the connection's id is destroyed, the listener's stays");
+        assertEquals(0, clientDevice.liveIds());
+        assertEquals(0, clientDevice.liveRegistrations(), "the connection's slots are deregistered");
+    }
+
+    @Test
+    void completionsGoToTheirOwnConnection() throws Exception {
+        acceptAll(4);
+        RcFabric second = new RcFabric(network.device(otherIp), new InetSocketAddress(otherIp, 0), CONFIG);
+        try {
+            Recorder one = new Recorder();
+            Recorder two = new Recorder();
+            FabricConnection first = connect(client, one, 4);
+            Accepted a = nextAccepted();
+            FabricConnection other = connect(second, two, 4);
+            Accepted b = nextAccepted();
+            one.established.get(10, TimeUnit.SECONDS);
+            two.established.get(10, TimeUnit.SECONDS);
+            assertEquals(clientIp, a.peer().inetAddress());
+            assertEquals(otherIp, b.peer().inetAddress());
+
+            on(second, () -> other.send(message("from two"), 2));
+            on(client, () -> first.send(message("from one"), 1));
+            assertEquals("received from one", a.recorder().next());
+            assertEquals("received from two", b.recorder().next());
+            on(server, () -> b.connection().send(message("to two"), 20));
+            on(server, () -> a.connection().send(message("to one"), 10));
+            assertEquals("send 1 SUCCESS", one.next());
+            assertEquals("received to one", one.next());
+            assertEquals("send 2 SUCCESS", two.next());
+            assertEquals("received to two", two.next());
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void rdmaReadAndWriteMoveTheBytesOfHeapBuffers() throws Exception {
+        acceptAll(4);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 4);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+
+        // The client exposes a Read chunk and a Write chunk, as a requester does.
+        byte[] callData = new byte[3000];
+        for (int i = 0; i < callData.length; i++) {
+            callData[i] = (byte) (i * 7);
+        }
+        ByteBuffer replyMemory = ByteBuffer.allocate(2000);
+        Registration readable = on(client, () -> client.register(ByteBuffer.wrap(callData),
+                EnumSet.of(MemoryAccess.REMOTE_READ)));
+        Registration writable = on(client, () -> client.register(replyMemory, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+
+        // The server pulls the Read chunk.
+        byte[] pulled = new byte[3000];
+        Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
+                EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        on(server, () -> a.connection().read(target, 0, readable.segment(0, 3000), 31));
+        assertEquals("rdma 31 SUCCESS", a.recorder().next());
+        assertArrayEquals(callData, pulled, "the RDMA Read's bytes are in the server's heap buffer");
+
+        // The server writes the reply data, then sends the reply naming the Write chunk.
+        byte[] result = new byte[1500];
+        java.util.Arrays.fill(result, (byte) 0x5a);
+        Registration source = on(server, () -> server.register(ByteBuffer.wrap(result),
+                EnumSet.noneOf(MemoryAccess.class)));
+        Segment written = writable.segment(100, 1500);
+        on(server, () -> a.connection().write(source, 0, written, 32));
+        assertEquals("rdma 32 SUCCESS", a.recorder().next());
+        RpcRdmaHeader header = RpcRdmaHeader.msg(1, 1, List.of(), List.of(new WriteChunk(List.of(written))), null);
+        ByteBuffer reply = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
+        HeaderEncoder.encode(header, reply, 0);
+        on(server, () -> a.connection().send(reply, 33));
+        assertEquals("send 33 SUCCESS", a.recorder().next());
+        assertTrue(clientEvents.next().startsWith("received"));
+        byte[] landed = new byte[1500];
+        replyMemory.get(100, landed);
+        assertArrayEquals(result, landed, "the written bytes are in the client's heap buffer when the reply arrives");
+        assertEquals(0, replyMemory.get(99));
+
+        on(server, () -> {
+            server.deregister(target);
+            server.deregister(source);
+            return null;
+        });
+        on(client, () -> {
+            client.deregister(readable);
+            client.deregister(writable);
+            return null;
+        });
+        assertEquals(0, on(client, client::registrations));
+        assertEquals(0, on(server, server::registrations));
+        assertTrue(clientSide.peer() != null);
+    }
+
+    @Test
+    void aReadOfMemoryThePeerNeverRegisteredEndsOnlyThatConnection() throws Exception {
+        acceptAll(4);
+        RcFabric second = new RcFabric(network.device(otherIp), new InetSocketAddress(otherIp, 0), CONFIG);
+        try {
+            Recorder bad = new Recorder();
+            Recorder good = new Recorder();
+            connect(client, bad, 3);
+            Accepted a = nextAccepted();
+            FabricConnection goodSide = connect(second, good, 3);
+            Accepted b = nextAccepted();
+            bad.established.get(10, TimeUnit.SECONDS);
+            good.established.get(10, TimeUnit.SECONDS);
+
+            Registration target = on(server, () -> server.register(ByteBuffer.allocate(64),
+                    EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+            on(server, () -> a.connection().read(target, 0, new Segment(0xdead, 64, 0x1000), 5));
+            List<String> end = a.recorder().untilDisconnected();
+            assertEquals("rdma 5 REMOTE_ACCESS", end.get(0));
+            assertEquals(4, end.stream().filter("receiveFailed FLUSHED"::equals).count());
+            assertEquals("disconnected REMOTE_ACCESS", end.get(end.size() - 1), "the first cause is reported");
+            assertEquals("disconnected CLOSED", bad.untilDisconnected().getLast(), "the requester hears the disconnect");
+
+            on(second, () -> goodSide.send(message("still here"), 9));
+            assertEquals("received still here", b.recorder().next(), "the other connection is untouched");
+            on(server, () -> {
+                server.deregister(target);
+                return null;
+            });
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void aMessageLongerThanTheReceiveEndsTheConnection() throws Exception {
+        acceptAll(2, 16);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Recorder serverEvents = nextAccepted().recorder();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        on(client, () -> clientSide.send(message("seventeen bytes!!"), 1));
+        List<String> end = serverEvents.untilDisconnected();
+        assertEquals(List.of("receiveFailed MESSAGE_TOO_LONG", "receiveFailed FLUSHED",
+                "disconnected MESSAGE_TOO_LONG"), end);
+        List<String> clientEnd = clientEvents.untilDisconnected();
+        assertEquals("send 1 REMOTE_ACCESS", clientEnd.get(0));
+        assertEquals("disconnected REMOTE_ACCESS", clientEnd.getLast());
+    }
+
+    @Test
+    void deviceRemovalAndABrokenQueuePairEndTheirConnections() throws Exception {
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        clientDevice.remove();
+        assertEquals("disconnected FABRIC_ERROR", clientEvents.untilDisconnected().getLast());
+        assertEquals("disconnected CLOSED", a.recorder().untilDisconnected().getLast());
+
+        Recorder again = new Recorder();
+        FabricConnection second = connect(client, again, 2);
+        Accepted b = nextAccepted();
+        again.established.get(10, TimeUnit.SECONDS);
+        int qpNum = on(client, () -> ((RcConnection) second).qpNum());
+        clientDevice.fatal(qpNum);
+        assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "disconnected FABRIC_ERROR"),
+                again.untilDisconnected());
+        b.recorder().untilDisconnected();
+        assertTrue(clientSide.peer() != null);
+    }
+
+    @Test
+    void closingTheFabricEndsEveryConnection() throws Exception {
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Registration kept = on(client, () -> client.register(ByteBuffer.allocate(32), EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        assertNotNull(kept);
+        client.close();
+        assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
+        assertEquals("disconnected CLOSED", a.recorder().untilDisconnected().getLast());
+        assertTrue(clientDevice.closed());
+        assertEquals(0, clientDevice.liveRegistrations(), "registrations left by the transport are released too");
+    }
+
+    @Test
+    void theStatusTableNamesEveryCompletionAndConnectionEvent() {
+        assertEquals(FabricStatus.SUCCESS, RcStatus.of(WcStatus.SUCCESS));
+        assertEquals(FabricStatus.FLUSHED, RcStatus.of(WcStatus.WR_FLUSH_ERR));
+        assertEquals(FabricStatus.MESSAGE_TOO_LONG, RcStatus.of(WcStatus.LOC_LEN_ERR));
+        assertEquals(FabricStatus.LOCAL_PROTECTION, RcStatus.of(WcStatus.LOC_PROT_ERR));
+        assertEquals(FabricStatus.LOCAL_PROTECTION, RcStatus.of(WcStatus.LOC_ACCESS_ERR));
+        assertEquals(FabricStatus.REMOTE_ACCESS, RcStatus.of(WcStatus.REM_ACCESS_ERR));
+        assertEquals(FabricStatus.REMOTE_ACCESS, RcStatus.of(WcStatus.REM_INV_REQ_ERR));
+        assertEquals(FabricStatus.RECEIVER_NOT_READY, RcStatus.of(WcStatus.RNR_RETRY_EXC_ERR));
+        assertEquals(FabricStatus.PEER_UNREACHABLE, RcStatus.of(WcStatus.RETRY_EXC_ERR));
+        assertEquals(FabricStatus.PEER_UNREACHABLE, RcStatus.of(WcStatus.RESP_TIMEOUT_ERR));
+        for (WcStatus status : List.of(WcStatus.LOC_QP_OP_ERR, WcStatus.BAD_RESP_ERR, WcStatus.REM_OP_ERR,
+                WcStatus.FATAL_ERR, WcStatus.GENERAL_ERR, WcStatus.MW_BIND_ERR, WcStatus.REM_ABORT_ERR)) {
+            assertEquals(FabricStatus.FABRIC_ERROR, RcStatus.of(status), status.name());
+        }
+        for (WcStatus status : WcStatus.values()) {
+            assertEquals(status == WcStatus.SUCCESS, RcStatus.of(status).ok(), status.name());
+        }
+
+        assertEquals(FabricStatus.CLOSED, RcStatus.ending(CmEventType.DISCONNECTED));
+        assertEquals(FabricStatus.CLOSED, RcStatus.ending(CmEventType.TIMEWAIT_EXIT));
+        assertEquals(FabricStatus.REFUSED, RcStatus.ending(CmEventType.REJECTED));
+        assertEquals(FabricStatus.FABRIC_ERROR, RcStatus.ending(CmEventType.DEVICE_REMOVAL));
+        for (CmEventType type : List.of(CmEventType.ADDR_ERROR, CmEventType.ROUTE_ERROR, CmEventType.UNREACHABLE,
+                CmEventType.CONNECT_ERROR)) {
+            assertEquals(FabricStatus.PEER_UNREACHABLE, RcStatus.ending(type), type.name());
+        }
+        for (CmEventType type : List.of(CmEventType.ADDR_RESOLVED, CmEventType.ROUTE_RESOLVED,
+                CmEventType.CONNECT_REQUEST, CmEventType.ESTABLISHED)) {
+            assertEquals(null, RcStatus.ending(type), type.name());
+        }
+    }
+
+    @Test
+    void privateDataIsRecognisedByItsMagicInAPaddedRoom() {
+        byte[] req = new byte[FakeRcNetwork.REQ_ROOM];
+        System.arraycopy(CLIENT_DATA.toBytes(), 0, req, 0, ConnectPrivateData.ENCODED_LENGTH);
+        assertEquals(CLIENT_DATA, CmPrivateData.recognise(req));
+        assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[FakeRcNetwork.REP_ROOM]));
+        assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[0]));
+        assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[] {(byte) 0xf6, (byte) 0xab}));
+    }
+
+    /** Records a connection's events as text, in order. */
+    static final class Recorder implements ConnectionListener {
+
+        final LinkedBlockingQueue<String> events = new LinkedBlockingQueue<>();
+        final CompletableFuture<ConnectPrivateData> established = new CompletableFuture<>();
+        private boolean disconnected;
+
+        String next() throws InterruptedException {
+            String event = events.poll(10, TimeUnit.SECONDS);
+            assertNotNull(event, "no event came");
+            return event;
+        }
+
+        /** @return the events up to and including the disconnect */
+        List<String> untilDisconnected() throws InterruptedException {
+            List<String> seen = new ArrayList<>();
+            String event;
+            do {
+                event = next();
+                seen.add(event);
+            } while (!event.startsWith("disconnected"));
+            return seen;
+        }
+
+        @Override
+        public void onEstablished(ConnectPrivateData peerData) {
+            if (!established.complete(peerData)) {
+                events.add("established again");
+            }
+        }
+
+        @Override
+        public void onReceived(ByteBuffer buffer, int length) {
+            if (!established.isDone()) {
+                events.add("received before established");
+            }
+            byte[] bytes = new byte[length];
+            buffer.duplicate().get(bytes);
+            events.add("received " + new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+
+        @Override
+        public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
+            events.add("receiveFailed " + status);
+        }
+
+        @Override
+        public void onSendCompleted(long context, FabricStatus status) {
+            events.add("send " + context + " " + status);
+        }
+
+        @Override
+        public void onRdmaCompleted(long context, FabricStatus status) {
+            events.add("rdma " + context + " " + status);
+        }
+
+        @Override
+        public void onDisconnected(FabricStatus status, String detail) {
+            events.add(disconnected ? "disconnected twice" : "disconnected " + status);
+            disconnected = true;
+        }
+    }
+}
