@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every {@code ```java} block of the README compiles and runs as written: its imports on top, its
- * statements as the body of a method. A block fenced {@code ```java nfs4j} needs nfs4j, which is not
- * on Maven Central; it is the only kind left out, and the test checks there is exactly one.
+ * statements as the body of a method. Two blocks are left out, each named by its fence and counted:
+ * {@code ```java nfs4j} needs nfs4j, which is not on Maven Central, and {@code ```java verbs} needs
+ * the JDK 22+ verbs module and an RDMA device.
  */
 class ReadmeExamplesTest {
 
@@ -31,11 +32,14 @@ class ReadmeExamplesTest {
         String readme = Files.readString(Path.of("..", "README.md"));
         List<String> runnable = new ArrayList<>();
         int nfs4j = 0;
+        int verbs = 0;
         Matcher block = BLOCK.matcher(readme);
         while (block.find()) {
             String info = block.group(1).trim();
             if (info.equals("nfs4j")) {
                 nfs4j++;
+            } else if (info.equals("verbs")) {
+                verbs++;
             } else {
                 assertThat(info).as("a java block's fence says what it needs").isEmpty();
                 runnable.add(block.group(2));
@@ -43,6 +47,7 @@ class ReadmeExamplesTest {
         }
         assertThat(runnable).as("runnable examples").isNotEmpty();
         assertThat(nfs4j).as("blocks that need nfs4j").isEqualTo(1);
+        assertThat(verbs).as("blocks that need the verbs module and a device").isEqualTo(1);
         for (int i = 0; i < runnable.size(); i++) {
             run("ReadmeExample" + i, runnable.get(i));
         }

@@ -23,7 +23,7 @@ class DemoCommandTest {
         assertThat(out.toString().lines().findFirst()).hasValueSatisfying(first -> assertThat(first)
                 .contains("simulated in one JVM"));
         assertThat(out.toString())
-                .contains("server fe80::1 QPN 7, client fe80::2 QPN 9")
+                .contains("server fe80::1 QPN 7, client fe80::2 QPN 7")
                 .contains("large files, 16 calls of 1 MiB in flight")
                 .containsPattern("  64 MiB +WRITE +\\d+\\.\\d MiB/s +COMMIT +\\d+\\.\\d ms +READ +\\d+\\.\\d MiB/s +"
                         + "sha256 \\p{XDigit}{16} ok")
