@@ -306,7 +306,7 @@ public final class Responder {
             stopping = true;
             fabric.stopListening();
             for (Served connection : new ArrayList<>(served.values())) {
-                closeWithPeer(connection.connection, "the responder stopped");
+                disconnect(connection.connection, "the responder stopped");
             }
             completeStopIfIdle();
         });
@@ -539,6 +539,13 @@ public final class Responder {
     private void closeWithPeer(Connection connection, String reason) {
         if (connection.state() != Connection.State.CLOSED) {
             LOG.warn("closing {}: {}", connection, reason);
+            disconnect(connection, reason);
+        }
+    }
+
+    /** Ends a connection from this side: its calls fail with the reason, and the requester hears the end. */
+    private void disconnect(Connection connection, String reason) {
+        if (connection.state() != Connection.State.CLOSED) {
             closeLocally(connection, reason);
             connection.fabricConnection().close();
         }
