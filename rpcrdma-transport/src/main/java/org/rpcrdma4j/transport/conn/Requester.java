@@ -129,7 +129,13 @@ public final class Requester implements ConnectionListener {
             for (int i = 0; i < credits.requested() + config.backwardResponderCredits(); i++) {
                 receives.add(ByteBuffer.allocate(config.inlineReceiveSize()));
             }
-            connection = new Connection(fabric.connect(responder, config.privateData(), receives, this));
+            try {
+                connection = new Connection(fabric.connect(responder, config.privateData(), receives, this));
+            } catch (IllegalStateException e) {
+                // A closed fabric, or one with every connection id in use: the caller hears it now.
+                connected.completeExceptionally(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                        "cannot connect to " + responder + ": " + e.getMessage(), e));
+            }
         });
         return connected;
     }

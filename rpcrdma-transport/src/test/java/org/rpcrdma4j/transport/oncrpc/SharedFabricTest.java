@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 
 /**
@@ -84,5 +86,14 @@ class SharedFabricTest {
         assertThat(echo(third, new byte[] {3})).containsExactly(3);
         assertThat(first.transport().isOpen()).isFalse();
         assertThat(second.transport().getLocalSocketAddress()).isNotEqualTo(inward.transport().getLocalSocketAddress());
+    }
+
+    @Test
+    void aClosedFabricRefusesToConnectAtOnce() throws Exception {
+        serve(sim.serverFabric);
+        sim.clientFabric.close();
+        assertThatThrownBy(() -> connect(sim.clientFabric, sim.serverFabric))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("is closed");
+        assertThat(sim.clientFabric.isClosed()).isTrue();
     }
 }
