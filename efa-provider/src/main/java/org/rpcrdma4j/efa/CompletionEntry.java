@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * One entry of an endpoint's completion queue: an operation the application started has ended,
  * the analogue of libfabric's {@code fi_cq_tagged_entry} with the error fields of
- * {@code fi_cq_err_entry} folded in (libfabric-programmers-guide.md, "Completion Queues").
+ * {@code fi_cq_err_entry} folded in (the libfabric programmer's guide, "Completion Queues").
  *
  * @param kind what completed
  * @param context the context the application gave when it started the operation

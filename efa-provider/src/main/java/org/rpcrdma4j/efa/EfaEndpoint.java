@@ -13,7 +13,7 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
 /**
  * A reliable datagram (RDM) endpoint speaking EFA RDM protocol v4 over one {@link Device}: the
  * Java shape of a libfabric {@code fid_ep} with its address vector, completion queue and memory
- * registration (libfabric-programmers-guide.md), and of the EFA provider's protocol behind it.
+ * registration (the libfabric programmer's guide), and of the EFA provider's protocol behind it.
  *
  * <h2>Operations</h2>
  * Peers are reached by the handle {@link #insert(EndpointAddress)} returns ({@code fi_addr_t}).
@@ -34,7 +34,7 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  *
  * <h2>Peers</h2>
  * A peer that comes back as a new queue pair on the same GID and QPN with a new connid (a
- * restarted process, efa-rdm-protocol-v4.md §4.4 "QP collision") is a new peer with a new handle,
+ * restarted process, EFA RDM protocol v4 §4.4 "QP collision") is a new peer with a new handle,
  * whether it is {@linkplain #insert inserted} or its first packet names it; the old handle's
  * operations end with {@link EfaErrorCode#PEER_RESTARTED}. A peer that stops receiving is held to
  * its share of the endpoint ({@link EndpointLimits}) and, after a bounded time of RNR, declared
@@ -250,7 +250,7 @@ public final class EfaEndpoint implements AutoCloseable {
 
     /**
      * Reads a peer's registered memory into a local region with one RDMA read (direct read,
-     * efa-rdm-protocol-v4.md §4.1). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
+     * EFA RDM protocol v4 §4.1). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
      * peer's handshake lacks RDMA read, {@link EfaErrorCode#DEVICE_LACKS_FEATURE} if this device does.
      *
      * @param peer the peer's handle
@@ -270,7 +270,7 @@ public final class EfaEndpoint implements AutoCloseable {
 
     /**
      * Writes a local region into a peer's registered memory with one RDMA write (direct write,
-     * efa-rdm-protocol-v4.md §4.6). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
+     * EFA RDM protocol v4 §4.6). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
      * peer's handshake lacks RDMA write, {@link EfaErrorCode#DEVICE_LACKS_FEATURE} if this device does.
      *
      * @param peer the peer's handle

@@ -6,7 +6,7 @@ import org.rpcrdma4j.efa.device.CompletionStatus;
  * Why an operation of an {@link EfaEndpoint} ended, with stable numbers in the manner of
  * libfabric's {@code efa_errno.h}: the device's completion statuses keep the numbers of
  * {@code efa_io_comp_status} (see {@link CompletionStatus}), and errors found by the provider
- * itself are numbered from 4096 (STYLE.md §4, "Stable error codes").
+ * itself are numbered from 4096 (as libfabric numbers its own errors in efa_errno.h).
  */
 public enum EfaErrorCode {
     /** The operation succeeded. */
@@ -39,7 +39,7 @@ public enum EfaErrorCode {
     /**
      * Provider: the peer's handshake does not announce the extra feature the operation needs, for
      * example RDMA read (feature 0) or RDMA write (feature 5) for a direct read or write
-     * (efa-rdm-protocol-v4.md §2.1, §4.1, §4.6).
+     * (EFA RDM protocol v4 §2.1, §4.1, §4.6).
      */
     PEER_LACKS_FEATURE(4098),
     /** Provider: this endpoint's device lacks the capability the operation needs. */
@@ -54,7 +54,7 @@ public enum EfaErrorCode {
     PEER_UNREACHABLE(4100),
     /**
      * Provider: a new queue pair with a new connid took the peer's GID and QPN: the process behind
-     * the old one restarted (efa-rdm-protocol-v4.md §4.4, "QP collision"), and what was in progress
+     * the old one restarted (EFA RDM protocol v4 §4.4, "QP collision"), and what was in progress
      * with it can never finish. The new one is a new peer with a new handle.
      */
     PEER_RESTARTED(4101),

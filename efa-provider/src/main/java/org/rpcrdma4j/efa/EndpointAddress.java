@@ -7,7 +7,7 @@ import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.wire.RawAddressFlyweight;
 
 /**
- * The raw address of an EFA RDM endpoint: GID, QPN and connid (efa-rdm-protocol-v4.md §1.4,
+ * The raw address of an EFA RDM endpoint: GID, QPN and connid (EFA RDM protocol v4 §1.4,
  * table 1.5). This is what an application exchanges out of band and inserts into the address
  * vector with {@link EfaEndpoint#insert(EndpointAddress)}, the analogue of {@code fi_av_insert}.
  *

@@ -8,7 +8,7 @@ import java.util.Set;
  * The knobs of an {@link EfaEndpoint}, with libfabric's EFA defaults where libfabric has one.
  * Build variants with the {@code withX()} methods from {@link #DEFAULT}.
  *
- * <p>Protocol choice (efa-rdm-protocol-v4.md §3.2, libfabric's {@code efa_rdm_msg_select_rtm}):
+ * <p>Protocol choice (EFA RDM protocol v4 §3.2, libfabric's {@code efa_rdm_msg_select_rtm}):
  * a message of at least {@code minReadMessageSize} bytes goes long-read if both ends announced RDMA
  * read in their handshakes (§4.1); otherwise it goes eager if it is at most {@code eagerMaxSize}
  * bytes and fits one packet (MTU minus the REQ header for that peer), medium up to

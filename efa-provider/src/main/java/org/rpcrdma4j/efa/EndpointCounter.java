@@ -2,8 +2,8 @@ package org.rpcrdma4j.efa;
 
 /**
  * Events an endpoint counts instead of reporting them as errors: packets it dropped and normal
- * resource events it absorbed (STYLE.md §2 "Validate, count, drop"; efa-provider errors in
- * "How this maps onto rpcrdma4j"). Read them with {@link EfaEndpoint#counter(EndpointCounter)}.
+ * resource events it absorbed (validate, count and drop, as Aeron's media drivers do). Read them
+ * with {@link EfaEndpoint#counter(EndpointCounter)}.
  */
 public enum EndpointCounter {
     /** Received packets {@code PacketDecoder} rejected. */

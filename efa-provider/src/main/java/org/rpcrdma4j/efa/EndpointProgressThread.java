@@ -7,7 +7,7 @@ import java.util.function.LongConsumer;
 
 /**
  * An optional thread that owns an {@link EfaEndpoint} and calls {@link EfaEndpoint#progress(long)}
- * with {@link System#nanoTime()}, in the manner of an Agrona duty-cycle agent (STYLE.md §2). The
+ * with {@link System#nanoTime()}, in the manner of an Agrona duty-cycle agent. The
  * endpoint stays single-threaded: other threads never touch it, they hand commands to
  * {@link #execute(Consumer)}, which go through a lock-free queue and run on this thread before
  * the next progress. Completions are handed to a sink on this thread.

@@ -17,7 +17,7 @@ import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
 /**
- * The long-read message subprotocol (efa-rdm-protocol-v4.md §4.1) and its READ_NACK fallback
+ * The long-read message subprotocol (EFA RDM protocol v4 §4.1) and its READ_NACK fallback
  * (§4.7, DISCREPANCIES.md B6): chosen at {@code minReadMessageSize} when both handshakes announce
  * RDMA read, reading only once a receive matches, truncating like the other subprotocols, and
  * keeping the message order and the resource machinery intact. The counters tell which

@@ -13,7 +13,7 @@ import org.rpcrdma4j.efa.device.sim.FaultPlan;
 
 /**
  * A peer process dies and a new one comes up on the same GID and QPN with a new connid
- * (efa-rdm-protocol-v4.md §4.4, "QP collision"): the survivor takes it as a new peer and talks to it,
+ * (EFA RDM protocol v4 §4.4, "QP collision"): the survivor takes it as a new peer and talks to it,
  * whether the new one speaks first or the survivor inserts its address, while what the dead queue
  * pair still sends is dropped as stale and what was in progress with it ends with PEER_RESTARTED.
  */

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Picks a seed per test, from {@code -Drpcrdma4j.seed} when given and at random otherwise, and
- * prints it when the test fails so that the run can be replayed (STYLE.md, "Tests").
+ * prints it when the test fails so that the run can be replayed.
  */
 public final class SeedWatcher implements BeforeEachCallback, TestWatcher {
 

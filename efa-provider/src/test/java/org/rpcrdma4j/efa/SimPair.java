@@ -16,7 +16,7 @@ import org.rpcrdma4j.efa.device.sim.SimFabric;
  * Two endpoints on a seeded simulated fabric, and a virtual clock that drives fabric and endpoints
  * together: each step advances time by {@link #STEP_NS}, executes due wire work and progresses
  * both endpoints, collecting their completions. Only A inserts B; B learns A from the raw-address
- * header of A's first REQ, as the provider does (efa-rdm-protocol-v4.md §2.2).
+ * header of A's first REQ, as the provider does (EFA RDM protocol v4 §2.2).
  */
 final class SimPair {
 

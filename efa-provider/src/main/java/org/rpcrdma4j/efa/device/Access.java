@@ -3,7 +3,7 @@ package org.rpcrdma4j.efa.device;
 /**
  * Access rights of a memory registration, as {@code ibv_access_flags} (and libfabric's
  * {@code FI_REMOTE_READ}/{@code FI_REMOTE_WRITE}) define them. Every remote access is checked
- * against them (libfabric-programmers-guide.md, "Memory Registration").
+ * against them (the libfabric programmer's guide, "Memory Registration").
  */
 public enum Access {
     /** The local device may write the region: needed by the destination of an RDMA read. */

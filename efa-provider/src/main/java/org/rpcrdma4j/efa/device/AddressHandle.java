@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * A device's handle for a peer GID, made by {@link Device#createAddressHandle(Gid)}. Sends and RDMA
  * operations go to (address handle, QPN, Q-Key); a receive completion names the handle of its
- * source only if one exists for the source's GID (efa-rdm-protocol-v4.md §2.2).
+ * source only if one exists for the source's GID (EFA RDM protocol v4 §2.2).
  *
  * <p>Only the device that made a handle accepts it, and only until it is destroyed.
  *

@@ -7,7 +7,7 @@ import java.util.Objects;
  * the packet came from.
  *
  * <p>For a successful receive the source is what the EFA device reports: the QPN, the GID, and
- * the address handle only if the receiver has one for that GID (efa-rdm-protocol-v4.md §2.2;
+ * the address handle only if the receiver has one for that GID (EFA RDM protocol v4 §2.2;
  * otherwise {@code null}, the "unknown AHN" case the raw-address header exists for). The sender's
  * Q-Key is not reported, which is why the protocol carries its connid in packet headers (§4.4).
  *

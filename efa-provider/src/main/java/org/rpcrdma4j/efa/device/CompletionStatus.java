@@ -2,7 +2,7 @@ package org.rpcrdma4j.efa.device;
 
 /**
  * The status of a completion. Names and numbers are those of the EFA device's
- * {@code efa_io_comp_status}, which libfabric's {@code efa_errno.h} mirrors (STYLE.md §4), so
+ * {@code efa_io_comp_status}, which libfabric's {@code efa_errno.h} mirrors, so
  * that a provider error code can carry them unchanged. Only the statuses a device of this SPI can
  * produce are listed; the numbers are stable.
  */
@@ -29,7 +29,7 @@ public enum CompletionStatus {
     /**
      * Receiver not ready: the destination had no receive buffer posted. A normal event on EFA
      * that the provider answers by queueing the packet and backing off from the peer
-     * (efa-send-recv-completion-paths.md, "Dealing with receiver not ready errors").
+     * (libfabric's EFA send/receive completion paths document, "Dealing with receiver not ready errors").
      */
     REMOTE_ERROR_RNR(10),
     /** The receive buffer at the destination was shorter than the packet ("Receiver SGL too short"). */

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * An entry stays in its queue until its completion has been polled. A post to a full queue does
  * nothing and returns {@code false} (the {@code EAGAIN} of {@code ibv_post_send}); the caller keeps
  * the work and retries after polling, as the EFA provider queues it
- * (efa-send-recv-completion-paths.md, "Dealing with device resource exhaustion").
+ * (libfabric's EFA send/receive completion paths document, "Dealing with device resource exhaustion").
  *
  * <h2>Buffer ownership</h2>
  * <ul>
@@ -76,7 +76,7 @@ public interface Device extends AutoCloseable {
      * @param access the rights to grant
      * @return the region, with a key and address chosen by the device, or {@code null} if the
      *     device cannot register more memory (the {@code ENOMEM} of {@code ibv_reg_mr}):
-     *     registrations are a limited resource (efa-rdm-protocol-v4.md §4.1)
+     *     registrations are a limited resource (EFA RDM protocol v4 §4.1)
      * @throws IllegalArgumentException if write access is asked of a read-only buffer
      */
     MemoryRegion registerMemory(ByteBuffer memory, Set<Access> access);

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The address of a device queue pair: GID, QPN and Q-Key, the parts of the EFA RDM raw address
- * that the device knows (efa-rdm-protocol-v4.md §1.4, table 1.5). The provider uses the Q-Key as
+ * that the device knows (EFA RDM protocol v4 §1.4, table 1.5). The provider uses the Q-Key as
  * its connection ID ({@code connid}): a queue pair re-created on the same QPN gets a new Q-Key,
  * and the device drops packets that carry the old one (§4.4, "QP collision").
  *

@@ -13,7 +13,7 @@ import java.util.Set;
  * @param maxRecvQueueDepth how many receive buffers may be outstanding, counting each until its
  *     completion has been polled
  * @param maxRdmaSize the largest RDMA read or write, in bytes (1 GiB on EFA,
- *     efa-rdm-protocol-v4.md §1.1)
+ *     EFA RDM protocol v4 §1.1)
  * @param capabilities the optional abilities the device has
  */
 public record DeviceAttributes(int mtu, int maxSendQueueDepth, int maxRecvQueueDepth, long maxRdmaSize,
@@ -28,7 +28,7 @@ public record DeviceAttributes(int mtu, int maxSendQueueDepth, int maxRecvQueueD
      * @param maxRecvQueueDepth how many receive buffers may be outstanding, counting each until its
      *     completion has been polled
      * @param maxRdmaSize the largest RDMA read or write, in bytes (1 GiB on EFA,
-     *     efa-rdm-protocol-v4.md §1.1)
+     *     EFA RDM protocol v4 §1.1)
      * @param capabilities the optional abilities the device has
      * @throws IllegalArgumentException if a size or depth is not positive
      */

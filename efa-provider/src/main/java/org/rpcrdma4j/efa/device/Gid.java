@@ -3,7 +3,7 @@ package org.rpcrdma4j.efa.device;
 import java.util.Objects;
 
 /**
- * The 16-byte global identifier of an EFA device, in IPv6 format (efa-rdm-protocol-v4.md §1.4,
+ * The 16-byte global identifier of an EFA device, in IPv6 format (EFA RDM protocol v4 §1.4,
  * table 1.5). Held as two big-endian halves so that it is an immutable value with a cheap
  * {@code equals}.
  *

@@ -7,7 +7,7 @@ import java.util.Set;
  * A registration of local memory, made by {@link Device#registerMemory}: a key, the device-chosen
  * 64-bit address of its first byte, its length and the access it grants. Peers name bytes in it
  * by (key, address) as in {@code efa_rma_iov}; RPC-over-RDMA's {@code rdma_handle} and
- * {@code rdma_offset} carry the same two values (DESIGN.md, "The fabric seen by the transport").
+ * {@code rdma_offset} carry the same two values (RFC 8166 §3.4.3; docs/ARCHITECTURE.md, "The fabric seam").
  *
  * <p>Addresses are u64 values held in a {@code long}: compare them with
  * {@link Long#compareUnsigned(long, long)}, as {@link #contains(long, long)} does.

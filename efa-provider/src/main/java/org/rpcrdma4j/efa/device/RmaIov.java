@@ -2,7 +2,7 @@ package org.rpcrdma4j.efa.device;
 
 /**
  * Remote memory as the initiator of an RDMA read or write names it: address, length and key, the
- * fields of {@code efa_rma_iov} (efa-rdm-protocol-v4.md §3 and §4). The target checks the key,
+ * fields of {@code efa_rma_iov} (EFA RDM protocol v4 §3 and §4). The target checks the key,
  * the bounds and the access right on every access.
  *
  * @param address the address of the first byte in the target's registration, u64

@@ -2,7 +2,7 @@
  * The device SPI: what an EFA device offers the EFA RDM provider, and nothing more.
  *
  * <p>The model is the one of {@code libibverbs} plus the EFA direct-verbs extensions, reduced to
- * what protocol v4 uses (specs/efa-rdm-protocol-v4.md §1.1): datagrams of at most the MTU sent to
+ * what protocol v4 uses (EFA RDM protocol v4 §1.1): datagrams of at most the MTU sent to
  * (address handle, QPN, Q-Key), pre-posted receive buffers, bounded send and receive queues,
  * completions with the device's status ({@link org.rpcrdma4j.efa.device.CompletionStatus}),
  * RDMA read of up to 1 GiB and, optionally, RDMA write against memory registered with a key and
@@ -11,7 +11,7 @@
  *
  * <p>Delivery is reliable but unordered (SRD). A receive completion names the sender's address
  * handle only if the receiver created one for the sender's GID, because the EFA device cannot
- * report the address of an unknown sender (efa-rdm-protocol-v4.md §2.2); the source GID and QPN
+ * report the address of an unknown sender (EFA RDM protocol v4 §2.2); the source GID and QPN
  * are always reported.
  *
  * <p>Errors: misuse of the API (a handle from elsewhere, a negative length, an operation the device

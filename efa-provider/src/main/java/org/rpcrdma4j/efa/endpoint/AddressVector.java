@@ -16,14 +16,14 @@ import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.device.Gid;
 
 /**
- * The address vector: raw addresses to peers (libfabric-programmers-guide.md, "Address Vectors").
+ * The address vector: raw addresses to peers (the libfabric programmer's guide, "Address Vectors").
  * A peer's handle ({@code fi_addr}) is its index; the index of a removed peer is given to the next
  * one, as libfabric reuses {@code fi_addr}s. The device keeps one address handle per GID, shared
  * by the queue pairs on it and destroyed with the last peer that uses it. Peers are found by
  * handle for sends and by (GID, QPN) for receives, which is what the device reports of a packet's
  * source (§2.2).
  *
- * <p>QP collision (efa-rdm-protocol-v4.md §4.4): one (GID, QPN) may have been held by several
+ * <p>QP collision (EFA RDM protocol v4 §4.4): one (GID, QPN) may have been held by several
  * queue pairs, each with its own connid. The latest one inserted is current, and packets from the
  * (GID, QPN) belong to it; inserting a new connid replaces the current peer, which is handed to the
  * restart handler, and its address is remembered as retired so that late packets of the dead queue

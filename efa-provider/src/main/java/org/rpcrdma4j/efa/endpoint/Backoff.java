@@ -4,9 +4,9 @@ import java.util.Random;
 
 /**
  * Randomized exponential backoff from one peer after repeated receiver-not-ready
- * (efa-send-recv-completion-paths.md, "Dealing with receiver not ready errors"): the first wait is
+ * (libfabric's EFA send/receive completion paths document, "Dealing with receiver not ready errors"): the first wait is
  * drawn uniformly from [min, maxInitial], every further repeated RNR doubles it up to the cap, and
- * a successful send completion to the peer resets it. Time is a parameter (STYLE.md §2), the random
+ * a successful send completion to the peer resets it. Time is a parameter, the random
  * source is the endpoint's seeded one.
  */
 final class Backoff {

@@ -7,7 +7,7 @@ import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 /**
- * The direct read and direct write subprotocols (efa-rdm-protocol-v4.md §4.1 "Direct read", §4.6
+ * The direct read and direct write subprotocols (EFA RDM protocol v4 §4.1 "Direct read", §4.6
  * "Direct write"): one device RDMA operation against the peer's registered memory, no REQ packet.
  * Allowed only when both sides announced the feature in their handshakes (RDMA read is extra
  * feature 0, RDMA write extra feature 5); otherwise the operation completes with

@@ -6,7 +6,7 @@ import org.rpcrdma4j.efa.wire.EagerRtmFlyweight;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
- * The eager message subprotocol (efa-rdm-protocol-v4.md §3.2, table 3.3): one EAGER_MSGRTM or
+ * The eager message subprotocol (EFA RDM protocol v4 §3.2, table 3.3): one EAGER_MSGRTM or
  * EAGER_TAGRTM packet carries the whole message. The data length is not on the wire: it is the
  * packet length minus the headers (eager tip 5).
  */

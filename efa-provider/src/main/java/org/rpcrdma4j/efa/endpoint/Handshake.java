@@ -16,7 +16,7 @@ import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
- * The handshake subprotocol (efa-rdm-protocol-v4.md §2). A peer's first packet is answered with a
+ * The handshake subprotocol (EFA RDM protocol v4 §2). A peer's first packet is answered with a
  * HANDSHAKE that carries our extra features and requests ({@code nextra_p3} = 4, one
  * {@code extra_info} word) and the optional fields the provider sends: connid, host id when not
  * 0, device version (§2.1.1, DISCREPANCIES.md B4). The peer's HANDSHAKE tells which extra features

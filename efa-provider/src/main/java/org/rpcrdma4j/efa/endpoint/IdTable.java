@@ -2,7 +2,7 @@ package org.rpcrdma4j.efa.endpoint;
 
 /**
  * A bounded table of operations by id: the {@code send_id}s and {@code recv_id}s the long-CTS
- * packets carry (efa-rdm-protocol-v4.md §3.2) and the work-request ids of RDMA operations. Ids
+ * packets carry (EFA RDM protocol v4 §3.2) and the work-request ids of RDMA operations. Ids
  * are reused after release, as the protocol allows. A full table is back-pressure: the API answers
  * {@code false} (EAGAIN) instead of growing.
  *

@@ -13,7 +13,7 @@ import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
- * The receiving side of the long-CTS message subprotocol (efa-rdm-protocol-v4.md §3.2): the
+ * The receiving side of the long-CTS message subprotocol (EFA RDM protocol v4 §3.2): the
  * LONGCTS_RTM is matched like any RTM; once matched, each CTS grants a window of
  * {@code recv_length} bytes, always more than 0 so the transfer moves on, of at most the credits
  * the sender asked for and this endpoint allows; when the window's data has arrived the next CTS

@@ -12,7 +12,7 @@ import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
- * The sending side of the long-CTS message subprotocol (efa-rdm-protocol-v4.md §3.2, tables 3.5
+ * The sending side of the long-CTS message subprotocol (EFA RDM protocol v4 §3.2, tables 3.5
  * to 3.7): a LONGCTS_RTM with the first bytes, then CTSDATA packets, but only within the window
  * each CTS grants. The RTM's {@code send_id} is the TX entry id, by which the receiver's CTS finds
  * the operation again.

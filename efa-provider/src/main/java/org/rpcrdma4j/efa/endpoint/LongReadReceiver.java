@@ -21,7 +21,7 @@ import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 
 /**
- * The receiving side of the long-read message subprotocol (efa-rdm-protocol-v4.md §4.1): the
+ * The receiving side of the long-read message subprotocol (EFA RDM protocol v4 §4.1): the
  * LONGREAD_RTM is matched like any RTM, but nothing is read before a receive matches it. Then the
  * bytes that fit the receive buffer are registered for local write and read from the sender's
  * {@code read_iov} with device RDMA reads of at most the device's largest RDMA size each; when all

@@ -14,7 +14,7 @@ import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 
 /**
- * The sending side of the long-read message subprotocol (efa-rdm-protocol-v4.md §4.1, tables 4.1
+ * The sending side of the long-read message subprotocol (EFA RDM protocol v4 §4.1, tables 4.1
  * and 4.2): the send buffer is registered for remote read, one LONGREAD_RTM carries its
  * {@code read_iov} instead of data, and the TX entry stays until the receiver's EOR says every
  * byte has been read; then the registration goes and the send completes. The RTM's

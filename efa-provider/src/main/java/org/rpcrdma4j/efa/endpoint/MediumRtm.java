@@ -7,7 +7,7 @@ import org.rpcrdma4j.efa.wire.MediumRtmFlyweight;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
- * The medium message subprotocol (efa-rdm-protocol-v4.md §3.2, table 3.4): the message is cut into
+ * The medium message subprotocol (EFA RDM protocol v4 §3.2, table 3.4): the message is cut into
  * MEDIUM_RTM packets, all with the same msg_id, sent at once without flow control. Offset 8 holds
  * the whole message length, not the segment length (DISCREPANCIES.md A2); a segment's length is
  * what the packet holds after its headers, and {@code seg_offset} places it.

@@ -22,7 +22,7 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 /**
  * Every received packet goes through here: validated by {@link PacketDecoder}, its sender
  * identified, its connid checked, then one switch over {@link PacketType} hands it to its
- * subprotocol (libfabric's {@code efa_rdm_pke_cmd.c}; STYLE.md §4 "One dispatcher per event").
+ * subprotocol (libfabric's {@code efa_rdm_pke_cmd.c}: one dispatcher per event).
  * Malformed, unidentifiable, stale and unsupported packets are counted and dropped, never thrown.
  *
  * <p>Identification (§2.2): a REQ with the raw-address header names its sender, who is inserted

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * <p>Ownership: the engine fills {@link #buffer} while the entry is out of the pool and not
  * posted; from a successful {@code postSend} until the SEND completion the device owns the bytes.
  * An RNR completion hands the bytes back unchanged, which is why a packet can be retransmitted
- * as it is (efa-send-recv-completion-paths.md).
+ * as it is (libfabric's EFA send/receive completion paths document).
  */
 final class PacketEntry {
 

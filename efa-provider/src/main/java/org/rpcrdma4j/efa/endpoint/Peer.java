@@ -10,7 +10,7 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 /**
  * Everything the endpoint knows about one remote endpoint: its address and address handle, the
- * handshake state and the extra features and requests it announced (efa-rdm-protocol-v4.md §2),
+ * handshake state and the extra features and requests it announced (EFA RDM protocol v4 §2),
  * the next msg_id to send it, the reorder window for what it sends us, its medium messages in
  * progress, and its RNR backoff with the packets waiting for it.
  */

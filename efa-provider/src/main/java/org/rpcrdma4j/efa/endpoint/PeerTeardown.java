@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Ends everything in progress with one peer when it stops being active: declared unreachable,
- * replaced by a restart (efa-rdm-protocol-v4.md §4.4), or removed. Its operations complete with
+ * replaced by a restart (EFA RDM protocol v4 §4.4), or removed. Its operations complete with
  * its {@link Peer#failure()}, its queued packets go back to the pool, what was held for it is
  * dropped; operations that still have work on the device complete when the device reports it.
  *

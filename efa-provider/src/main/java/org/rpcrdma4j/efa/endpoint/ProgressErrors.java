@@ -5,8 +5,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where the progress path records an exception it contained (STYLE.md, "No RuntimeException
- * escapes an agent"): each is counted ({@link EndpointCounter#PROGRESS_ERRORS}); the first is
+ * Where the progress path records an exception it contained (no RuntimeException escapes an
+ * agent): each is counted ({@link EndpointCounter#PROGRESS_ERRORS}); the first is
  * logged with its stack trace and the rest at debug level, so that a peer that provokes one per
  * packet cannot flood the log. The caller decides what the exception costs: a packet, an
  * operation or a peer, never the endpoint.

@@ -1,6 +1,6 @@
 package org.rpcrdma4j.efa.endpoint;
 
-/** The subprotocol an operation runs (efa-rdm-protocol-v4.md §3.2, §4.1, §4.6). */
+/** The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §4.1, §4.6). */
 enum Protocol {
     /** One EAGER_RTM packet holds the whole message. */
     EAGER,

@@ -7,7 +7,7 @@ import org.rpcrdma4j.efa.wire.WireLimits;
 
 /**
  * Chooses the message subprotocol, in one place as libfabric's {@code efa_rdm_msg_select_rtm}
- * does (efa-rdm-protocol-v4.md §3.2, §4.1): long-read for a message of at least
+ * does (EFA RDM protocol v4 §3.2, §4.1): long-read for a message of at least
  * {@code minReadMessageSize} bytes when both ends announced RDMA read in their handshakes (a peer
  * whose handshake has not arrived counts as without it) and the send buffer can be described in
  * a {@code read_iov} the peer accepts; otherwise eager if the message fits one packet and the

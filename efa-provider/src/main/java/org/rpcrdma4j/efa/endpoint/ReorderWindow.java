@@ -8,7 +8,7 @@ import org.rpcrdma4j.efa.wire.DecodedPacket;
 
 /**
  * The receive side of FI_ORDER_SAS for one peer: RTM packets are processed in {@code msg_id}
- * order, which the sender assigns in send order (efa-rdm-protocol-v4.md §3.2, table 3.3). A packet
+ * order, which the sender assigns in send order (EFA RDM protocol v4 §3.2, table 3.3). A packet
  * ahead of the next expected id is copied and held until the gap closes. Ids are u32 and compared
  * by their signed 32-bit difference, so the order survives the wrap from 2^32 - 1 to 0 (§3.2,
  * eager tip 1). The window bounds how far ahead a peer may run.

@@ -8,7 +8,7 @@ import org.rpcrdma4j.efa.wire.PacketType;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
- * The parts every REQ packet shares (efa-rdm-protocol-v4.md §3.1): the base header and the
+ * The parts every REQ packet shares (EFA RDM protocol v4 §3.1): the base header and the
  * optional headers, in flag-bit order raw address, CQ data, connid. Which of them a packet to a
  * peer carries is decided here, once, from the peer's handshake state (§2.2, §4.3, §4.4).
  */

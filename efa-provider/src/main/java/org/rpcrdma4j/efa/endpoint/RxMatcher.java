@@ -8,8 +8,8 @@ import java.util.function.Predicate;
 
 /**
  * Matches arriving messages with posted receives, in posting order, and keeps the messages that
- * arrive first in the unexpected queue, in arrival order (efa-rdm-protocol-v4.md §3.2, eager tip 3;
- * libfabric-programmers-guide.md, "Tagged Messages"). Untagged and tagged traffic are matched
+ * arrive first in the unexpected queue, in arrival order (EFA RDM protocol v4 §3.2, eager tip 3;
+ * the libfabric programmer's guide, "Tagged Messages"). Untagged and tagged traffic are matched
  * separately. A tagged receive matches a tag when the bits outside its ignore mask are equal; a
  * directed receive matches only its source.
  */

@@ -7,7 +7,7 @@ import org.rpcrdma4j.efa.device.Device;
 
 /**
  * The way every packet reaches the device, and the named lists where packets wait when it cannot
- * (efa-send-recv-completion-paths.md, "Dealing with device resource exhaustion" and "...receiver
+ * (libfabric's EFA send/receive completion paths document, "Dealing with device resource exhaustion" and "...receiver
  * not ready"; libfabric's {@code efa_rdm_ope_post_send_or_queue}):
  * <ul>
  *   <li><b>queue full</b>: the device's send queue refused the post. The packet is built and may

@@ -11,7 +11,7 @@ import org.rpcrdma4j.efa.device.CompletionStatus;
  *
  * <p>Back-pressure runs through the pending list: a message whose packets cannot all be built
  * (packet pool empty, peer in backoff, long-CTS window used up) stays on it and continues where
- * it stopped (efa-rdm-protocol-v4.md §3.2, medium "partial send"). Only a full TX entry table is
+ * it stopped (EFA RDM protocol v4 §3.2, medium "partial send"). Only a full TX entry table is
  * reported to the application, as EAGAIN. A peer holds at most {@code packetsPerPeer} packet
  * buffers, so one that stops receiving cannot drain the pool the others need.
  */

@@ -3,7 +3,7 @@
  * {@link org.rpcrdma4j.efa.EfaEndpoint}. Package-private except for the
  * {@link org.rpcrdma4j.efa.endpoint.ProgressEngine} entry point.
  *
- * <p>One class per concept, named in the protocol's words (efa-rdm-protocol-v4.md): peers and their
+ * <p>One class per concept, named in the protocol's words (EFA RDM protocol v4): peers and their
  * handshake state ({@code Peer}, {@code Handshake}, {@code AddressVector}), the dispatcher of
  * received packets ({@code PacketDispatcher}), the protocol choice ({@code ProtocolSelector}), one
  * class per subprotocol family ({@code EagerRtm}, {@code MediumRtm}, {@code LongCtsSender},

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * B7).
  *
  * <p>A peer reports a failed operation with it. The header is 20 bytes, not a multiple of 8, and the
- * document in specs/ does not describe it.
+ * EFA RDM protocol v4 document does not describe it.
  *
  * <pre>
  *  0       1       2       3       4       5       6       7

@@ -12,7 +12,7 @@ import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
 
-/** The address vector across a peer restart (efa-rdm-protocol-v4.md §4.4, "QP collision") and removal. */
+/** The address vector across a peer restart (EFA RDM protocol v4 §4.4, "QP collision") and removal. */
 class AddressVectorTest {
 
     private static final Gid GID = new Gid(0xfe80_0000_0000_0000L, 9);

@@ -165,7 +165,7 @@ public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAd
                     : Optional.empty();
         }
         int requesterId = view.getInt();
-        // Check the count before sizing anything from it (STYLE.md §1).
+        // Check the count before sizing anything from it.
         long rawLength = Integer.toUnsignedLong(view.getInt());
         if (rawLength > MAX_RAW_LENGTH || view.remaining() != rawLength + FabricAddress.IDENTITY_LENGTH + 4) {
             return Optional.empty();

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The progress thread of one or more EFA endpoints, a duty-cycle agent (STYLE.md §2): it runs
+ * The progress thread of one or more EFA endpoints, a duty-cycle agent (as Agrona's agents are): it runs
  * commands handed to {@link #execute} from other threads, then progresses each endpoint and hands its
  * completions to its {@link EfaFabric}. Everything an endpoint and the transport above it do happens
  * on this thread, so neither needs locks.
@@ -180,7 +180,7 @@ public final class EfaProgressLoop implements AutoCloseable {
         return failures;
     }
 
-    /** No RuntimeException escapes the agent (STYLE.md, "Errors"): one bad command must not stop all. */
+    /** No RuntimeException escapes the agent (as in an Agrona agent): one bad command must not stop all. */
     static void runSafely(Runnable work) {
         try {
             work.run();

@@ -326,7 +326,7 @@ public final class SimDevice implements Device {
         final PostedRecv head = recvQueue.peek();
         if (head == null || fabric.chance(wr.faults().rnrProbability())) {
             // The simulation reports RNR at once: EFA retries RNR in hardware a few times first,
-            // so a completion means those retries are spent (efa-send-recv-completion-paths.md).
+            // so a completion means those retries are spent (libfabric's EFA send/receive completion paths document).
             return drop(DropReason.RNR, CompletionStatus.REMOTE_ERROR_RNR);
         }
         final int length = wr.length();

@@ -23,7 +23,7 @@ import org.rpcrdma4j.efa.device.DeviceAttributes;
 public record SimDeviceConfig(int mtu, int sendQueueDepth, int recvQueueDepth, Set<Capability> capabilities,
                               FaultPlan faults, int maxRegistrations) {
 
-    /** The largest RDMA read or write: 1 GiB, as on EFA (efa-rdm-protocol-v4.md §1.1). */
+    /** The largest RDMA read or write: 1 GiB, as on EFA (EFA RDM protocol v4 §1.1). */
     public static final long MAX_RDMA_SIZE = 1L << 30;
 
     /** MTU of the default configuration: 8 KiB, like EFA. */

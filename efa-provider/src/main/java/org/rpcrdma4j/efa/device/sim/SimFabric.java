@@ -116,7 +116,7 @@ public final class SimFabric {
 
     /**
      * Restarts a device as a new queue pair on the same GID and QPN with a new Q-Key, the way a
-     * peer process that died and came back can (efa-rdm-protocol-v4.md §4.4, "QP collision").
+     * peer process that died and came back can (EFA RDM protocol v4 §4.4, "QP collision").
      * Operations still on the wire that carry the old Q-Key are dropped on arrival; those the
      * old queue pair posted still reach their targets but complete nowhere.
      *
