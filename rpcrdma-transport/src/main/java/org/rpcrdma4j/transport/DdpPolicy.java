@@ -40,6 +40,38 @@ public interface DdpPolicy {
     };
 
     /**
+     * A policy for one program version, and {@link #NONE} for every other, so that a policy written
+     * for one program can stand for all that a server or client serves or calls.
+     *
+     * @param program the program number
+     * @param version the version
+     * @param policy  its policy
+     * @return the policy that tells that program version apart by each procedure it is given
+     */
+    static DdpPolicy forProgram(int program, int version, DdpPolicy policy) {
+        return new DdpPolicy() {
+            private DdpPolicy of(RpcProcedure procedure) {
+                return procedure.program() == program && procedure.version() == version ? policy : NONE;
+            }
+
+            @Override
+            public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
+                return of(procedure).callPayloads(procedure, call);
+            }
+
+            @Override
+            public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+                return of(procedure).replySize(procedure, call);
+            }
+
+            @Override
+            public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
+                return of(procedure).replyPayloads(procedure, call, reply);
+            }
+        };
+    }
+
+    /**
      * Requester: the DDP-eligible data items of a call, such as the data of an NFS WRITE.
      *
      * @param procedure what the call asks for

@@ -61,12 +61,12 @@ public final class RdmaRpcSvc {
     });
     private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
-    private final Map<OncRpcProgram, DdpPolicy> policies;
+    private final DdpPolicy policy;
 
     RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
-               Map<OncRpcProgram, RpcDispatchable> initialPrograms, Map<OncRpcProgram, DdpPolicy> ddpPolicies) {
+               Map<OncRpcProgram, RpcDispatchable> initialPrograms, DdpPolicy policy) {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
-        this.policies = Map.copyOf(ddpPolicies);
+        this.policy = policy;
         this.dispatcher = new CallDispatcher(programs, workers);
         this.responder = new Responder(fabric, config, new Calls(), new BackwardReplies());
     }
@@ -148,10 +148,6 @@ public final class RdmaRpcSvc {
         return responder.chunkBuffers();
     }
 
-    private DdpPolicy policy(DdpPolicy.RpcProcedure procedure) {
-        return policies.getOrDefault(new OncRpcProgram(procedure.program(), procedure.version()), DdpPolicy.NONE);
-    }
-
     /** @return received messages dropped without an answer (bad or unexpected) */
     public long droppedMessages() {
         return responder.dropped();
@@ -163,7 +159,7 @@ public final class RdmaRpcSvc {
         @Override
         public void onCall(Connection connection, int xid, byte[] rpcMessage, ProvidedChunks provided) {
             RdmaRpcTransport transport = transports.computeIfAbsent(connection,
-                    c -> new RdmaRpcTransport(responder, c, replyQueue, RdmaRpcSvc.this::policy));
+                    c -> new RdmaRpcTransport(responder, c, replyQueue, policy));
             Xdr xdr = new Xdr(rpcMessage);
             RpcCall call;
             try {

@@ -17,10 +17,10 @@ import org.rpcrdma4j.transport.TransportConfig;
 public final class RdmaRpcSvcBuilder {
 
     private final Map<OncRpcProgram, RpcDispatchable> programs = new HashMap<>();
-    private final Map<OncRpcProgram, DdpPolicy> policies = new HashMap<>();
     private Fabric fabric;
     private TransportConfig config = TransportConfig.DEFAULT;
     private ExecutorService workers;
+    private DdpPolicy policy = DdpPolicy.NONE;
 
     /**
      * @param bindFabric the fabric to serve on (required); the service does not own it
@@ -60,16 +60,18 @@ public final class RdmaRpcSvcBuilder {
     }
 
     /**
-     * Gives a program's upper-layer binding: where the DDP-eligible results of its replies sit, to
-     * RDMA-Write them into the requester's Write chunks. A program without one uses
-     * {@link DdpPolicy#NONE}: its replies go inline or through the Reply chunk.
+     * Gives the upper-layer binding of the programs served: where the DDP-eligible results of their
+     * replies sit, to RDMA-Write them into the requester's Write chunks. One policy for every
+     * program, telling them apart by the procedure it is given, as a client gives one to
+     * {@code RdmaRpcClient.connect}: {@code NfsDdpPolicy} covers NFS and NFSACL and leaves other
+     * programs alone; {@link DdpPolicy#forProgram} makes one for a program of your own. Without one,
+     * replies go inline or through the Reply chunk ({@link DdpPolicy#NONE}).
      *
-     * @param program the program number and version
-     * @param policy  its DDP policy
+     * @param policy the DDP policy
      * @return this builder
      */
-    public RdmaRpcSvcBuilder withDdpPolicy(OncRpcProgram program, DdpPolicy policy) {
-        policies.put(Objects.requireNonNull(program, "program"), Objects.requireNonNull(policy, "policy"));
+    public RdmaRpcSvcBuilder withDdpPolicy(DdpPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
         return this;
     }
 
@@ -84,6 +86,6 @@ public final class RdmaRpcSvcBuilder {
         if (workers == null) {
             throw new IllegalArgumentException("a worker executor is required: withWorkerThreadExecutionService(...)");
         }
-        return new RdmaRpcSvc(fabric, config, workers, programs, policies);
+        return new RdmaRpcSvc(fabric, config, workers, programs, policy);
     }
 }

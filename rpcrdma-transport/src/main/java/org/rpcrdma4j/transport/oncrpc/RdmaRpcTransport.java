@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
@@ -40,7 +39,7 @@ public final class RdmaRpcTransport extends ForwardDirection {
     private final Responder responder;
     private final Connection connection;
     private final ReplyQueue replyQueue;
-    private final Function<DdpPolicy.RpcProcedure, DdpPolicy> policies;
+    private final DdpPolicy policy;
     private final Map<Integer, PendingCall> pending = new ConcurrentHashMap<>();
     private final BackwardTransport backward;
 
@@ -49,11 +48,11 @@ public final class RdmaRpcTransport extends ForwardDirection {
     }
 
     RdmaRpcTransport(Responder responder, Connection connection, ReplyQueue replyQueue,
-                     Function<DdpPolicy.RpcProcedure, DdpPolicy> policies) {
+                     DdpPolicy policy) {
         this.responder = Objects.requireNonNull(responder, "responder");
         this.connection = Objects.requireNonNull(connection, "connection");
         this.replyQueue = Objects.requireNonNull(replyQueue, "replyQueue");
-        this.policies = Objects.requireNonNull(policies, "policies");
+        this.policy = Objects.requireNonNull(policy, "policy");
         this.backward = new BackwardTransport(responder, connection, replyQueue, this);
     }
 
@@ -110,7 +109,7 @@ public final class RdmaRpcTransport extends ForwardDirection {
     private List<XdrItem> payloads(PendingCall call, MessageBytes reply) {
         try {
             DdpPolicy.RpcProcedure procedure = RpcHeaders.procedure(call.call());
-            return policies.apply(procedure).replyPayloads(procedure, RpcHeaders.call(call.call()),
+            return policy.replyPayloads(procedure, RpcHeaders.call(call.call()),
                     RpcHeaders.reply(reply));
         } catch (IllegalArgumentException e) {
             // A call the transport cannot parse has no DDP-eligible results: the reply goes whole.

@@ -181,7 +181,8 @@ final class ChunkProgram implements RpcDispatchable {
     }
 
     /** Where this program's DDP-eligible items sit. */
-    static final DdpPolicy POLICY = new DdpPolicy() {
+    /** The chunk program's binding, and {@link DdpPolicy#NONE} for every other program. */
+    static final DdpPolicy POLICY = DdpPolicy.forProgram(PROGRAM.getNumber(), PROGRAM.getVersion(), new DdpPolicy() {
         @Override
         public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
             return switch (procedure.procedure()) {
@@ -218,5 +219,5 @@ final class ChunkProgram implements RpcDispatchable {
         private int word(RpcMessage message, int index) {
             return message.bytes().getInt(message.bodyOffset() + 4 * index);
         }
-    };
+    });
 }

@@ -53,7 +53,7 @@ class ChunkTest {
     void serveAndConnect() throws Exception {
         svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(TransportConfig.DEFAULT)
                 .withWorkerThreadExecutionService(sim.workers).withRpcService(ChunkProgram.PROGRAM, program)
-                .withDdpPolicy(ChunkProgram.PROGRAM, ChunkProgram.POLICY).build();
+                .withDdpPolicy(ChunkProgram.POLICY).build();
         svc.start();
         client = RdmaRpcClient.connect(sim.clientFabric, sim.serverFabric.localAddress(), TransportConfig.DEFAULT,
                 ChunkProgram.POLICY, Duration.ofSeconds(HANG_GUARD_S));

@@ -47,7 +47,7 @@ class ConnectionOrientedFabricTest {
     void serveAndConnect() throws Exception {
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
                 .withRpcService(ChunkProgram.PROGRAM, program).withRpcService(TestProgram.PROGRAM, new TestProgram())
-                .withDdpPolicy(ChunkProgram.PROGRAM, ChunkProgram.POLICY).build();
+                .withDdpPolicy(ChunkProgram.POLICY).build();
         svc.start();
         client = connect(network.fabric(0));
     }

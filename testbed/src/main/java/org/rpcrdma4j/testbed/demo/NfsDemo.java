@@ -96,7 +96,7 @@ public final class NfsDemo {
             OncRpcProgram nfs = new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3);
             RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(network.server()).withConfig(TransportConfig.DEFAULT)
                     .withWorkerThreadExecutionService(workers)
-                    .withRpcService(nfs, new Nfs3Service(handles)).withDdpPolicy(nfs, new NfsDdpPolicy())
+                    .withRpcService(nfs, new Nfs3Service(handles)).withDdpPolicy(new NfsDdpPolicy())
                     .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3),
                             new MountService("/export", handles))
                     .build();

@@ -52,7 +52,7 @@ class NfsOverRdmaTest {
         OncRpcProgram nfs = new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3);
         svc = new RdmaRpcSvcBuilder().withFabric(network.server()).withConfig(TransportConfig.DEFAULT)
                 .withWorkerThreadExecutionService(workers)
-                .withRpcService(nfs, new Nfs3Service(handles, new SymlinkTargets(targetStore))).withDdpPolicy(nfs, new NfsDdpPolicy())
+                .withRpcService(nfs, new Nfs3Service(handles, new SymlinkTargets(targetStore))).withDdpPolicy(new NfsDdpPolicy())
                 .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3), new MountService("/export", handles))
                 .build();
         svc.start();
