@@ -37,6 +37,8 @@ linux-to-linux          linux    linux    -                         -
 linux-to-linux-64k      linux    linux    rsize=65536,wsize=65536   -
 linux-to-linux-inline1k linux    linux    -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024
 linux-to-testbed        linux    testbed  -                         -
+linux-to-testbed-64k    linux    testbed  rsize=65536,wsize=65536   -
+linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024
 testbed-to-linux        testbed  linux    -                         -
 testbed-to-testbed      testbed  testbed  -                         -
 "

@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
                     + "'mount -o vers=3,proto=rdma,port=20049,nolock ADDRESS:DIR /mnt'. Needs JDK 22+, the "
                     + "verbs jar on the class path and --enable-native-access=ALL-UNNAMED.",
             "--fabric sim: on the simulated EFA device inside this JVM, reachable by nothing outside it.",
-            "Exits 0 after a clean stop, 1 if the service could not start."
+            "Exits 1 if the service could not start; stopped by a signal, it exits as any JVM does (130 for "
+                    + "SIGINT, 143 for SIGTERM) after the summary."
         })
 public final class ServeCommand implements Callable<Integer> {
 
