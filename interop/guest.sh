@@ -69,6 +69,21 @@ server_linux() {
   log "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
 }
 
+# testbed serve --fabric verbs: NFSv3 over RDMA on port 20049, MOUNT over TCP and rpcbind on 111
+# (its own, in the JVM); its output goes to the console with a prefix, so run.sh's logs keep it.
+server_testbed() {
+  mount -t tmpfs -o size=1g tmpfs /export || fatal "tmpfs /export"
+  /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
+    -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main -v \
+    serve --fabric verbs --listen "$SERVER_IP" --export /export 2>&1 | sed -u "s/^/RIG $ROLE serve: /" >&3 &
+  local i
+  for i in $(seq 240); do
+    rpcinfo -T tcp "$SERVER_IP" 100005 3 >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  fatal "testbed serve did not register MOUNT with rpcbind within 240 s"
+}
+
 # The project's Java code runs from the share with the guest's jlinked Temurin 25. Checked in
 # every server guest while the client boots, so a broken JVM or jar fails the run early.
 java_check() {
@@ -86,7 +101,7 @@ java_check() {
 wait_server() {
   local t
   for t in $(seq 600); do
-    rpcinfo -T tcp "$SERVER_IP" 100003 3 >/dev/null 2>&1 && return 0
+    rpcinfo -T tcp "$SERVER_IP" 100005 3 >/dev/null 2>&1 && return 0
     sleep 1
   done
   return 1
@@ -163,6 +178,11 @@ case "$ROLE:$SERVER_KIND:$CLIENT_KIND" in
     server_linux
     log "RIG-SERVER-READY"
     java_check
+    while :; do sleep 3600; done ;;
+  server:testbed:*)
+    server_testbed
+    log "RIG-SERVER-READY"
+    log "RIG-JAVA-OK"   # the server is the project's Java code
     while :; do sleep 3600; done ;;
   client:*:linux)
     client_linux

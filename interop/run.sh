@@ -20,6 +20,8 @@ RIG_CACHE=${RIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rpcrdma4j-interop}
 RESULTS=${RIG_RESULTS:-$HERE/results}
 JDK25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 TESTBED_JAR=${TESTBED_JAR:-$REPO/testbed/target/testbed.jar}
+# the verbs module (JDK 22+), for 'testbed serve --fabric verbs' in the guests
+VERBS_JAR=${VERBS_JAR:-$REPO/verbs/target/verbs-0.1.0-SNAPSHOT.jar}
 # TCG: this machine's /dev/kvm (where there is one) cannot boot the stock Debian kernel.
 ACCEL=${RIG_ACCEL:-tcg,thread=multi}
 GUEST_MEM=${RIG_GUEST_MEM:-2048}
@@ -35,6 +37,8 @@ linux-to-linux          linux    linux    -                         -
 linux-to-linux-64k      linux    linux    rsize=65536,wsize=65536   -
 linux-to-linux-inline1k linux    linux    -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024
 linux-to-testbed        linux    testbed  -                         -
+linux-to-testbed-64k    linux    testbed  rsize=65536,wsize=65536   -
+linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024
 testbed-to-linux        testbed  linux    -                         -
 testbed-to-testbed      testbed  testbed  -                         -
 "
@@ -43,7 +47,6 @@ DEFAULT_SCENARIOS="linux-to-linux"
 # or passed. To add one: write its server_KIND or client_KIND function in guest.sh (the built
 # jars are in the guests at /rig/jars, Temurin 25 at /opt/jdk) and remove its line here.
 declare -A MISSING_ROLE=(
-  [server:testbed]="needs 'testbed serve --fabric verbs --listen 10.99.0.1 --export DIR' (issue 12, section 3)"
   [client:testbed]="needs the testbed's NFSv3 client on the verbs fabric (issue 12, section 3)"
 )
 
@@ -137,7 +140,7 @@ mirror() {
 
 # ---------------- the project's jars ----------------
 testbed_jar() {
-  if [ -s "$TESTBED_JAR" ] && [ -z "$(find "$REPO" -path "$REPO/interop" -prune -o \
+  if [ -s "$TESTBED_JAR" ] && [ -s "$VERBS_JAR" ] && [ -z "$(find "$REPO" -path "$REPO/interop" -prune -o \
       \( -name pom.xml -o -path '*/src/main/*' \) -newer "$TESTBED_JAR" -print -quit)" ]; then
     say "using $TESTBED_JAR (newer than every source)"
     return 0
@@ -147,6 +150,7 @@ testbed_jar() {
   (cd "$REPO" && JAVA_HOME=$JDK25 mvn -B -q -o -DskipTests package) \
     || (cd "$REPO" && JAVA_HOME=$JDK25 mvn -B -q -DskipTests package) \
     || cannot_run "the project does not build (mvn -DskipTests package)"
+  [ -s "$VERBS_JAR" ] || cannot_run "no $VERBS_JAR after the build (the verbs module needs JDK 22+: JDK25=$JDK25)"
 }
 
 # ---------------- the guest image, cached ----------------
@@ -346,6 +350,7 @@ run_scenario() { # NAME RUNDIR
   mkdir -p "$share/jars"
   timed "$name: test data" make_data "$share/data"
   cp "$TESTBED_JAR" "$share/jars/testbed.jar"
+  cp "$VERBS_JAR" "$share/jars/verbs.jar"
   install -m 0755 "$HERE/guest.sh" "$share/guest.sh"
   cat > "$share/scenario.env" <<EOF
 SCENARIO=$name

@@ -105,7 +105,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Map<Long, RcConnection> byId = new HashMap<>();
     private final Map<Integer, RcConnection> byQp = new HashMap<>();
-    private final Map<Integer, LocalRegion> regions = new HashMap<>();
+    /**
+     * Live registrations, by the transport's view of them: their handle (the rkey) alone does not
+     * tell them apart, as rxe gives every region no peer may touch rkey 0.
+     */
+    private final Map<Registration, LocalRegion> regions = new HashMap<>();
+    /** The registrations a peer may read or write, by rkey: the handles peers name in messages. */
+    private final Map<Integer, LocalRegion> remoteRegions = new HashMap<>();
     /** The REQ private data of requesters waiting for their route. */
     private final Map<Long, byte[]> pendingRequests = new HashMap<>();
     private final HeaderDecoder headerDecoder = new HeaderDecoder(new DecodeLimits(4096, 4096, 4096));
@@ -282,7 +288,15 @@ public final class RcFabric implements Fabric, AutoCloseable {
         Registration registration = new Registration(registered.rkey(), registered.address(), bytes.remaining());
         LocalRegion region = new LocalRegion(registration, segment, registered, bytes.isDirect() ? null : bytes, arena,
                 Set.copyOf(access));
-        regions.put(registered.rkey(), region);
+        if (regions.putIfAbsent(registration, region) != null) {
+            // the same memory registered twice, both without remote access: one key for two regions
+            LOG.warn("{} is registered already", registration);
+            deregister(region);
+            return null;
+        }
+        if (remote(access)) {
+            remoteRegions.put(registered.rkey(), region);
+        }
         if (region.shadowedRemoteWrite()) {
             shadowedRemoteWrites++;
         }
@@ -291,13 +305,26 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     @Override
     public void deregister(Registration registration) {
-        LocalRegion region = regions.remove(registration.handle());
-        if (region == null || !region.registration().equals(registration)) {
+        LocalRegion region = regions.remove(registration);
+        if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
+        }
+        if (remote(region.access())) {
+            remoteRegions.remove(registration.handle());
         }
         if (region.shadowedRemoteWrite()) {
             shadowedRemoteWrites--;
         }
+        deregister(region);
+    }
+
+    private static boolean remote(Set<MemoryAccess> access) {
+        return access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+    }
+
+    /** Releases the device's registration and the native copy of one region. */
+    private void deregister(LocalRegion region) {
+        Registration registration = region.registration();
         try {
             device.deregister(region.device());
         } catch (VerbsException e) {
@@ -316,7 +343,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     /** @return the region of a registration of this fabric */
     LocalRegion region(Registration registration) {
-        LocalRegion region = regions.get(registration.handle());
+        LocalRegion region = regions.get(registration);
         if (region == null) {
             throw new IllegalArgumentException("not registered here: " + registration);
         }
@@ -348,7 +375,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             written.addAll(reply.segments());
         }
         for (Segment segment : written) {
-            LocalRegion region = regions.get(segment.handle());
+            LocalRegion region = remoteRegions.get(segment.handle());
             if (region == null || !region.shadowedRemoteWrite()) {
                 continue;
             }

@@ -346,7 +346,9 @@ final class FakeRcNetwork {
             synchronized (FakeRcNetwork.this) {
                 int key = nextKey++;
                 regions.put(key, new Region(memory, Set.copyOf(access)));
-                return new Memory(memory.address(), memory.byteSize(), key, key);
+                // as rxe does: memory no peer may touch has rkey 0, so only the lkey tells such regions apart
+                boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+                return new Memory(memory.address(), memory.byteSize(), key, remote ? key : 0);
             }
         }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -151,6 +152,34 @@ class TransportOverRcFabricTest {
         assertArrayEquals(small, echo(small), "the connection is still up");
         assertEquals(0, registrations(clientFabric), "the client's chunks were deregistered");
         assertEquals(0, registrations(serverFabric), "the server's RDMA Read target and sources were deregistered");
+    }
+
+    /**
+     * Memory no peer may touch has rkey 0 on rxe (the fake does the same): the server's RDMA Read
+     * targets of calls in flight together share that key and must still be told apart.
+     */
+    @Test
+    void chunkedCallsInFlightTogetherArriveIntact() throws Exception {
+        List<CompletableFuture<byte[]>> echoes = new ArrayList<>();
+        ExecutorService callers = Executors.newFixedThreadPool(4);
+        try {
+            for (int i = 0; i < 4; i++) {
+                byte[] large = pattern(200_000 + i);
+                echoes.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return echo(large);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, callers));
+            }
+            for (int i = 0; i < 4; i++) {
+                assertArrayEquals(pattern(200_000 + i), echoes.get(i).get(60, TimeUnit.SECONDS), "call " + i);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+        assertEquals(0, registrations(serverFabric), "every RDMA Read target was deregistered");
     }
 
     @Test
