@@ -42,7 +42,7 @@ linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_
 testbed-to-linux        testbed  linux    -                         -
 testbed-to-testbed      testbed  testbed  -                         -
 "
-DEFAULT_SCENARIOS="linux-to-linux"
+DEFAULT_SCENARIOS="linux-to-testbed"
 # Guest roles not written yet. A scenario needing one is listed as not yet available, never run
 # or passed. To add one: write its server_KIND or client_KIND function in guest.sh (the built
 # jars are in the guests at /rig/jars, Temurin 25 at /opt/jdk) and remove its line here.
