@@ -60,7 +60,7 @@ public final class NfsServer implements AutoCloseable {
         rdma = new RdmaRpcSvcBuilder().withFabric(fabric).withConfig(TransportConfig.DEFAULT)
                 .withWorkerThreadExecutionService(workers)
                 .withRpcService(nfs, counting(new Nfs3Service(handles), nfsCalls))
-                .withDdpPolicy(nfs, new NfsDdpPolicy())
+                .withDdpPolicy(new NfsDdpPolicy())
                 .withRpcService(mount, counting(mountService, rdmaMountCalls))
                 .build();
         try {
