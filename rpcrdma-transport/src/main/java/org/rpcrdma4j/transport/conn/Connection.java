@@ -1,8 +1,11 @@
 package org.rpcrdma4j.transport.conn;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.rw.WorkQueue;
 
 /**
@@ -85,6 +88,32 @@ public final class Connection {
         closeReason = reason;
         state = State.CLOSED;
         return true;
+    }
+
+    /**
+     * Sends a message on the connection's work queue. Progress thread only.
+     *
+     * @param message the message, owned by the fabric until {@code done}
+     * @param done    called with {@code null} once sent, or with an error of the scope the fabric's
+     *                status names; {@code null} when nobody waits for the outcome
+     */
+    void send(ByteBuffer message, Consumer<RdmaTransportException> done) {
+        work.send(message, status -> {
+            if (done != null) {
+                done.accept(status.ok() ? null : new RdmaTransportException(status.scope(),
+                        "send on " + this + " failed: " + status));
+            }
+        });
+    }
+
+    /**
+     * Posts a receive buffer again, emptied, unless the connection is closed. Progress thread only.
+     *
+     * @param buffer the buffer whose message was handled
+     * @return false if the fabric had no room for it (the connection receives with one fewer)
+     */
+    boolean repost(ByteBuffer buffer) {
+        return state == State.CLOSED || fabricConnection.postReceive(buffer.clear());
     }
 
     /** @return this side's socket address, the same object for the connection's lifetime once it is up */

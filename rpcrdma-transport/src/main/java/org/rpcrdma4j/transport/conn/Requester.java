@@ -221,14 +221,14 @@ public final class Requester implements ConnectionListener {
                 if (current.state() != Connection.State.CONNECTED) {
                     done.accept(closed(current, xid));
                 } else if (message.capacity() > current.thresholds().send()) {
-                    send(current, InlineMessage.error(RpcRdmaHeader.error(xid,
+                    current.send(InlineMessage.error(RpcRdmaHeader.error(xid,
                             RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);
                     done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward reply to xid 0x"
                             + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes is over the "
                             + current.thresholds().send() + "-byte inline threshold; backward messages are inline"
                             + " only (RFC 8167); answered ERR_CHUNK"));
                 } else {
-                    send(current, message, done);
+                    current.send(message, done);
                 }
             });
         } catch (IllegalStateException e) {
@@ -333,20 +333,9 @@ public final class Requester implements ConnectionListener {
     }
 
     private void repost(ByteBuffer buffer) {
-        Connection current = connection;
-        if (current.state() != Connection.State.CLOSED && !current.fabricConnection().postReceive(buffer.clear())) {
-            LOG.warn("the fabric has no room for another receive on {}", current);
+        if (!connection.repost(buffer)) {
+            LOG.warn("the fabric has no room for another receive on {}", connection);
         }
-    }
-
-    /** Sends on the connection; a failed send is an error of the scope its status names. */
-    private static void send(Connection connection, ByteBuffer message, Consumer<RdmaTransportException> done) {
-        connection.work().send(message, status -> {
-            if (done != null) {
-                done.accept(status.ok() ? null : new RdmaTransportException(status.scope(),
-                        "send on " + connection + " failed: " + status));
-            }
-        });
     }
 
     private void onData(ByteBuffer buffer, int length) {
@@ -431,7 +420,7 @@ public final class Requester implements ConnectionListener {
             shapes.onSent(plan);
             outstanding.put(plan.xid(), call);
             chunkBuffers += call.buffers();
-            send(current, call.message(), error -> {
+            current.send(call.message(), error -> {
                 if (error == null) {
                     return;
                 }

@@ -143,7 +143,7 @@ public final class Responder {
             if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
             } else if (plan.writes().isEmpty()) {
-                send(connection, plan.message(), done);
+                connection.send(plan.message(), done);
             } else {
                 writeThenSend(connection, xid, plan, done);
             }
@@ -195,7 +195,7 @@ public final class Responder {
             if (call == null) {
                 break;
             }
-            send(connection, call.message(), error -> {
+            connection.send(call.message(), error -> {
                 if (error != null && calls.unanswered(call.xid())) {
                     countBackward();
                     backwardReplies.onBackwardFailed(connection, call.xid(), error);
@@ -253,7 +253,7 @@ public final class Responder {
             } else if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
             } else {
-                send(connection, plan.message(), done);
+                connection.send(plan.message(), done);
             }
         });
         for (ReplyPlan.Write write : plan.writes()) {
@@ -401,21 +401,10 @@ public final class Responder {
         }
     }
 
-    private void repost(Connection connection, ByteBuffer buffer) {
-        if (connection.state() != Connection.State.CLOSED
-                && !connection.fabricConnection().postReceive(buffer.clear())) {
+    private static void repost(Connection connection, ByteBuffer buffer) {
+        if (!connection.repost(buffer)) {
             LOG.warn("the fabric has no room for another receive on {}; serving it with fewer", connection);
         }
-    }
-
-    /** Sends on a connection; a failed send is an error of the scope its status names. */
-    private void send(Connection connection, ByteBuffer message, Consumer<RdmaTransportException> done) {
-        connection.work().send(message, status -> {
-            if (done != null) {
-                done.accept(status.ok() ? null : new RdmaTransportException(status.scope(),
-                        "send on " + connection + " failed: " + status));
-            }
-        });
     }
 
     private void onData(Connection connection, ByteBuffer buffer, int length) {
@@ -428,7 +417,7 @@ public final class Responder {
         } catch (RpcRdmaDecodeException e) {
             LOG.debug("bad message from {}: {} ({})", connection, e.getMessage(), e.rule().source());
             e.answer(credits.granted()).ifPresentOrElse(
-                    answer -> send(connection, InlineMessage.error(answer), null), () -> dropped++);
+                    answer -> connection.send(InlineMessage.error(answer), null), () -> dropped++);
             return;
         }
         int xid = header.xid();
@@ -553,7 +542,7 @@ public final class Responder {
 
     private void sendError(Connection connection, int xid, RdmaError error) {
         if (connection.state() == Connection.State.CONNECTED) {
-            send(connection, InlineMessage.error(
+            connection.send(InlineMessage.error(
                     RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits.granted(), error)), null);
         }
     }
