@@ -1,8 +1,6 @@
 package org.rpcrdma4j.xdr;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -51,43 +49,6 @@ public final class HeaderDecoder {
      */
     public DecodedHeader decode(ByteBuffer buffer, int offset, int length) throws RpcRdmaDecodeException {
         RpcRdmaHeaderFlyweight view = new RpcRdmaHeaderFlyweight(limits).wrap(buffer, offset, length);
-        RpcRdmaHeader header = view.proc() == Proc.RDMA_ERROR
-                ? RpcRdmaHeader.error(view.xid(), view.vers(), view.credits(),
-                        new RdmaError(view.errorCode(), view.errorLow(), view.errorHigh()))
-                : new RpcRdmaHeader(view.xid(), view.vers(), view.credits(), view.proc(), readList(view),
-                        writeList(view), replyChunk(view), null);
-        return new DecodedHeader(header, view.payloadOffset(), view.headerLength(), view.payloadLength());
-    }
-
-    private static List<ReadSegment> readList(RpcRdmaHeaderFlyweight view) {
-        List<ReadSegment> list = new ArrayList<>(view.readSegmentCount());
-        for (int i = 0; i < view.readSegmentCount(); i++) {
-            list.add(new ReadSegment(view.readPosition(i),
-                    new Segment(view.readHandle(i), view.readLength(i), view.readOffset(i))));
-        }
-        return list;
-    }
-
-    private static List<WriteChunk> writeList(RpcRdmaHeaderFlyweight view) {
-        List<WriteChunk> list = new ArrayList<>(view.writeChunkCount());
-        for (int c = 0; c < view.writeChunkCount(); c++) {
-            List<Segment> segments = new ArrayList<>(view.writeSegmentCount(c));
-            for (int s = 0; s < view.writeSegmentCount(c); s++) {
-                segments.add(new Segment(view.writeHandle(c, s), view.writeLength(c, s), view.writeOffset(c, s)));
-            }
-            list.add(new WriteChunk(segments));
-        }
-        return list;
-    }
-
-    private static ReplyChunk replyChunk(RpcRdmaHeaderFlyweight view) {
-        if (!view.hasReplyChunk()) {
-            return null;
-        }
-        List<Segment> segments = new ArrayList<>(view.replySegmentCount());
-        for (int s = 0; s < view.replySegmentCount(); s++) {
-            segments.add(new Segment(view.replyHandle(s), view.replyLength(s), view.replyOffset(s)));
-        }
-        return new ReplyChunk(segments);
+        return new DecodedHeader(view.toHeader(), view.payloadOffset(), view.headerLength(), view.payloadLength());
     }
 }

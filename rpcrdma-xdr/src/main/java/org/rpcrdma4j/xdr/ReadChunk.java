@@ -1,7 +1,10 @@
 package org.rpcrdma4j.xdr;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -25,6 +28,24 @@ public record ReadChunk(int position, List<Segment> segments) {
         if (segments.isEmpty()) {
             throw new IllegalArgumentException("a Read chunk has at least one segment");
         }
+    }
+
+    /**
+     * Groups a Read list into Read chunks: one per distinct position, ordered by position, each with
+     * its segments in list order (RFC 8166 §3.4.5).
+     *
+     * @param readList the Read-list entries in wire order
+     * @return the Read chunks, empty when the Read list is
+     */
+    public static List<ReadChunk> group(List<ReadSegment> readList) {
+        Map<Integer, List<Segment>> byPosition = new LinkedHashMap<>();
+        for (ReadSegment entry : readList) {
+            byPosition.computeIfAbsent(entry.position(), p -> new ArrayList<>()).add(entry.segment());
+        }
+        List<ReadChunk> chunks = new ArrayList<>(byPosition.size());
+        byPosition.forEach((position, segments) -> chunks.add(new ReadChunk(position, segments)));
+        chunks.sort(Comparator.comparingLong(ReadChunk::unsignedPosition));
+        return chunks;
     }
 
     /** @return the sum of the segment lengths: the chunk's data without XDR pad */

@@ -1,10 +1,6 @@
 package org.rpcrdma4j.xdr;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -111,14 +107,7 @@ public record RpcRdmaHeader(int xid, int vers, int credits, Proc proc, List<Read
      * @return the Read chunks, empty when the Read list is
      */
     public List<ReadChunk> readChunks() {
-        Map<Integer, List<Segment>> byPosition = new LinkedHashMap<>();
-        for (ReadSegment entry : readList) {
-            byPosition.computeIfAbsent(entry.position(), p -> new ArrayList<>()).add(entry.segment());
-        }
-        List<ReadChunk> chunks = new ArrayList<>(byPosition.size());
-        byPosition.forEach((position, segments) -> chunks.add(new ReadChunk(position, segments)));
-        chunks.sort(Comparator.comparingLong(ReadChunk::unsignedPosition));
-        return chunks;
+        return ReadChunk.group(readList);
     }
 
     /** @return true when the header carries a Reply chunk */

@@ -1,6 +1,8 @@
 package org.rpcrdma4j.xdr;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -515,6 +517,73 @@ public final class RpcRdmaHeaderFlyweight {
     private int replySegment(int segment) {
         int count = replySegmentCount();
         return replyChunkIndex + XdrWords.UNIT + Objects.checkIndex(segment, count) * Segment.ENCODED_LENGTH;
+    }
+
+    /**
+     * Builds the Read list of the wrapped header as records, without checking it again.
+     *
+     * @return the Read-list entries in wire order, empty when there are none
+     */
+    public List<ReadSegment> readList() {
+        List<ReadSegment> list = new ArrayList<>(readSegmentCount());
+        for (int i = 0; i < readEntries; i++) {
+            list.add(new ReadSegment(readPosition(i), new Segment(readHandle(i), readLength(i), readOffset(i))));
+        }
+        return list;
+    }
+
+    /**
+     * Builds the Read chunks of the wrapped header (RFC 8166 §3.4.5), without checking them again:
+     * {@link #wrap} checked their positions, overlaps and counts.
+     *
+     * @return the Read chunks by ascending position, as {@link ReadChunk#group} groups them
+     */
+    public List<ReadChunk> readChunks() {
+        return ReadChunk.group(readList());
+    }
+
+    /**
+     * Builds the Write list of the wrapped header as records, without checking it again.
+     *
+     * @return the Write chunks in order, empty when there are none
+     */
+    public List<WriteChunk> writeList() {
+        List<WriteChunk> list = new ArrayList<>(writeChunkCount());
+        for (int c = 0; c < writeChunks; c++) {
+            List<Segment> segments = new ArrayList<>(writeSegmentCount(c));
+            for (int s = 0; s < writeSegmentCount(c); s++) {
+                segments.add(new Segment(writeHandle(c, s), writeLength(c, s), writeOffset(c, s)));
+            }
+            list.add(new WriteChunk(segments));
+        }
+        return list;
+    }
+
+    /**
+     * Builds the Reply chunk of the wrapped header as a record, without checking it again.
+     *
+     * @return the Reply chunk, or {@code null} when there is none
+     */
+    public ReplyChunk replyChunk() {
+        if (!hasReplyChunk()) {
+            return null;
+        }
+        List<Segment> segments = new ArrayList<>(replySegmentCount());
+        for (int s = 0; s < replySegmentCount(); s++) {
+            segments.add(new Segment(replyHandle(s), replyLength(s), replyOffset(s)));
+        }
+        return new ReplyChunk(segments);
+    }
+
+    /**
+     * Builds the whole wrapped header as a record, without checking it again.
+     *
+     * @return the header
+     */
+    public RpcRdmaHeader toHeader() {
+        return proc() == Proc.RDMA_ERROR
+                ? RpcRdmaHeader.error(xid(), vers(), credits(), new RdmaError(errorCode(), errorLow(), errorHigh()))
+                : new RpcRdmaHeader(xid(), vers(), credits(), proc, readList(), writeList(), replyChunk(), null);
     }
 
     /** @return the error code of an RDMA_ERROR */

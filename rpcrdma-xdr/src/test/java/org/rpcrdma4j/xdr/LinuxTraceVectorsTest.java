@@ -131,6 +131,24 @@ class LinuxTraceVectorsTest {
     }
 
     @ParameterizedTest(name = "{0}")
+    @MethodSource("messages")
+    void viewBuildsTheChunkModelWiresharkShowed(Message m) throws RpcRdmaDecodeException {
+        byte[] shifted = new byte[m.bytes().length + 5];
+        System.arraycopy(m.bytes(), 0, shifted, 5, m.bytes().length);
+        RpcRdmaHeaderFlyweight view = new RpcRdmaHeaderFlyweight().wrap(ByteBuffer.wrap(shifted), 5, m.bytes().length);
+        if (view.proc() == Proc.RDMA_ERROR) {
+            return;
+        }
+
+        assertThat(formatReads(view.readList())).isEqualTo(m.reads());
+        List<ReadSegment> regrouped = new ArrayList<>();
+        view.readChunks().forEach(chunk -> regrouped.addAll(chunk.toReadSegments()));
+        assertThat(regrouped).containsExactlyInAnyOrderElementsOf(view.readList());
+        assertThat(formatWrites(view.writeList())).isEqualTo(m.writes());
+        assertThat(view.replyChunk() == null ? "-" : formatSegments(view.replyChunk().segments())).isEqualTo(m.reply());
+    }
+
+    @ParameterizedTest(name = "{0}")
     @MethodSource("privateData")
     void decodesConnectPrivateData(CmPrivateData cm) {
         ConnectPrivateData data = ConnectPrivateData.decode(ByteBuffer.wrap(cm.bytes()), 0, cm.bytes().length).orElseThrow();

@@ -22,7 +22,6 @@ import org.rpcrdma4j.transport.marshal.ReplyPlan;
 import org.rpcrdma4j.transport.rw.RdmaBatch;
 import org.rpcrdma4j.transport.rw.ReadChunkPull;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
-import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.ReadChunk;
@@ -85,7 +84,6 @@ public final class Responder {
     /** The connection table: every connection accepted and not yet disconnected. */
     private final Map<Connection, Served> served = new LinkedHashMap<>();
     private final RpcRdmaHeaderFlyweight header;
-    private final HeaderDecoder decoder;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private boolean stopping;
     private volatile long dropped;
@@ -107,7 +105,6 @@ public final class Responder {
         this.backwardReplies = Objects.requireNonNull(backwardReplies, "backwardReplies");
         this.credits = new ResponderCredits(config.responderCredits());
         this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
-        this.decoder = new HeaderDecoder(config.decodeLimits());
     }
 
     /** Accepts connections on the fabric from now on. Thread-safe. */
@@ -435,16 +432,9 @@ public final class Responder {
             }
             return;
         }
-        RpcRdmaHeader decoded;
-        try {
-            decoded = decoder.decode(buffer, buffer.position(), length).header();
-        } catch (RpcRdmaDecodeException e) {
-            // The flyweight accepted it; the decoder's rules are the same, so this does not happen.
-            sendError(connection, xid, RdmaError.errChunk());
-            return;
-        }
-        ProvidedChunks provided = new ProvidedChunks(decoded.writeList(), decoded.replyChunk());
-        List<ReadChunk> reads = decoded.readChunks();
+        // The chunk model is built from the view wrap checked: nothing is decoded twice.
+        ProvidedChunks provided = new ProvidedChunks(header.writeList(), header.replyChunk());
+        List<ReadChunk> reads = header.readChunks();
         if (!reads.isEmpty()) {
             pull(connection, xid, reads, provided, buffer);
         } else if (header.proc() == Proc.RDMA_NOMSG) {
