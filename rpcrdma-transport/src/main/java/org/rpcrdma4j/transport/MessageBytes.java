@@ -191,16 +191,24 @@ public final class MessageBytes {
     /**
      * @param offset where the range starts
      * @param length its bytes
+     * @return whether the range lies in one buffer, so that {@link #contiguous} makes no copy of it
+     * @throws IndexOutOfBoundsException if it is outside the message
+     */
+    public boolean inOneBuffer(int offset, int length) {
+        checkRange(offset, length);
+        return length == 0 || offset + length <= starts[partOf(offset) + 1];
+    }
+
+    /**
+     * @param offset where the range starts
+     * @param length its bytes
      * @return the range as one buffer at position 0: a view when it lies in one buffer, else a copy
      * @throws IndexOutOfBoundsException if it is outside the message
      */
     public ByteBuffer contiguous(int offset, int length) {
-        checkRange(offset, length);
-        if (length > 0) {
+        if (length > 0 && inOneBuffer(offset, length)) {
             int part = partOf(offset);
-            if (offset + length <= starts[part + 1]) {
-                return parts[part].slice(offset - starts[part], length);
-            }
+            return parts[part].slice(offset - starts[part], length);
         }
         byte[] copy = new byte[length];
         get(offset, copy, 0, length);

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -97,6 +98,7 @@ public final class Requester implements ConnectionListener {
     private volatile int creditLimit = 1;
     private volatile int chunkBuffers;
     private final ChunkCounters shapes = new ChunkCounters();
+    private final LongAdder copied = new LongAdder();
 
     /**
      * @param fabric  the fabric to connect on
@@ -265,6 +267,15 @@ public final class Requester implements ConnectionListener {
         return shapes;
     }
 
+    /**
+     * @return bytes this side of the transport copied, counted where it copies: the inline part of
+     *     each call, a Read chunk's item that lay in more than one buffer, the inline part of each
+     *     reply and backward call (the fabric's moves not counted)
+     */
+    public long copiedBytes() {
+        return copied.sum();
+    }
+
     /** @return calls sent and not yet answered */
     public int outstandingCalls() {
         return outstandingCount;
@@ -350,6 +361,7 @@ public final class Requester implements ConnectionListener {
         if (RpcDirection.msgType(header, buffer) == RpcDirection.CALL) {
             byte[] rpc = new byte[header.payloadLength()];
             buffer.get(header.payloadOffset(), rpc);
+            copied.add(rpc.length);
             backwardCalls.onBackwardCall(xid, rpc);
             return;
         }
@@ -376,7 +388,7 @@ public final class Requester implements ConnectionListener {
                 failure = new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
                         + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)");
             } else {
-                reply = ReplySplicer.reply(call, header, buffer);
+                reply = ReplySplicer.reply(call, header, buffer, copied);
                 shapes.onReply(header);
             }
         } catch (RdmaTransportException e) {
@@ -410,7 +422,7 @@ public final class Requester implements ConnectionListener {
         Connection current = connection;
         while (current.state() == Connection.State.CONNECTED && credits.canSend() && !waiting.isEmpty()) {
             CallPlan plan = waiting.poll();
-            ChunkedCall call = plan.register(fabric, credits.requested());
+            ChunkedCall call = plan.register(fabric, credits.requested(), copied);
             if (call == null) {
                 handler.onFailed(plan.xid(), new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
                         + Integer.toHexString(plan.xid()) + ": the fabric could not register the chunk memory"));

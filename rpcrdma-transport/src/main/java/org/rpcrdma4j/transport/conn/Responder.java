@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
@@ -87,6 +88,7 @@ public final class Responder {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private boolean stopping;
     private volatile long dropped;
+    private final LongAdder copied = new LongAdder();
     private volatile int pendingChunkWork;
     private volatile int chunkBuffers;
     private volatile int pendingBackwardCalls;
@@ -128,7 +130,7 @@ public final class Responder {
     public void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
                       List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
         ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
-                connection.thresholds().send());
+                connection.thresholds().send(), copied);
         if (plan == null) {
             execute(() -> sendError(connection, xid, RdmaError.errChunk()), done,
                     new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
@@ -310,6 +312,15 @@ public final class Responder {
         return stopped;
     }
 
+    /**
+     * @return bytes this side of the transport copied, counted where it copies: calls out of receive
+     *     buffers, the inline part of a call rebuilt from Read chunks, the inline part of each reply
+     *     (RDMA Reads and Writes are the fabric's moves, not counted)
+     */
+    public long copiedBytes() {
+        return copied.sum();
+    }
+
     /** @return how many received messages were dropped without an answer */
     public long dropped() {
         return dropped;
@@ -468,6 +479,7 @@ public final class Responder {
     private byte[] payload(ByteBuffer buffer) {
         byte[] rpc = new byte[header.payloadLength()];
         buffer.get(header.payloadOffset(), rpc);
+        copied.add(rpc.length);
         return rpc;
     }
 
@@ -497,7 +509,7 @@ public final class Responder {
         }
         chunkWorkStarted();
         boolean started = pull.start(fabric, connection.work(), buffer, header.payloadOffset(),
-                config.maxSegmentSize(), (message, status) -> {
+                config.maxSegmentSize(), copied, (message, status) -> {
                     chunkWorkEnded();
                     if (connection.state() != Connection.State.CONNECTED) {
                         return;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.MemoryAccess;
@@ -237,12 +238,17 @@ public final class CallPlan {
      *
      * @param fabric  the fabric
      * @param credits the credit value to put in the header
+     * @param copied  counts the bytes copied: the inline part, and a Read chunk's item that lies in
+     *                more than one buffer of the call
      * @return the call ready to send, or {@code null} if memory could not be registered
      */
-    public ChunkedCall register(Fabric fabric, int credits) {
+    public ChunkedCall register(Fabric fabric, int credits, LongAdder copied) {
         List<Registration> callMemory = new ArrayList<>();
         // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
         for (XdrItem read : positionZero ? List.of(new XdrItem(0, rpc.length())) : readItems) {
+            if (!rpc.inOneBuffer((int) read.offset(), (int) read.length())) {
+                copied.add(read.length());
+            }
             Registration memory = fabric.register(rpc.contiguous((int) read.offset(), (int) read.length()),
                     EnumSet.of(MemoryAccess.REMOTE_READ));
             if (memory == null) {
@@ -266,6 +272,7 @@ public final class CallPlan {
         ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length());
         int at = HeaderEncoder.encode(header, message, 0);
         inline.get(0, message.array(), at, inline.length());
+        copied.add(inline.length());
         return new ChunkedCall(this, message, header, callMemory, replyMemory, replyBuffer);
     }
 

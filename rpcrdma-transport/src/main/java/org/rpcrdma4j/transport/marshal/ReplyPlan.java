@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.marshal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -31,7 +32,8 @@ import org.rpcrdma4j.xdr.XdrItem;
  * RDMA_ERROR / ERR_CHUNK (RFC 8166 §4.5), never a truncated reply.
  *
  * <p>The data of a result is written from where the reply holds it, not copied, when it lies in one
- * of the reply's buffers (oncrpc4j's shallow encoding puts a READ result in its own).
+ * of the reply's buffers (oncrpc4j's shallow encoding puts a READ result in its own). The inline part
+ * is copied once, into the message sent or, with a Reply chunk, into the buffer written from.
  *
  * @param sources the bytes the RDMA Writes come from, each position 0 to limit: each moved result,
  *                then the reduced reply when a Reply chunk carries it; one registration each
@@ -59,10 +61,11 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
      * @param provided  what the call provided
      * @param payloads  the reply's DDP-eligible results, in stream order
      * @param threshold the requester's inline receive threshold
+     * @param copied    counts the bytes copied to build the plan
      * @return the plan, or {@code null} if the reply cannot be conveyed (answer ERR_CHUNK)
      */
     public static ReplyPlan of(int xid, int credits, MessageBytes reply, ProvidedChunks provided,
-                               List<XdrItem> payloads, int threshold) {
+                               List<XdrItem> payloads, int threshold, LongAdder copied) {
         List<WriteChunk> writeList = provided.writeList();
         List<XdrItem> moved = payloads.subList(0, Math.min(payloads.size(), writeList.size()));
         ReducedStream reduced;
@@ -80,29 +83,49 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
             if (item.length() > chunk.length()) {
                 return null;
             }
+            if (!reply.inOneBuffer((int) item.offset(), (int) item.length())) {
+                copied.add(item.length());
+            }
             echoedWrites.add(new WriteChunk(fill(chunk.segments(),
                     reply.contiguous((int) item.offset(), (int) item.length()), sources, writes)));
         }
-        byte[] inline = new byte[(int) reduced.inlineLength()];
-        for (ReducedStream.Region region : reduced.regions()) {
-            if (region.kind() == ReducedStream.Kind.INLINE) {
-                reply.get((int) region.streamOffset(), inline, (int) region.inlineOffset(), (int) region.length());
-            }
-        }
+        int inlineLength = (int) reduced.inlineLength();
         ReplyChunk replyChunk = provided.replyChunk();
         if (replyChunk != null) {
-            if (inline.length > replyChunk.length()) {
+            if (inlineLength > replyChunk.length()) {
                 return null;
             }
-            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), ByteBuffer.wrap(inline), sources,
-                    writes));
+            ByteBuffer inline = ByteBuffer.allocate(inlineLength);
+            copyInline(reply, reduced, inline.array(), 0, copied);
+            ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), inline, sources, writes));
             RpcRdmaHeader header = RpcRdmaHeader.nomsg(xid, credits, null, echoedWrites, echoed);
-            return HeaderEncoder.encodedLength(header) > threshold ? null
-                    : new ReplyPlan(sources, writes, encode(header, new byte[0]));
+            if (HeaderEncoder.encodedLength(header) > threshold) {
+                return null;
+            }
+            ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
+            HeaderEncoder.encode(header, message, 0);
+            return new ReplyPlan(sources, writes, message);
         }
         RpcRdmaHeader header = RpcRdmaHeader.msg(xid, credits, null, echoedWrites, null);
-        return HeaderEncoder.encodedLength(header) + inline.length > threshold ? null
-                : new ReplyPlan(sources, writes, encode(header, inline));
+        int headerLength = HeaderEncoder.encodedLength(header);
+        if (headerLength + inlineLength > threshold) {
+            return null;
+        }
+        ByteBuffer message = ByteBuffer.allocate(headerLength + inlineLength);
+        HeaderEncoder.encode(header, message, 0);
+        copyInline(reply, reduced, message.array(), headerLength, copied);
+        return new ReplyPlan(sources, writes, message);
+    }
+
+    /** Copies the reply's inline regions, in order, to {@code target} from {@code at}. */
+    private static void copyInline(MessageBytes reply, ReducedStream reduced, byte[] target, int at,
+                                   LongAdder copied) {
+        for (ReducedStream.Region region : reduced.regions()) {
+            if (region.kind() == ReducedStream.Kind.INLINE) {
+                reply.get((int) region.streamOffset(), target, at + (int) region.inlineOffset(), (int) region.length());
+                copied.add(region.length());
+            }
+        }
     }
 
     /**
@@ -129,11 +152,5 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
             at += bytes;
         }
         return echoed;
-    }
-
-    private static ByteBuffer encode(RpcRdmaHeader header, byte[] inline) {
-        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length);
-        message.put(HeaderEncoder.encode(header, message, 0), inline);
-        return message;
     }
 }

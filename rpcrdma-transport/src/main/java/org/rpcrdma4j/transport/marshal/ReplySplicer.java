@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.marshal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -38,12 +39,13 @@ public final class ReplySplicer {
      * @param call   the call answered
      * @param header the reply's transport header, wrapped
      * @param buffer the received message
+     * @param copied counts the bytes copied: the inline part of an RDMA_MSG reply
      * @return the whole RPC reply: its inline part copied out of {@code buffer}, its chunk data in place
      * @throws RdmaTransportException CALL if the echoed chunks do not match those provided or the
      *                                Write chunk data has no place in the reply
      */
-    public static MessageBytes reply(ChunkedCall call, RpcRdmaHeaderFlyweight header, ByteBuffer buffer)
-            throws RdmaTransportException {
+    public static MessageBytes reply(ChunkedCall call, RpcRdmaHeaderFlyweight header, ByteBuffer buffer,
+                                     LongAdder copied) throws RdmaTransportException {
         MessageBytes reply;
         if (header.proc() == Proc.RDMA_NOMSG) {
             if (!header.hasReplyChunk() || call.header().replyChunk() == null) {
@@ -66,6 +68,7 @@ public final class ReplySplicer {
             }
             byte[] inline = new byte[header.payloadLength()];
             buffer.get(header.payloadOffset(), inline);
+            copied.add(inline.length);
             reply = MessageBytes.of(inline);
         }
         List<WriteChunk> provided = call.header().writeList();

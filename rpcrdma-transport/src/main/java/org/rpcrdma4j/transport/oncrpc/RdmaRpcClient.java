@@ -219,6 +219,11 @@ public final class RdmaRpcClient implements AutoCloseable {
         return requester.shapes();
     }
 
+    /** @return bytes the transport copied on this side, counted where it copies (the fabric's moves not counted) */
+    public long copiedBytes() {
+        return requester.copiedBytes();
+    }
+
     /** @return chunk buffers registered for unanswered calls; 0 when nothing leaks */
     public int chunkBuffers() {
         return requester.chunkBuffers();

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -62,6 +63,7 @@ public final class RdmaRpcSvc {
     private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
     private final DdpPolicy policy;
+    private final LongAdder copied = new LongAdder();
 
     RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
                Map<OncRpcProgram, RpcDispatchable> initialPrograms, DdpPolicy policy) {
@@ -148,6 +150,11 @@ public final class RdmaRpcSvc {
         return responder.chunkBuffers();
     }
 
+    /** @return bytes the transport copied on this side, counted where it copies (the fabric's moves not counted) */
+    public long copiedBytes() {
+        return responder.copiedBytes() + copied.sum();
+    }
+
     /** @return received messages dropped without an answer (bad or unexpected) */
     public long droppedMessages() {
         return responder.dropped();
@@ -174,6 +181,7 @@ public final class RdmaRpcSvc {
                 // From here every outcome replies, and the reply must use the chunks provided. A copy:
                 // oncrpc4j encodes the reply over the call's buffer, and the policy reads the call then.
                 transport.received(rpcXid, rpcMessage.clone(), provided);
+                copied.add(rpcMessage.length);
                 try {
                     call.accept();
                 } catch (RpcException e) {

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
@@ -73,16 +74,18 @@ public final class ReadChunkPull {
      * @param received     the received message
      * @param inlineOffset index in it of the first inline byte of the call
      * @param maxRead      the largest single RDMA Read to post
+     * @param copied       counts the bytes copied: the inline part
      * @param done         gets the rebuilt call or the error
      * @return false if the memory could not be registered (nothing started)
      */
     public boolean start(Fabric fabric, WorkQueue queue, ByteBuffer received, int inlineOffset,
-                         int maxRead, Done done) {
+                         int maxRead, LongAdder copied, Done done) {
         byte[] message = new byte[Math.toIntExact(stream.streamLength())];
         for (ReducedStream.Region region : stream.regions()) {
             if (region.kind() == ReducedStream.Kind.INLINE) {
                 received.get(inlineOffset + (int) region.inlineOffset(), message, (int) region.streamOffset(),
                         (int) region.length());
+                copied.add(region.length());
             }
         }
         Registration target = fabric.register(ByteBuffer.wrap(message), EnumSet.of(MemoryAccess.LOCAL_WRITE));

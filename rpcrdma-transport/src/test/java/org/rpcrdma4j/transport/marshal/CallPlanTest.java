@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -16,6 +17,7 @@ import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.Segment;
@@ -62,7 +64,8 @@ class CallPlanTest {
     void aReadChunkIsRegisteredInTheBufferItLiesIn() throws Exception {
         CallPlan plan = CallPlan.of(XID, call, DATA_POLICY, INLINE, INLINE, 4096);
 
-        ChunkedCall chunked = plan.register(fabric, 8);
+        LongAdder copied = new LongAdder();
+        ChunkedCall chunked = plan.register(fabric, 8, copied);
 
         assertThat(plan.readChunks()).isEqualTo(1);
         assertThat(fabric.registered).hasSize(1);
@@ -75,6 +78,8 @@ class CallPlanTest {
         assertThat(segments).extracting(s -> s.segment().offset()).containsExactly(0x1000L, 0x2000L);
         assertThat(chunked.message().remaining()).isEqualTo(chunked.message().capacity());
         assertThat(chunked.buffers()).isEqualTo(1);
+        assertThat(copied.sum()).as("the inline part only").isEqualTo(chunked.message().capacity()
+                - HeaderEncoder.encodedLength(header));
 
         chunked.release(fabric);
         assertThat(fabric.deregistered).isEqualTo(1);
@@ -84,9 +89,11 @@ class CallPlanTest {
     void aPositionZeroCallInSeveralBuffersIsRegisteredAsOneCopy() throws Exception {
         CallPlan plan = CallPlan.of(XID, call, DdpPolicy.NONE, INLINE, INLINE, 65536);
 
-        plan.register(fabric, 8);
+        LongAdder copied = new LongAdder();
+        plan.register(fabric, 8, copied);
 
         assertThat(plan.positionZero()).isTrue();
+        assertThat(copied.sum()).as("the whole call, gathered from two buffers").isEqualTo(44 + DATA);
         assertThat(fabric.registered).hasSize(1);
         assertThat(fabric.registered.get(0).isDirect()).isFalse();
         assertThat(fabric.registered.get(0).remaining()).isEqualTo(44 + DATA);
@@ -114,7 +121,8 @@ class CallPlanTest {
         };
 
         // The Read chunk's registration succeeds, the Reply chunk's fails.
-        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, 8)).isNull();
+        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, 8, new LongAdder()))
+                .isNull();
         assertThat(fabric.deregistered).isEqualTo(1);
     }
 

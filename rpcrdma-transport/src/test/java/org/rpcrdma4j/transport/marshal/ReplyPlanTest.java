@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.xdr.HeaderDecoder;
@@ -32,8 +33,9 @@ class ReplyPlanTest {
     void writesEachSegmentFromTheProgramsBufferWithoutCopying() throws Exception {
         WriteChunk chunk = new WriteChunk(List.of(new Segment(7, 4096, 0x1000), new Segment(8, 8192, 0x9000)));
 
+        LongAdder copied = new LongAdder();
         ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), null), payloads,
-                THRESHOLD);
+                THRESHOLD, copied);
 
         assertThat(plan.sources()).as("one source for the chunk's segments").hasSize(1);
         ByteBuffer source = plan.sources().get(0);
@@ -49,6 +51,8 @@ class ReplyPlanTest {
         assertThat(header.proc()).isEqualTo(Proc.RDMA_MSG);
         assertThat(header.writeList().get(0).length()).isEqualTo(DATA);
         assertThat(plan.message().limit()).isEqualTo(plan.message().capacity());
+        assertThat(copied.sum()).as("the inline head, once").isEqualTo(HEAD);
+        assertThat(plan.message().getInt(plan.message().limit() - HEAD)).isEqualTo(reply.getInt(0));
     }
 
     @Test
@@ -56,8 +60,9 @@ class ReplyPlanTest {
         WriteChunk chunk = new WriteChunk(List.of(new Segment(7, DATA, 0x1000)));
         ReplyChunk replyChunk = new ReplyChunk(List.of(new Segment(9, 1024, 0x20000)));
 
+        LongAdder copied = new LongAdder();
         ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), replyChunk), payloads,
-                THRESHOLD);
+                THRESHOLD, copied);
 
         assertThat(plan.writes()).hasSize(2);
         assertThat(plan.sources()).hasSize(2);
@@ -69,13 +74,15 @@ class ReplyPlanTest {
         assertThat(rest.sourceOffset()).isZero();
         assertThat(rest.target()).isEqualTo(new Segment(9, HEAD, 0x20000));
         assertThat(new HeaderDecoder().decode(plan.message().array()).header().proc()).isEqualTo(Proc.RDMA_NOMSG);
+        assertThat(copied.sum()).as("the reduced reply, once").isEqualTo(HEAD);
     }
 
     @Test
     void aResultLargerThanItsWriteChunkCannotBeConveyed() {
         WriteChunk small = new WriteChunk(List.of(new Segment(7, DATA - 4, 0x1000)));
 
-        assertThat(ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(small), null), payloads, THRESHOLD))
+        assertThat(ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(small), null), payloads, THRESHOLD,
+                new LongAdder()))
                 .isNull();
     }
 }

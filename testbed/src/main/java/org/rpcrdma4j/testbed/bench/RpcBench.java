@@ -16,6 +16,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.ObjIntConsumer;
 import java.util.stream.Stream;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
@@ -46,6 +47,9 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
  * run, each with a pool of {@value #WORKERS} workers: NFS NULL at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE)
  * of 4 KiB, 64 KiB and 1 MiB at queue depth 1. Over RDMA, READ data comes back in a Write chunk and
  * WRITE data goes in a Read chunk once over the inline threshold (RFC 8267).
+ *
+ * <p>Over RDMA each run also reports the bytes the transport copied per call on the server's and the
+ * client's side, as the transport counts them ({@code copiedBytes()} of the service and the client).
  *
  * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
  * each runs for its time. The data of every READ is compared with the file's; every WRITE must report
@@ -91,9 +95,34 @@ public final class RpcBench {
      * @param opsPerSec calls completed per second
      * @param mbPerSec  data moved per second (10^6 bytes), 0 for NULL
      * @param verified  whether every reply was right
+     * @param copies    bytes the transport copied per call on each side, as it counts them; {@code null}
+     *                  for TCP, which does not count
      */
     public record Run(String transport, String workload, double latencyUs, double opsPerSec, double mbPerSec,
-                      boolean verified) {
+                      boolean verified, Copies copies) {
+    }
+
+    /**
+     * Bytes the transport copied per call, counted by the transport itself (RDMA Reads and Writes,
+     * the fabric's moves, are not copies).
+     *
+     * @param server per call on the server's side
+     * @param client per call on the client's side
+     */
+    public record Copies(double server, double client) {
+    }
+
+    /** Reads the transport's copy counters of both sides. */
+    private record CopyCounters(LongSupplier server, LongSupplier client) {
+
+        long[] read() {
+            return new long[] {server.getAsLong(), client.getAsLong()};
+        }
+
+        Copies since(long[] before, long calls) {
+            long[] now = read();
+            return new Copies((double) (now[0] - before[0]) / calls, (double) (now[1] - before[1]) / calls);
+        }
     }
 
     private static final String EXPORT = "/export";
@@ -177,7 +206,7 @@ public final class RpcBench {
         svc.start();
         try (OncRpcClient client = new OncRpcClient(InetAddress.getLoopbackAddress(), IpProtocolType.TCP,
                 svc.getInetSocketAddress(IpProtocolType.TCP).getPort())) {
-            return runOn("tcp", client.connect());
+            return runOn("tcp", client.connect(), null);
         } finally {
             svc.stop();
         }
@@ -194,26 +223,26 @@ public final class RpcBench {
             svc.start();
             try (RdmaRpcClient client = RdmaRpcClient.connect(network.client(), network.server().localAddress(),
                     TransportConfig.DEFAULT, new NfsDdpPolicy(), Duration.ofSeconds(CALL_TIMEOUT_S))) {
-                return runOn("rdma-sim", client.transport());
+                return runOn("rdma-sim", client.transport(), new CopyCounters(svc::copiedBytes, client::copiedBytes));
             } finally {
                 svc.stop();
             }
         }
     }
 
-    private List<Run> runOn(String transport, RpcTransport on) throws Exception {
+    private List<Run> runOn(String transport, RpcTransport on, CopyCounters copies) throws Exception {
         Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS);
         byte[] root = client.mount(EXPORT);
         BenchFiles files = new BenchFiles(client.lookup(root, "read"), client.create(root, "write-" + transport));
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             steps.accept(transport + " warm-up " + workload.label, step++);
-            measure(transport, workload, on, client, files, perRun.dividedBy(3));
+            measure(transport, workload, on, client, files, perRun.dividedBy(3), copies);
         }
         List<Run> runs = new ArrayList<>();
         for (Workload workload : workloads) {
             steps.accept(transport + " " + workload.label, step++);
-            runs.add(measure(transport, workload, on, client, files, perRun));
+            runs.add(measure(transport, workload, on, client, files, perRun, copies));
         }
         return runs;
     }
@@ -223,13 +252,14 @@ public final class RpcBench {
     }
 
     private Run measure(String transport, Workload workload, RpcTransport on, Nfs3Client client, BenchFiles files,
-                        Duration time) throws Exception {
-        return workload.depth > 1 ? measureAsync(transport, workload, on, time)
-                : measureSync(transport, workload, client, files, time);
+                        Duration time, CopyCounters copies) throws Exception {
+        return workload.depth > 1 ? measureAsync(transport, workload, on, time, copies)
+                : measureSync(transport, workload, client, files, time, copies);
     }
 
-    private Run measureSync(String transport, Workload workload, Nfs3Client client, BenchFiles files, Duration time)
-            throws IOException {
+    private Run measureSync(String transport, Workload workload, Nfs3Client client, BenchFiles files, Duration time,
+                            CopyCounters copies) throws IOException {
+        long[] copied = copies == null ? null : copies.read();
         byte[] data = Arrays.copyOf(content, workload.size);
         ByteBuffer expected = ByteBuffer.wrap(data);
         boolean verified = true;
@@ -248,12 +278,14 @@ public final class RpcBench {
         } while (now < end);
         double seconds = (now - start) / 1e9;
         return new Run(transport, workload.label, seconds * 1e6 / ops, ops / seconds,
-                (double) ops * workload.size / seconds / 1e6, verified);
+                (double) ops * workload.size / seconds / 1e6, verified,
+                copies == null ? null : copies.since(copied, ops));
     }
 
     /** NULL calls kept {@link Workload#depth} in flight by oncrpc4j's asynchronous call. */
-    private Run measureAsync(String transport, Workload workload, RpcTransport on, Duration time)
-            throws InterruptedException, IOException {
+    private Run measureAsync(String transport, Workload workload, RpcTransport on, Duration time,
+                             CopyCounters copies) throws InterruptedException, IOException {
+        long[] copied = copies == null ? null : copies.read();
         RpcCall nfs = new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on);
         Semaphore window = new Semaphore(workload.depth);
         AtomicLong done = new AtomicLong();
@@ -285,6 +317,6 @@ public final class RpcBench {
         double seconds = (System.nanoTime() - start) / 1e9;
         long ops = Math.max(1, done.get());
         return new Run(transport, workload.label, waitedNanos.get() / 1e3 / ops, done.get() / seconds, 0,
-                !failed.get());
+                !failed.get(), copies == null ? null : copies.since(copied, ops));
     }
 }

@@ -63,19 +63,21 @@ public final class BenchRpcCommand implements Callable<Integer> {
     }
 
     private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads) {
-        StringBuilder table = new StringBuilder(String.format("%-10s %11s %11s %7s %11s %11s %7s %11s %11s %7s %s%n",
+        StringBuilder table = new StringBuilder(String.format(
+                "%-10s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %s%n",
                 "workload", "tcp us", "rdma us", "ratio", "tcp op/s", "rdma op/s", "ratio", "tcp MB/s", "rdma MB/s",
-                "ratio", "replies"));
+                "ratio", "srv copy B", "cli copy B", "replies"));
         for (RpcBench.Workload workload : workloads) {
             Run tcp = find(runs, "tcp", workload);
             Run rdma = find(runs, "rdma-sim", workload);
-            table.append(String.format("%-10s %11.1f %11.1f %7.2f %11.0f %11.0f %7.2f %11.1f %11.1f %7s %s%n",
+            table.append(String.format("%-10s %11.1f %11.1f %7.2f %11.0f %11.0f %7.2f %11.1f %11.1f %7s %11.0f %11.0f %s%n",
                     workload.label(), tcp.latencyUs(), rdma.latencyUs(), rdma.latencyUs() / tcp.latencyUs(),
                     tcp.opsPerSec(), rdma.opsPerSec(), rdma.opsPerSec() / tcp.opsPerSec(), tcp.mbPerSec(),
                     rdma.mbPerSec(), tcp.mbPerSec() > 0 ? String.format("%.2f", rdma.mbPerSec() / tcp.mbPerSec()) : "-",
-                    tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
+                    rdma.copies().server(), rdma.copies().client(), tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
         }
-        return table.append("ratios are rdma-sim / tcp: below 1 is better for latency, above 1 for op/s and MB/s")
+        return table.append("ratios are rdma-sim / tcp: below 1 is better for latency, above 1 for op/s and MB/s;"
+                        + " copy B: bytes rpcrdma4j copied per call on the server's and the client's side, as it counts them")
                 .toString();
     }
 
@@ -89,7 +91,12 @@ public final class BenchRpcCommand implements Callable<Integer> {
         for (Run r : runs) {
             json.beginObject().name("transport").value(r.transport()).name("workload").value(r.workload())
                     .name("latencyUs").value(r.latencyUs()).name("opsPerSec").value(r.opsPerSec())
-                    .name("mbPerSec").value(r.mbPerSec()).endObject();
+                    .name("mbPerSec").value(r.mbPerSec());
+            if (r.copies() != null) {
+                json.name("serverCopiedPerCall").value(r.copies().server())
+                        .name("clientCopiedPerCall").value(r.copies().client());
+            }
+            json.endObject();
         }
         return json.endArray().endObject().toString();
     }

@@ -34,6 +34,13 @@ class BenchRpcCommandTest {
             } else {
                 assertThat(mb).isPositive();
             }
+            if (run.get("transport").asText().equals("rdma-sim")) {
+                // Every call's inline part is copied out of a receive buffer on both sides, at least.
+                assertThat(run.get("serverCopiedPerCall").asDouble()).isPositive();
+                assertThat(run.get("clientCopiedPerCall").asDouble()).isPositive();
+            } else {
+                assertThat(run.has("serverCopiedPerCall")).isFalse();
+            }
         }
         List<String> expected = new ArrayList<>();
         for (String transport : List.of("tcp", "rdma-sim")) {
