@@ -12,12 +12,16 @@ import org.dcache.oncrpc4j.rpc.RpcAuthType;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
+import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs accepted calls with oncrpc4j's own semantics (its {@code RpcDispatcher}): a program is looked
+ * Decodes received calls as oncrpc4j's protocol filter does ({@link #accept}) and runs them with
+ * oncrpc4j's own semantics (its {@code RpcDispatcher}): a program is looked
  * up by number and version, missing means PROG_UNAVAIL; the program runs on a worker; an
  * {@link RpcException} becomes a reject with its reply, any other {@link IOException} (including
  * {@link OncRpcException}) GARBAGE_ARGS, a {@link RuntimeException} SYSTEM_ERR.
@@ -35,6 +39,43 @@ final class CallDispatcher {
     CallDispatcher(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService workers) {
         this.programs = programs;
         this.workers = workers;
+    }
+
+    /**
+     * Decodes a received call's RPC header as oncrpc4j's protocol filter does: a bad RPC version or
+     * credential is rejected with its reply here; a good call is {@linkplain #dispatch dispatched}.
+     * Called on the progress thread; never waits.
+     *
+     * @param message   the whole RPC message, decoded in place; its reply is encoded into a buffer of
+     *                  its own ({@link CallXdr}), so its bytes stay as they came until then
+     * @param transport where the call's reply goes
+     * @return false if the message is not a call or cannot be decoded: it gets no reply
+     */
+    boolean accept(byte[] message, RpcTransport transport) {
+        Xdr xdr = new CallXdr(message);
+        RpcCall call;
+        try {
+            xdr.beginDecoding();
+            int xid = xdr.xdrDecodeInt();
+            if (xdr.xdrDecodeInt() != RpcMessageType.CALL) {
+                // Replies were routed apart by the transport (RFC 8167); oncrpc4j drops anything else.
+                LOG.debug("dropped a non-call RPC message xid 0x{} on {}", Integer.toHexString(xid), transport);
+                return false;
+            }
+            call = new RpcCall(xid, xdr, transport);
+            try {
+                call.accept();
+            } catch (RpcException e) {
+                call.reject(e.getStatus(), e.getRpcReply());
+                LOG.info("RPC request rejected: {}", e.getMessage());
+                return true;
+            }
+        } catch (IOException e) {
+            LOG.info("dropped an RPC call on {} that could not be decoded: {}", transport, e.getMessage());
+            return false;
+        }
+        dispatch(call);
+        return true;
     }
 
     /**

@@ -17,9 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.IoStrategy;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
@@ -268,34 +266,13 @@ public final class RdmaRpcClient implements AutoCloseable {
         requester.abandon(xid);
     }
 
-    /**
-     * Decodes a backward call as oncrpc4j's protocol filter decodes a call and dispatches it to the
-     * callback services. On the progress thread; never waits.
-     */
+    /** Decodes a backward call and dispatches it to the callback services. On the progress thread; never waits. */
     private void onBackwardCall(int xid, byte[] rpcMessage) {
         // Counts until its reply is sent (CallbackTransport counts down) or it is dropped.
         callbacksInProgress.incrementAndGet();
-        Xdr xdr = new Xdr(rpcMessage);
-        RpcCall call;
-        try {
-            xdr.beginDecoding();
-            int rpcXid = xdr.xdrDecodeInt();
-            xdr.xdrDecodeInt(); // CALL: the requester routed it by this word (RFC 8167)
-            call = new RpcCall(rpcXid, xdr, callbackTransport);
-            try {
-                call.accept();
-            } catch (RpcException e) {
-                call.reject(e.getStatus(), e.getRpcReply());
-                LOG.info("backward RPC call rejected: {}", e.getMessage());
-                return;
-            }
-        } catch (IOException e) {
+        if (!callbackDispatcher.accept(rpcMessage, callbackTransport)) {
             callbacksInProgress.decrementAndGet();
-            LOG.info("dropped a backward RPC call xid 0x{} that could not be decoded: {}",
-                    Integer.toHexString(xid), e.getMessage());
-            return;
         }
-        callbackDispatcher.dispatch(call);
     }
 
     /** Answers from the progress thread are delivered as oncrpc4j's protocol filter handles them. */

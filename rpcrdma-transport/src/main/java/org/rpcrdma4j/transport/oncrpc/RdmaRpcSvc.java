@@ -10,16 +10,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
-import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.dcache.oncrpc4j.rpc.RpcException;
-import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
-import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.MessageBytes;
@@ -37,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * Serves oncrpc4j programs over RPC-over-RDMA: the RDMA counterpart of oncrpc4j's {@code OncRpcSvc}.
  * Build one with {@link RdmaRpcSvcBuilder}.
  *
- * <p>The progress thread parses each call header as oncrpc4j's protocol filter does (rejecting a bad
- * RPC version or credential there) and hands the call to {@link CallDispatcher}; the program runs on
- * a worker and its reply goes back through the connection's {@link RdmaRpcTransport}.
+ * <p>The progress thread hands each call to {@link CallDispatcher}, which parses its header as
+ * oncrpc4j's protocol filter does (rejecting a bad RPC version or credential there); the program runs
+ * on a worker and its reply goes back through the connection's {@link RdmaRpcTransport}. The call's
+ * bytes are not copied: the reply is encoded into a buffer of its own.
  *
  * <p>Programs call the client's callback service through {@code getPeerTransport()} of that
  * transport (RFC 8167 backward calls); the answers are delivered to oncrpc4j's {@link ReplyQueue} on
@@ -63,7 +58,6 @@ public final class RdmaRpcSvc {
     private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
     private final DdpPolicy policy;
-    private final LongAdder copied = new LongAdder();
 
     RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
                Map<OncRpcProgram, RpcDispatchable> initialPrograms, DdpPolicy policy) {
@@ -152,7 +146,7 @@ public final class RdmaRpcSvc {
 
     /** @return bytes the transport copied on this side, counted where it copies (the fabric's moves not counted) */
     public long copiedBytes() {
-        return responder.copiedBytes() + copied.sum();
+        return responder.copiedBytes();
     }
 
     /** @return received messages dropped without an answer (bad or unexpected) */
@@ -167,39 +161,11 @@ public final class RdmaRpcSvc {
         public void onCall(Connection connection, int xid, byte[] rpcMessage, ProvidedChunks provided) {
             RdmaRpcTransport transport = transports.computeIfAbsent(connection,
                     c -> new RdmaRpcTransport(responder, c, replyQueue, policy));
-            Xdr xdr = new Xdr(rpcMessage);
-            RpcCall call;
-            try {
-                xdr.beginDecoding();
-                int rpcXid = xdr.xdrDecodeInt();
-                if (xdr.xdrDecodeInt() != RpcMessageType.CALL) {
-                    // Backward replies (RFC 8167) went to BackwardReplies; oncrpc4j drops any other.
-                    LOG.debug("dropped a non-call RPC message on {}", connection);
-                    return;
-                }
-                call = new RpcCall(rpcXid, xdr, transport);
-                // From here every outcome replies, and the reply must use the chunks provided. A copy:
-                // oncrpc4j encodes the reply over the call's buffer, and the policy reads the call then.
-                transport.received(rpcXid, rpcMessage.clone(), provided);
-                copied.add(rpcMessage.length);
-                try {
-                    call.accept();
-                } catch (RpcException e) {
-                    call.reject(e.getStatus(), e.getRpcReply());
-                    LOG.info("RPC request rejected: {}", e.getMessage());
-                    return;
-                }
-            } catch (OncRpcException e) {
-                transport.dropped(xid);
-                LOG.info("dropped an RPC call xid 0x{} that could not be decoded: {}",
-                        Integer.toHexString(xid), e.getMessage());
-                return;
-            } catch (IOException e) {
-                transport.dropped(xid);
-                LOG.info("dropped an RPC call xid 0x{}: {}", Integer.toHexString(xid), e.getMessage());
-                return;
+            // Kept before anything can reply: every reply must use the chunks provided.
+            int rpcXid = transport.received(rpcMessage, provided);
+            if (!dispatcher.accept(rpcMessage, transport)) {
+                transport.dropped(rpcXid);
             }
-            dispatcher.dispatch(call);
         }
 
         @Override

@@ -19,9 +19,12 @@ import org.rpcrdma4j.xdr.XdrItem;
 /**
  * The server side's {@link RpcTransport} for one connection: {@link #send} hands a reply to the
  * {@link Responder}, which conveys it from the progress thread. Between a call's arrival and its
- * reply this class keeps the call and the chunks it provided, keyed by XID; at the reply it asks the
- * program's {@link DdpPolicy#replyPayloads} where the DDP-eligible results sit (as nfsd tells svcrdma
- * with {@code svc_rdma_result_payload}).
+ * reply this class keeps, keyed by XID, the chunks the call provided and, when they include Write
+ * chunks, the call's procedure and bytes: at the reply it asks the program's
+ * {@link DdpPolicy#replyPayloads} where the DDP-eligible results sit (as nfsd tells svcrdma with
+ * {@code svc_rdma_result_payload}). The call is kept as it came, not copied: oncrpc4j encodes the
+ * reply into a buffer of its own ({@link CallXdr}). A reply without Write chunks moves no result by
+ * RDMA, so the policy is not asked and nothing of the call is kept.
  *
  * <p>{@link #getPeerTransport()} is the same connection in the backward direction (RFC 8167): a
  * {@link BackwardTransport} on which programs call the client's callback service.
@@ -43,8 +46,16 @@ public final class RdmaRpcTransport extends ForwardDirection {
     private final Map<Integer, PendingCall> pending = new ConcurrentHashMap<>();
     private final BackwardTransport backward;
 
-    /** A call waiting for its reply: the call and what it provided for the reply. */
-    private record PendingCall(byte[] call, ProvidedChunks provided) {
+    /**
+     * A call waiting for its reply: what it provided for the reply, and what the policy needs to place
+     * results in the Write chunks provided.
+     *
+     * @param provided  the chunks provided
+     * @param procedure the procedure called; {@code null} when the policy need not be asked
+     * @param call      the call as it came; {@code null} when the policy need not be asked
+     */
+    private record PendingCall(ProvidedChunks provided, DdpPolicy.RpcProcedure procedure,
+                               DdpPolicy.RpcMessage call) {
     }
 
     RdmaRpcTransport(Responder responder, Connection connection, ReplyQueue replyQueue,
@@ -57,14 +68,29 @@ public final class RdmaRpcTransport extends ForwardDirection {
     }
 
     /**
-     * Remembers a call until its reply.
+     * Remembers what the reply to a call needs, until the reply.
      *
-     * @param xid      the call's XID
-     * @param call     the whole call
+     * @param call     the whole call, kept (not copied) when the policy will be asked; its bytes must
+     *                 not change until the reply is sent
      * @param provided the chunks it provided for the reply
+     * @return the call's XID, which its reply carries (RFC 5531 §9)
      */
-    void received(int xid, byte[] call, ProvidedChunks provided) {
-        pending.put(xid, new PendingCall(call, provided));
+    int received(byte[] call, ProvidedChunks provided) {
+        MessageBytes bytes = MessageBytes.of(call);
+        int xid = bytes.length() < 4 ? 0 : XdrBytes.xid(bytes);
+        DdpPolicy.RpcProcedure procedure = null;
+        DdpPolicy.RpcMessage message = null;
+        if (!provided.writeList().isEmpty()) {
+            try {
+                procedure = RpcHeaders.procedure(bytes);
+                message = RpcHeaders.call(bytes);
+            } catch (IllegalArgumentException e) {
+                // A call the transport cannot parse has no DDP-eligible results: the reply goes whole.
+                procedure = null;
+            }
+        }
+        pending.put(xid, new PendingCall(provided, procedure, procedure == null ? null : message));
+        return xid;
     }
 
     /**
@@ -92,7 +118,7 @@ public final class RdmaRpcTransport extends ForwardDirection {
         int xid = XdrBytes.xid(reply);
         PendingCall call = pending.remove(xid);
         ProvidedChunks provided = call == null ? ProvidedChunks.NONE : call.provided();
-        responder.reply(connection, xid, reply, provided, call == null ? List.of() : payloads(call, reply), error -> {
+        responder.reply(connection, xid, reply, provided, payloads(call, reply), error -> {
             try {
                 if (error == null) {
                     handler.completed(reply.length(), attachment);
@@ -107,10 +133,11 @@ public final class RdmaRpcTransport extends ForwardDirection {
     }
 
     private List<XdrItem> payloads(PendingCall call, MessageBytes reply) {
+        if (call == null || call.procedure() == null) {
+            return List.of();
+        }
         try {
-            DdpPolicy.RpcProcedure procedure = RpcHeaders.procedure(call.call());
-            return policy.replyPayloads(procedure, RpcHeaders.call(call.call()),
-                    RpcHeaders.reply(reply));
+            return policy.replyPayloads(call.procedure(), call.call(), RpcHeaders.reply(reply));
         } catch (IllegalArgumentException e) {
             // A call the transport cannot parse has no DDP-eligible results: the reply goes whole.
             return List.of();

@@ -171,6 +171,26 @@ class ChunkTest {
     }
 
     @Test
+    void neitherSideCopiesTheDataOfAChunk() throws Exception {
+        int size = 1 << 20;
+        byte[] data = ChunkProgram.pattern(size);
+        long server = svc.copiedBytes();
+        long caller = client.copiedBytes();
+
+        // Read chunk in (PUT), Write chunk out (GET), both in one call (ECHO_DDP, whose call is kept for its reply).
+        assertThat(call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
+                .isEqualTo(ChunkProgram.crc(data));
+        assertThat(call(ChunkProgram.GET, new ChunkProgram.IntPair(size, 0), new ChunkProgram.GetResult()).data)
+                .isEqualTo(data);
+        assertThat(call(ChunkProgram.ECHO_DDP, new TestProgram.Opaque(data), new TestProgram.Opaque()).bytes)
+                .isEqualTo(data);
+
+        // Only the inline parts, well under 100 bytes each way per call, are copied; the RDMA moves are the fabric's.
+        assertThat(svc.copiedBytes() - server).isBetween(1L, 600L);
+        assertThat(client.copiedBytes() - caller).isBetween(1L, 600L);
+    }
+
+    @Test
     void replyChunkCarriesLongNonDdpReplies() throws Exception {
         for (int size : SIZES) {
             assertThat(call(ChunkProgram.LIST, new ChunkProgram.IntPair(size, 0), new TestProgram.Opaque()).bytes)
