@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.rw.WorkQueue;
@@ -114,6 +115,31 @@ public final class Connection {
      */
     boolean repost(ByteBuffer buffer) {
         return state == State.CLOSED || fabricConnection.postReceive(buffer.clear());
+    }
+
+    /**
+     * @param what what failed because of the connection's state, such as "reply to xid 0x2a"
+     * @return the CONNECTION error of it: why the connection closed, or that it is not up yet
+     */
+    RdmaTransportException notUp(String what) {
+        return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION, what + " failed: " + this
+                + (state == State.CLOSED ? " closed: " + closeReason : " is not up"));
+    }
+
+    /**
+     * Runs a command on a fabric's progress thread, unless that has stopped. Thread-safe.
+     *
+     * @param fabric  the fabric
+     * @param command what to run; it must not block
+     * @return false if the progress thread has stopped: the command will never run
+     */
+    static boolean execute(Fabric fabric, Runnable command) {
+        try {
+            fabric.execute(command);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
     }
 
     /** @return this side's socket address, the same object for the connection's lifetime once it is up */

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
@@ -43,7 +42,15 @@ import org.slf4j.LoggerFactory;
  * is up when the responder accepts with its own. Each call is planned when submitted ({@link CallPlan}: inline,
  * Read chunks or a Position-zero Read chunk, and Write chunks or a Reply chunk for its reply, as the
  * program's {@link DdpPolicy} says) and sent while credits allow (RFC 8166 §3.3.1: one until the first
- * reply, then the grant); the others wait in order. Each answer (a reply or an RDMA_ERROR) returns its
+ * reply, then the grant); the others wait in order.
+ *
+ * <h2>Back-pressure</h2>
+ * At most {@link TransportConfig#requesterCredits} calls wait for a credit, as many as may be
+ * outstanding. A caller that finds the wait full waits itself in {@link #submit} until a waiting call
+ * is sent, fails or is abandoned, or the connection closes, as a Linux RPC task sleeps on the
+ * transport's backlog; the wait is never unbounded memory. On the progress thread (a reply handler
+ * that calls again) {@link #submit} cannot wait, since only that thread frees room: it fails the call
+ * at once with {@link RdmaTransportException.Scope#CALL}. Each answer (a reply or an RDMA_ERROR) returns its
  * credit and carries the new grant; a reply that used chunks is rebuilt by {@link ReplySplicer}.
  * Closing, by either side, fails every call sent or waiting with
  * {@link RdmaTransportException.Scope#CONNECTION}.
@@ -64,8 +71,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Buffer management</h2>
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
  * replies before the connection is requested, and one per backward credit granted for backward calls
- * (RFC 8167). A received buffer belongs to this class during
- * its connection's receive callback: the reply is copied out and the buffer posted again. Call buffers are
+ * (RFC 8167). Received buffers are handled by the connection's {@link ConnectionEvents}: the reply's
+ * inline part is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
  * used, when its send fails, when the call is abandoned or when the connection closes
@@ -75,7 +82,7 @@ import org.slf4j.LoggerFactory;
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
  * {@link #backwardReply}, {@link #close} and the counters, which are thread-safe.
  */
-public final class Requester implements ConnectionListener {
+public final class Requester {
 
     private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
 
@@ -86,10 +93,14 @@ public final class Requester implements ConnectionListener {
     private final BackwardCallHandler backwardCalls;
     private final DdpPolicy policy;
     private final ArrayDeque<CallPlan> waiting = new ArrayDeque<>();
+    /** Guards {@link #admitted}; callers wait on it for room. */
+    private final Object room = new Object();
+    /** Calls submitted and not yet sent, failed or dropped: those in {@link #waiting} or on their way there. */
+    private int admitted;
     private final Map<Integer, ChunkedCall> outstanding = new HashMap<>();
     /** Sent calls given up on: each still holds a credit, so there are never more than the grant. */
     private final Set<Integer> abandoned = new HashSet<>();
-    private final RpcRdmaHeaderFlyweight header;
+    private final Events events;
     private final CompletableFuture<Connection> connected = new CompletableFuture<>();
     private volatile Connection connection;
     private volatile int outstandingCount;
@@ -99,6 +110,7 @@ public final class Requester implements ConnectionListener {
     private volatile int chunkBuffers;
     private final ChunkCounters shapes = new ChunkCounters();
     private final LongAdder copied = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
 
     /**
      * @param fabric  the fabric to connect on
@@ -115,7 +127,7 @@ public final class Requester implements ConnectionListener {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.backwardCalls = Objects.requireNonNull(backwardCalls, "backwardCalls");
         this.credits = new RequesterCredits(config.requesterCredits());
-        this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
+        this.events = new Events();
     }
 
     /**
@@ -127,12 +139,11 @@ public final class Requester implements ConnectionListener {
      */
     public CompletableFuture<Connection> connect(FabricAddress responder) {
         fabric.execute(() -> {
-            List<ByteBuffer> receives = new ArrayList<>();
-            for (int i = 0; i < credits.requested() + config.backwardResponderCredits(); i++) {
-                receives.add(ByteBuffer.allocate(config.inlineReceiveSize()));
-            }
+            List<ByteBuffer> receives = ConnectionEvents.receiveBuffers(
+                    credits.requested() + config.backwardResponderCredits(), config.inlineReceiveSize());
             try {
-                connection = new Connection(fabric.connect(responder, config.privateData(), receives, this));
+                connection = new Connection(fabric.connect(responder, config.privateData(), receives, events));
+                events.connection = connection;
             } catch (IllegalStateException e) {
                 // A closed fabric, or one with every connection id in use: the caller hears it now.
                 connected.completeExceptionally(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
@@ -143,14 +154,16 @@ public final class Requester implements ConnectionListener {
     }
 
     /**
-     * Sends a call, now or when a credit frees. Thread-safe. Its answer goes to the
+     * Sends a call, now or when a credit frees, first waiting for room among the calls that wait for
+     * a credit when there is none (see Back-pressure above). Thread-safe. Its answer goes to the
      * {@link ReplyHandler}.
      *
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC call message; its bytes must not change until the call is
      *                   answered or fails, since the responder reads its Read chunks in place
-     * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}) or
+     * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}),
      *                                needs a chunk larger than {@link TransportConfig#maxMessageSize},
+     *                                or finds no room on the progress thread or when interrupted;
      *                                CONNECTION if the connection is not up
      */
     public void submit(int xid, MessageBytes rpcMessage) throws RdmaTransportException {
@@ -166,17 +179,53 @@ public final class Requester implements ConnectionListener {
                     + " needs a chunk of " + plan.largestChunk() + " bytes, more than the largest I/O of "
                     + config.maxMessageSize() + " bytes (TransportConfig.maxMessageSize)");
         }
-        try {
-            fabric.execute(() -> {
-                if (current.state() != Connection.State.CONNECTED) {
-                    handler.onFailed(xid, closed(current, xid));
-                    return;
-                }
-                waiting.add(plan);
-                pump();
-            });
-        } catch (IllegalStateException e) {
+        admit(current, xid);
+        boolean queued = Connection.execute(fabric, () -> {
+            if (current.state() != Connection.State.CONNECTED) {
+                leave(1);
+                handler.onFailed(xid, closed(current, xid));
+                return;
+            }
+            waiting.add(plan);
+            pump();
+        });
+        if (!queued) {
+            leave(1);
             throw closed(current, xid);
+        }
+    }
+
+    /** Takes room for a call among those waiting for a credit, waiting for it off the progress thread. */
+    private void admit(Connection current, int xid) throws RdmaTransportException {
+        synchronized (room) {
+            while (admitted >= config.requesterCredits()) {
+                if (current.state() != Connection.State.CONNECTED) {
+                    throw closed(current, xid);
+                }
+                if (fabric.onProgressThread()) {
+                    throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
+                            + Integer.toHexString(xid) + ": " + admitted + " calls already wait for a credit, the"
+                            + " most allowed, and the progress thread cannot wait for room");
+                }
+                try {
+                    room.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
+                            + Integer.toHexString(xid) + ": interrupted while waiting for room to send", e);
+                }
+            }
+            admitted++;
+        }
+    }
+
+    /** Gives back the room of calls sent, failed or dropped, waking whoever waits for it. */
+    private void leave(int calls) {
+        if (calls > 0) {
+            synchronized (room) {
+                admitted -= calls;
+                room.notifyAll();
+            }
         }
     }
 
@@ -188,20 +237,19 @@ public final class Requester implements ConnectionListener {
      * @param xid the call's XID
      */
     public void abandon(int xid) {
-        try {
-            fabric.execute(() -> {
-                ChunkedCall call = outstanding.remove(xid);
-                if (call != null) {
-                    release(call);
-                    abandoned.add(xid);
-                } else {
-                    waiting.removeIf(plan -> plan.xid() == xid);
-                }
-                outstandingCount = outstanding.size();
-                waitingCount = waiting.size();
-            });
-        } catch (IllegalStateException e) {
-            LOG.debug("progress thread already stopped: closing released the call", e);
+        boolean queued = Connection.execute(fabric, () -> {
+            ChunkedCall call = outstanding.remove(xid);
+            if (call != null) {
+                release(call);
+                abandoned.add(xid);
+            } else if (waiting.removeIf(plan -> plan.xid() == xid)) {
+                leave(1);
+            }
+            outstandingCount = outstanding.size();
+            waitingCount = waiting.size();
+        });
+        if (!queued) {
+            LOG.debug("progress thread already stopped: closing released xid 0x{}", Integer.toHexString(xid));
         }
     }
 
@@ -217,23 +265,22 @@ public final class Requester implements ConnectionListener {
      */
     public void backwardReply(int xid, byte[] rpcMessage, Consumer<RdmaTransportException> done) {
         ByteBuffer message = InlineMessage.msg(xid, config.backwardResponderCredits(), rpcMessage);
-        try {
-            fabric.execute(() -> {
-                Connection current = connection;
-                if (current.state() != Connection.State.CONNECTED) {
-                    done.accept(closed(current, xid));
-                } else if (message.capacity() > current.thresholds().send()) {
-                    current.send(InlineMessage.error(RpcRdmaHeader.error(xid,
-                            RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);
-                    done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward reply to xid 0x"
-                            + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes is over the "
-                            + current.thresholds().send() + "-byte inline threshold; backward messages are inline"
-                            + " only (RFC 8167); answered ERR_CHUNK"));
-                } else {
-                    current.send(message, done);
-                }
-            });
-        } catch (IllegalStateException e) {
+        boolean queued = Connection.execute(fabric, () -> {
+            Connection current = connection;
+            if (current.state() != Connection.State.CONNECTED) {
+                done.accept(closed(current, xid));
+            } else if (message.capacity() > current.thresholds().send()) {
+                current.send(InlineMessage.error(RpcRdmaHeader.error(xid,
+                        RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);
+                done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward reply to xid 0x"
+                        + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes is over the "
+                        + current.thresholds().send() + "-byte inline threshold; backward messages are inline"
+                        + " only (RFC 8167); answered ERR_CHUNK"));
+            } else {
+                current.send(message, done);
+            }
+        });
+        if (!queued) {
             done.accept(closed(connection, xid));
         }
     }
@@ -246,17 +293,16 @@ public final class Requester implements ConnectionListener {
      */
     public CompletableFuture<Void> close() {
         CompletableFuture<Void> closed = new CompletableFuture<>();
-        try {
-            fabric.execute(() -> {
-                Connection current = connection;
-                tearDown("closed by the requester");
-                if (current != null) {
-                    current.fabricConnection().close();
-                }
-                closed.complete(null);
-            });
-        } catch (IllegalStateException e) {
-            LOG.debug("progress thread already stopped", e);
+        boolean queued = Connection.execute(fabric, () -> {
+            Connection current = connection;
+            tearDown("closed by the requester");
+            if (current != null) {
+                current.fabricConnection().close();
+            }
+            closed.complete(null);
+        });
+        if (!queued) {
+            LOG.debug("progress thread already stopped");
             closed.complete(null);
         }
         return closed;
@@ -301,106 +347,89 @@ public final class Requester implements ConnectionListener {
         return creditLimit;
     }
 
-    @Override
-    public void onEstablished(ConnectPrivateData peerData) {
-        connection.up(InlineThresholds.of(config.privateData(), peerData));
-        LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
-        connected.complete(connection);
+    /** @return received messages dropped without an answer (too long, or with a bad header) */
+    public long droppedMessages() {
+        return dropped.sum();
     }
 
-    @Override
-    public void onReceived(ByteBuffer buffer, int length) {
-        try {
-            onData(buffer, length);
-        } finally {
-            repost(buffer);
+    /** The connection's events: answers, backward calls and its end. Progress thread. */
+    private final class Events extends ConnectionEvents {
+
+        Events() {
+            super(config.decodeLimits(), copied, dropped);
+        }
+
+        @Override
+        public void onEstablished(ConnectPrivateData peerData) {
+            connection.up(InlineThresholds.of(config.privateData(), peerData));
+            LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
+            connected.complete(connection);
+        }
+
+        @Override
+        public void onDisconnected(FabricStatus status, String detail) {
+            tearDown(status == FabricStatus.REFUSED ? "refused by the responder"
+                    : status == FabricStatus.CLOSED ? "closed by the responder" : status + ": " + detail);
+        }
+
+        @Override
+        void afterReceive() {
+            // The answer returned a credit and its receive is posted again: a waiting call may go.
             pump();
         }
-    }
 
-    @Override
-    public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
-        if (status == FabricStatus.MESSAGE_TOO_LONG) {
-            LOG.warn("dropped a message from the responder: {}", status);
-            repost(buffer);
-        }
-    }
-
-    @Override
-    public void onSendCompleted(long context, FabricStatus status) {
-        connection.work().onCompleted(context, status);
-    }
-
-    @Override
-    public void onRdmaCompleted(long context, FabricStatus status) {
-        // A requester starts no RDMA: the responder moves every chunk (RFC 8166 §3.4).
-        LOG.warn("unexpected RDMA completion {} on a requester: {}", context, status);
-    }
-
-    @Override
-    public void onDisconnected(FabricStatus status, String detail) {
-        tearDown(status == FabricStatus.REFUSED ? "refused by the responder"
-                : status == FabricStatus.CLOSED ? "closed by the responder" : status + ": " + detail);
-    }
-
-    private void repost(ByteBuffer buffer) {
-        if (!connection.repost(buffer)) {
-            LOG.warn("the fabric has no room for another receive on {}", connection);
-        }
-    }
-
-    private void onData(ByteBuffer buffer, int length) {
-        try {
-            header.wrap(buffer, buffer.position(), length);
-        } catch (RpcRdmaDecodeException e) {
+        @Override
+        void onBadHeader(RpcRdmaDecodeException e) {
             // Only a responder answers with RDMA_ERROR (RFC 8166 §4.5); the call it was for times out.
+            drop();
             LOG.warn("dropped a bad reply: {}", e.getMessage());
-            return;
         }
-        int xid = header.xid();
-        if (RpcDirection.msgType(header, buffer) == RpcDirection.CALL) {
-            byte[] rpc = new byte[header.payloadLength()];
-            buffer.get(header.payloadOffset(), rpc);
-            copied.add(rpc.length);
-            backwardCalls.onBackwardCall(xid, rpc);
-            return;
-        }
-        ChunkedCall call = outstanding.remove(xid);
-        if (call == null && abandoned.remove(xid)) {
+
+        @Override
+        void onMessage(ByteBuffer buffer) {
+            int xid = header.xid();
+            if (RpcDirection.msgType(header, buffer) == RpcDirection.CALL) {
+                backwardCalls.onBackwardCall(xid, payload(buffer));
+                return;
+            }
+            ChunkedCall call = outstanding.remove(xid);
+            if (call == null && abandoned.remove(xid)) {
+                credits.onAnswered(header.credits());
+                creditLimit = credits.limit();
+                LOG.debug("discarded the answer to abandoned xid 0x{}", Integer.toHexString(xid));
+                return;
+            }
+            if (call == null) {
+                drop();
+                LOG.debug("dropped an answer to xid 0x{}: no such call outstanding", Integer.toHexString(xid));
+                return;
+            }
             credits.onAnswered(header.credits());
             creditLimit = credits.limit();
-            LOG.debug("discarded the answer to abandoned xid 0x{}", Integer.toHexString(xid));
-            return;
-        }
-        if (call == null) {
-            LOG.debug("dropped an answer to xid 0x{}: no such call outstanding", Integer.toHexString(xid));
-            return;
-        }
-        credits.onAnswered(header.credits());
-        creditLimit = credits.limit();
-        outstandingCount = outstanding.size();
-        MessageBytes reply = null;
-        RdmaTransportException failure = null;
-        try {
-            if (header.proc() == Proc.RDMA_ERROR) {
-                failure = rdmaError(xid);
-            } else if (header.readSegmentCount() > 0) {
-                failure = new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                        + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)");
-            } else {
-                reply = ReplySplicer.reply(call, header, buffer, copied);
-                shapes.onReply(header);
+            outstandingCount = outstanding.size();
+            MessageBytes reply = null;
+            RdmaTransportException failure = null;
+            try {
+                if (header.proc() == Proc.RDMA_ERROR) {
+                    failure = rdmaError(header);
+                } else if (header.readSegmentCount() > 0) {
+                    failure = new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                            + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)");
+                } else {
+                    reply = ReplySplicer.reply(call, header, buffer, copied);
+                    shapes.onReply(header);
+                }
+            } catch (RdmaTransportException e) {
+                failure = e;
+            } finally {
+                // Before the answer is handed over: whoever gets it finds the call's memory released.
+                release(call);
             }
-        } catch (RdmaTransportException e) {
-            failure = e;
-        } finally {
-            // Before the answer is handed over: whoever gets it finds the call's memory released.
-            release(call);
-        }
-        if (failure != null) {
-            handler.onFailed(xid, failure);
-        } else {
-            handler.onReply(xid, reply);
+            if (failure != null) {
+                handler.onFailed(xid, failure);
+            } else {
+                handler.onReply(xid, reply);
+            }
         }
     }
 
@@ -409,7 +438,8 @@ public final class Requester implements ConnectionListener {
         chunkBuffers -= call.buffers();
     }
 
-    private RdmaTransportException rdmaError(int xid) {
+    private static RdmaTransportException rdmaError(RpcRdmaHeaderFlyweight header) {
+        int xid = header.xid();
         String detail = header.errorCode() == ErrorCode.ERR_VERS
                 ? "ERR_VERS (the responder supports versions " + Integer.toUnsignedLong(header.errorLow()) + " to "
                         + Integer.toUnsignedLong(header.errorHigh()) + ")"
@@ -422,6 +452,7 @@ public final class Requester implements ConnectionListener {
         Connection current = connection;
         while (current.state() == Connection.State.CONNECTED && credits.canSend() && !waiting.isEmpty()) {
             CallPlan plan = waiting.poll();
+            leave(1);
             ChunkedCall call = plan.register(fabric, credits.requested(), copied);
             if (call == null) {
                 handler.onFailed(plan.xid(), new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
@@ -461,7 +492,12 @@ public final class Requester implements ConnectionListener {
         outstanding.values().forEach(this::release);
         outstanding.clear();
         abandoned.clear();
+        leave(waiting.size());
         waiting.clear();
+        synchronized (room) {
+            // Callers waiting for room find the connection closed.
+            room.notifyAll();
+        }
         outstandingCount = 0;
         waitingCount = 0;
         for (int xid : failed) {

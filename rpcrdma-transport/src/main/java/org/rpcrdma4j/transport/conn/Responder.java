@@ -10,7 +10,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
@@ -28,7 +27,6 @@ import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.ReadChunk;
 import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
 import org.rpcrdma4j.xdr.XdrItem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,20 +48,17 @@ import org.slf4j.LoggerFactory;
  * the grant (RFC 8166 §3.3.1).
  *
  * <h2>Backward direction (RFC 8167)</h2>
- * This side is also the requester of backward calls on each connection ({@link #backwardCall}):
- * inline only (§4.4), an RDMA_MSG without chunks carrying the backward credits asked for (§4.5); at
- * most as many outstanding per connection as the requester granted in its last backward reply, one
- * before the first (§4.1, {@link BackwardCalls}); the others wait in order. A received RDMA_MSG
- * without chunks whose RPC message is a REPLY is a backward reply ({@link RpcDirection}); it and an
- * RDMA_ERROR for an outstanding backward call go to the {@link BackwardReplyHandler}. Closing a
- * connection fails its backward calls.
+ * This side is also the requester of backward calls on each connection ({@link #backwardCall}, done by
+ * {@link BackwardRequester}). A received RDMA_MSG without chunks whose RPC message is a REPLY is a
+ * backward reply ({@link RpcDirection}); it and an RDMA_ERROR go to the backward requester, which
+ * drops one that answers no backward call.
  *
  * <h2>Buffer management</h2>
  * Each connection gets receive buffers of the inline receive size when it is accepted, one per
  * credit granted and one per backward credit asked for (RFC 8167: the backward replies need receives
- * too), as svcrdma posts receives per connection. A received buffer
- * belongs to this class while its connection's listener handles it: the RPC message is copied out for the worker,
- * and the buffer is posted again at once, so the receive path never waits for a worker. A call with Read chunks is rebuilt in a new
+ * too), as svcrdma posts receives per connection. Received buffers are handled by each connection's
+ * {@link ConnectionEvents}: the RPC message is copied out for the worker and the buffer posted again
+ * at once. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
  * handler. Reply headers are allocated per send and belong to the fabric until the send completes;
  * the chunk data of a reply is written from the reply's own buffers, each result's registered once
@@ -81,18 +76,15 @@ public final class Responder {
     private final TransportConfig config;
     private final ResponderCredits credits;
     private final CallHandler handler;
-    private final BackwardReplyHandler backwardReplies;
+    private final BackwardRequester backward;
     /** The connection table: every connection accepted and not yet disconnected. */
     private final Map<Connection, Served> served = new LinkedHashMap<>();
-    private final RpcRdmaHeaderFlyweight header;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private boolean stopping;
-    private volatile long dropped;
+    private final LongAdder dropped = new LongAdder();
     private final LongAdder copied = new LongAdder();
     private volatile int pendingChunkWork;
     private volatile int chunkBuffers;
-    private volatile int pendingBackwardCalls;
-    private volatile int maxOutstandingBackwardCalls;
 
     /**
      * @param fabric          the fabric to serve on; this responder becomes its acceptor on {@link #start}
@@ -104,9 +96,9 @@ public final class Responder {
         this.fabric = Objects.requireNonNull(fabric, "fabric");
         this.config = Objects.requireNonNull(config, "config");
         this.handler = Objects.requireNonNull(handler, "handler");
-        this.backwardReplies = Objects.requireNonNull(backwardReplies, "backwardReplies");
+        this.backward = new BackwardRequester(fabric, config.backwardRequesterCredits(),
+                Objects.requireNonNull(backwardReplies, "backwardReplies"));
         this.credits = new ResponderCredits(config.responderCredits());
-        this.header = new RpcRdmaHeaderFlyweight(config.decodeLimits());
     }
 
     /** Accepts connections on the fabric from now on. Thread-safe. */
@@ -140,7 +132,7 @@ public final class Responder {
         }
         execute(() -> {
             if (connection.state() != Connection.State.CONNECTED) {
-                done.accept(closed(connection, xid));
+                done.accept(replyNotSent(connection, xid));
             } else if (plan.writes().isEmpty()) {
                 connection.send(plan.message(), done);
             } else {
@@ -161,69 +153,17 @@ public final class Responder {
      *                                connection is closed
      */
     public void backwardCall(Connection connection, int xid, byte[] rpcMessage) throws RdmaTransportException {
-        if (connection.state() != Connection.State.CONNECTED) {
-            throw backwardClosed(connection, xid);
-        }
-        ByteBuffer message = InlineMessage.msg(xid, config.backwardRequesterCredits(), rpcMessage);
-        int threshold = connection.thresholds().send();
-        if (message.capacity() > threshold) {
-            throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "backward call xid 0x"
-                    + Integer.toHexString(xid) + " of " + rpcMessage.length + " bytes makes a " + message.capacity()
-                    + "-byte message over the " + threshold + "-byte inline threshold; backward messages are"
-                    + " inline only (RFC 8167)");
-        }
-        try {
-            fabric.execute(() -> {
-                if (connection.state() != Connection.State.CONNECTED) {
-                    backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
-                    return;
-                }
-                BackwardCalls calls = servedOf(connection).backward;
-                calls.add(new BackwardCalls.Call(xid, message));
-                pumpBackward(connection, calls);
-            });
-        } catch (IllegalStateException e) {
-            throw backwardClosed(connection, xid);
-        }
-    }
-
-    /** Sends the backward calls the credits allow. */
-    private void pumpBackward(Connection connection, BackwardCalls calls) {
-        while (connection.state() == Connection.State.CONNECTED) {
-            BackwardCalls.Call call = calls.next();
-            if (call == null) {
-                break;
-            }
-            connection.send(call.message(), error -> {
-                if (error != null && calls.unanswered(call.xid())) {
-                    countBackward();
-                    backwardReplies.onBackwardFailed(connection, call.xid(), error);
-                    pumpBackward(connection, calls);
-                }
-            });
-        }
-        countBackward();
-    }
-
-    private void countBackward() {
-        int pending = 0;
-        int outstanding = maxOutstandingBackwardCalls;
-        for (Served connection : served.values()) {
-            pending += connection.backward.pending();
-            outstanding = Math.max(outstanding, connection.backward.outstanding());
-        }
-        pendingBackwardCalls = pending;
-        maxOutstandingBackwardCalls = outstanding;
+        backward.call(connection, xid, rpcMessage);
     }
 
     /** @return backward calls sent and not yet answered or waiting for a backward credit; 0 when idle */
     public int pendingBackwardCalls() {
-        return pendingBackwardCalls;
+        return backward.pending();
     }
 
     /** @return the most backward calls ever outstanding at once on one connection */
     public int maxOutstandingBackwardCalls() {
-        return maxOutstandingBackwardCalls;
+        return backward.maxOutstanding();
     }
 
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
@@ -240,17 +180,17 @@ public final class Responder {
             }
             sources.add(source);
         }
-        chunkWorkStarted();
+        chunkWorkStarted(sources.size());
         RdmaBatch batch = new RdmaBatch(status -> {
             sources.forEach(fabric::deregister);
-            chunkWorkEnded();
+            chunkWorkEnded(sources.size());
             if (!status.ok()) {
                 // svcrdma closes the connection when it cannot Write a chunk: the requester's memory is gone.
                 closeWithPeer(connection, "RDMA Write of the reply to xid 0x" + Integer.toHexString(xid)
                         + " failed: " + status);
-                done.accept(closed(connection, xid));
+                done.accept(replyNotSent(connection, xid));
             } else if (connection.state() != Connection.State.CONNECTED) {
-                done.accept(closed(connection, xid));
+                done.accept(replyNotSent(connection, xid));
             } else {
                 connection.send(plan.message(), done);
             }
@@ -272,25 +212,23 @@ public final class Responder {
         return chunkBuffers;
     }
 
-    private void chunkWorkStarted() {
+    /** @param buffers how many chunk buffers the work registered */
+    private void chunkWorkStarted(int buffers) {
         pendingChunkWork++;
-        chunkBuffers++;
+        chunkBuffers += buffers;
     }
 
-    private void chunkWorkEnded() {
+    /** @param buffers how many chunk buffers the work deregistered */
+    private void chunkWorkEnded(int buffers) {
         pendingChunkWork--;
-        chunkBuffers--;
+        chunkBuffers -= buffers;
     }
 
     private void execute(Runnable command, Consumer<RdmaTransportException> done, RdmaTransportException result) {
-        try {
-            fabric.execute(command);
-        } catch (IllegalStateException e) {
+        if (!Connection.execute(fabric, command)) {
             done.accept(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
                     "the fabric's progress thread has stopped"));
-            return;
-        }
-        if (result != null) {
+        } else if (result != null) {
             done.accept(result);
         }
     }
@@ -323,7 +261,7 @@ public final class Responder {
 
     /** @return how many received messages were dropped without an answer */
     public long dropped() {
-        return dropped;
+        return dropped.sum();
     }
 
     /** Accepts a connection, or refuses it when stopping or full; progress thread. */
@@ -334,34 +272,21 @@ public final class Responder {
             request.reject();
             return;
         }
-        int receives = credits.receivesFor(1) + config.backwardRequesterCredits();
-        List<ByteBuffer> buffers = new ArrayList<>(receives);
-        for (int i = 0; i < receives; i++) {
-            buffers.add(ByteBuffer.allocate(config.inlineReceiveSize()));
-        }
-        Served connection = new Served(config.backwardRequesterCredits(),
-                InlineThresholds.of(config.privateData(), request.privateData()));
+        List<ByteBuffer> buffers = ConnectionEvents.receiveBuffers(
+                credits.receivesFor(1) + config.backwardRequesterCredits(), config.inlineReceiveSize());
+        Served connection = new Served(InlineThresholds.of(config.privateData(), request.privateData()));
         connection.connection = new Connection(request.accept(config.privateData(), buffers, connection));
         served.put(connection.connection, connection);
+        backward.opened(connection.connection);
     }
 
-    private Served servedOf(Connection connection) {
-        Served found = served.get(connection);
-        if (found == null) {
-            throw new IllegalStateException(connection + " is not in the table");
-        }
-        return found;
-    }
+    /** One accepted connection's events: calls, backward answers and its end. Progress thread. */
+    private final class Served extends ConnectionEvents {
 
-    /** One accepted connection's events: receives, completions and its end. Progress thread. */
-    private final class Served implements ConnectionListener {
-
-        final BackwardCalls backward;
         final InlineThresholds thresholds;
-        Connection connection;
 
-        Served(int backwardCredits, InlineThresholds thresholds) {
-            this.backward = new BackwardCalls(backwardCredits);
+        Served(InlineThresholds thresholds) {
+            super(config.decodeLimits(), copied, dropped);
             this.thresholds = thresholds;
         }
 
@@ -372,33 +297,9 @@ public final class Responder {
         }
 
         @Override
-        public void onReceived(ByteBuffer buffer, int length) {
-            try {
-                onData(connection, buffer, length);
-            } finally {
-                repost(connection, buffer);
-            }
-        }
-
-        @Override
-        public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
-            if (status == FabricStatus.MESSAGE_TOO_LONG) {
-                // A message longer than the inline receive size breaks RFC 8166 §3.3.2; nothing to answer to.
-                dropped++;
-                LOG.warn("dropped a message from {}: {}", connection, status);
-                repost(connection, buffer);
-            }
-        }
-
-        @Override
         public void onSendCompleted(long context, FabricStatus status) {
-            connection.work().onCompleted(context, status);
+            super.onSendCompleted(context, status);
             completeStopIfIdle();
-        }
-
-        @Override
-        public void onRdmaCompleted(long context, FabricStatus status) {
-            connection.work().onCompleted(context, status);
         }
 
         @Override
@@ -407,80 +308,52 @@ public final class Responder {
             served.remove(connection);
             completeStopIfIdle();
         }
-    }
 
-    private static void repost(Connection connection, ByteBuffer buffer) {
-        if (!connection.repost(buffer)) {
-            LOG.warn("the fabric has no room for another receive on {}; serving it with fewer", connection);
-        }
-    }
-
-    private void onData(Connection connection, ByteBuffer buffer, int length) {
-        if (connection.state() != Connection.State.CONNECTED) {
-            dropped++;
-            return;
-        }
-        try {
-            header.wrap(buffer, buffer.position(), length);
-        } catch (RpcRdmaDecodeException e) {
+        @Override
+        void onBadHeader(RpcRdmaDecodeException e) {
+            if (connection.state() != Connection.State.CONNECTED) {
+                drop();
+                return;
+            }
             LOG.debug("bad message from {}: {} ({})", connection, e.getMessage(), e.rule().source());
             e.answer(credits.granted()).ifPresentOrElse(
-                    answer -> connection.send(InlineMessage.error(answer), null), () -> dropped++);
-            return;
+                    answer -> connection.send(InlineMessage.error(answer), null), this::drop);
         }
-        int xid = header.xid();
-        if (header.proc() == Proc.RDMA_ERROR || RpcDirection.msgType(header, buffer) == RpcDirection.REPLY) {
-            // Never answer either (RFC 8166 §4.5); one not for a backward call is dropped, as svcrdma does.
-            onBackwardAnswer(connection, xid, buffer);
-            return;
-        }
-        if (header.readSegmentCount() == 0 && header.writeChunkCount() == 0 && !header.hasReplyChunk()) {
-            if (header.proc() == Proc.RDMA_NOMSG) {
+
+        @Override
+        void onMessage(ByteBuffer buffer) {
+            if (connection.state() != Connection.State.CONNECTED) {
+                drop();
+                return;
+            }
+            int xid = header.xid();
+            if (header.proc() == Proc.RDMA_ERROR || RpcDirection.msgType(header, buffer) == RpcDirection.REPLY) {
+                // Never answer either (RFC 8166 §4.5); one not for a backward call is dropped, as svcrdma does.
+                if (!backward.onAnswer(connection, header, () -> payload(buffer))) {
+                    LOG.debug("dropped a {} for xid 0x{} from {}: no such backward call outstanding", header.proc(),
+                            Integer.toHexString(xid), connection);
+                    drop();
+                }
+                return;
+            }
+            if (header.proc() == Proc.RDMA_NOMSG && header.readSegmentCount() == 0) {
                 // RDMA_NOMSG without a Position-zero Read chunk carries no call (RFC 8166 §5.1).
                 sendError(connection, xid, RdmaError.errChunk());
-            } else {
-                handler.onCall(connection, xid, payload(buffer), ProvidedChunks.NONE);
+                return;
             }
-            return;
+            if (header.readSegmentCount() == 0 && header.writeChunkCount() == 0 && !header.hasReplyChunk()) {
+                handler.onCall(connection, xid, payload(buffer), ProvidedChunks.NONE);
+                return;
+            }
+            // The chunk model is built from the view that checked the header: nothing is decoded twice.
+            ProvidedChunks provided = new ProvidedChunks(header.writeList(), header.replyChunk());
+            if (header.readSegmentCount() > 0) {
+                pull(connection, xid, header.readChunks(), provided, buffer, header.payloadOffset(),
+                        header.payloadLength());
+            } else {
+                handler.onCall(connection, xid, payload(buffer), provided);
+            }
         }
-        // The chunk model is built from the view wrap checked: nothing is decoded twice.
-        ProvidedChunks provided = new ProvidedChunks(header.writeList(), header.replyChunk());
-        List<ReadChunk> reads = header.readChunks();
-        if (!reads.isEmpty()) {
-            pull(connection, xid, reads, provided, buffer);
-        } else if (header.proc() == Proc.RDMA_NOMSG) {
-            sendError(connection, xid, RdmaError.errChunk());
-        } else {
-            handler.onCall(connection, xid, payload(buffer), provided);
-        }
-    }
-
-    /** A backward reply, or an RDMA_ERROR by which the requester refused a backward call (RFC 8166 §4.5). */
-    private void onBackwardAnswer(Connection connection, int xid, ByteBuffer buffer) {
-        BackwardCalls calls = servedOf(connection).backward;
-        if (!calls.answered(xid, header.credits())) {
-            LOG.debug("dropped a {} for xid 0x{} from {}: no such backward call outstanding", header.proc(),
-                    Integer.toHexString(xid), connection);
-            dropped++;
-            return;
-        }
-        // Counted before the answer is handed over: whoever gets it finds the call no longer pending.
-        countBackward();
-        if (header.proc() == Proc.RDMA_ERROR) {
-            backwardReplies.onBackwardFailed(connection, xid, new RdmaTransportException(
-                    RdmaTransportException.Scope.CALL, "backward call xid 0x" + Integer.toHexString(xid)
-                            + ": the requester answered RDMA_ERROR " + header.errorCode()));
-        } else {
-            backwardReplies.onBackwardReply(connection, xid, payload(buffer));
-        }
-        pumpBackward(connection, calls);
-    }
-
-    private byte[] payload(ByteBuffer buffer) {
-        byte[] rpc = new byte[header.payloadLength()];
-        buffer.get(header.payloadOffset(), rpc);
-        copied.add(rpc.length);
-        return rpc;
     }
 
     /**
@@ -489,10 +362,10 @@ public final class Responder {
      * a Read list it will not pull; so is a call whose memory cannot be registered.
      */
     private void pull(Connection connection, int xid, List<ReadChunk> reads, ProvidedChunks provided,
-                      ByteBuffer buffer) {
+                      ByteBuffer buffer, int inlineOffset, int inlineLength) {
         ReadChunkPull pull;
         try {
-            pull = new ReadChunkPull(header.payloadLength(), reads);
+            pull = new ReadChunkPull(inlineLength, reads);
         } catch (IllegalArgumentException e) {
             sendError(connection, xid, RdmaError.errChunk());
             return;
@@ -507,10 +380,10 @@ public final class Responder {
             sendError(connection, xid, RdmaError.errChunk());
             return;
         }
-        chunkWorkStarted();
-        boolean started = pull.start(fabric, connection.work(), buffer, header.payloadOffset(),
+        chunkWorkStarted(1);
+        boolean started = pull.start(fabric, connection.work(), buffer, inlineOffset,
                 config.maxSegmentSize(), copied, (message, status) -> {
-                    chunkWorkEnded();
+                    chunkWorkEnded(1);
                     if (connection.state() != Connection.State.CONNECTED) {
                         return;
                     }
@@ -522,7 +395,7 @@ public final class Responder {
                     }
                 });
         if (!started) {
-            chunkWorkEnded();
+            chunkWorkEnded(1);
             sendError(connection, xid, RdmaError.errChunk());
         }
     }
@@ -552,11 +425,7 @@ public final class Responder {
     private void closeLocally(Connection connection, String reason) {
         if (connection.close(reason)) {
             LOG.debug("{} closed: {}", connection, reason);
-            List<Integer> failed = servedOf(connection).backward.clear();
-            countBackward();
-            for (int xid : failed) {
-                backwardReplies.onBackwardFailed(connection, xid, backwardClosed(connection, xid));
-            }
+            backward.closed(connection);
             handler.onClosed(connection);
         }
     }
@@ -567,15 +436,7 @@ public final class Responder {
         }
     }
 
-    private static RdmaTransportException backwardClosed(Connection connection, int xid) {
-        String state = connection.state() == Connection.State.CLOSED ? "closed: " + connection.closeReason()
-                : "is not up";
-        return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION, "backward call xid 0x"
-                + Integer.toHexString(xid) + " failed: " + connection + " " + state);
-    }
-
-    private static RdmaTransportException closed(Connection connection, int xid) {
-        return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION, "reply to xid 0x"
-                + Integer.toHexString(xid) + " not sent: " + connection + " closed: " + connection.closeReason());
+    private static RdmaTransportException replyNotSent(Connection connection, int xid) {
+        return connection.notUp("reply to xid 0x" + Integer.toHexString(xid));
     }
 }

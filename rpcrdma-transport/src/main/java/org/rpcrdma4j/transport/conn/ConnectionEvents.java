@@ -1,0 +1,133 @@
+package org.rpcrdma4j.transport.conn;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.xdr.DecodeLimits;
+import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
+import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receive router of one connection, the part both roles share: each received message's transport
+ * header is checked once, by the header view, and handed to the role's {@link #onMessage} (or
+ * {@link #onBadHeader}); the buffer is posted again as soon as that returns, so the receive path
+ * never waits for a worker. A message longer than the receive buffers breaks RFC 8166 §3.3.2 and is
+ * dropped. Send and RDMA completions end their work on the connection's {@link Connection#work queue}.
+ *
+ * <p>Buffer ownership: a received buffer belongs to the router during {@link #onMessage}; what a role
+ * keeps of it, it copies ({@link #payload}, counted).
+ *
+ * <p>Progress thread only.
+ */
+abstract class ConnectionEvents implements ConnectionListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionEvents.class);
+
+    /** The view of the message being handled; valid during {@link #onMessage}. */
+    final RpcRdmaHeaderFlyweight header;
+    private final LongAdder copied;
+    private final LongAdder dropped;
+    /** Set once the fabric has made the connection, before any of its events. */
+    Connection connection;
+
+    /**
+     * @param limits  the bounds on counts read from the wire
+     * @param copied  counts the bytes copied out of receive buffers
+     * @param dropped counts the messages dropped without an answer
+     */
+    ConnectionEvents(DecodeLimits limits, LongAdder copied, LongAdder dropped) {
+        this.header = new RpcRdmaHeaderFlyweight(limits);
+        this.copied = copied;
+        this.dropped = dropped;
+    }
+
+    /**
+     * @param count how many
+     * @param size  the inline receive size
+     * @return new receive buffers to post for a connection
+     */
+    static List<ByteBuffer> receiveBuffers(int count, int size) {
+        List<ByteBuffer> buffers = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            buffers.add(ByteBuffer.allocate(size));
+        }
+        return buffers;
+    }
+
+    /**
+     * Handles a message whose transport header {@link #header} has checked.
+     *
+     * @param buffer the received message, whose header {@link #header} views
+     */
+    abstract void onMessage(ByteBuffer buffer);
+
+    /**
+     * Handles a message whose transport header breaks a rule.
+     *
+     * @param error the rule broken, and the answer a responder owes
+     */
+    abstract void onBadHeader(RpcRdmaDecodeException error);
+
+    /** Called after each received buffer is posted again: room for what waited on the receive. */
+    void afterReceive() {
+    }
+
+    /** Counts a message dropped without an answer. */
+    final void drop() {
+        dropped.increment();
+    }
+
+    /**
+     * @param buffer the received message
+     * @return a copy of its RPC message, the inline payload after {@link #header}
+     */
+    final byte[] payload(ByteBuffer buffer) {
+        byte[] rpc = new byte[header.payloadLength()];
+        buffer.get(header.payloadOffset(), rpc);
+        copied.add(rpc.length);
+        return rpc;
+    }
+
+    @Override
+    public final void onReceived(ByteBuffer buffer, int length) {
+        try {
+            header.wrap(buffer, buffer.position(), length);
+            onMessage(buffer);
+        } catch (RpcRdmaDecodeException e) {
+            onBadHeader(e);
+        } finally {
+            repost(buffer);
+            afterReceive();
+        }
+    }
+
+    @Override
+    public final void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
+        if (status == FabricStatus.MESSAGE_TOO_LONG) {
+            drop();
+            LOG.warn("dropped a message from {}: {}", connection, status);
+            repost(buffer);
+        }
+    }
+
+    @Override
+    public void onSendCompleted(long context, FabricStatus status) {
+        connection.work().onCompleted(context, status);
+    }
+
+    @Override
+    public final void onRdmaCompleted(long context, FabricStatus status) {
+        connection.work().onCompleted(context, status);
+    }
+
+    private void repost(ByteBuffer buffer) {
+        if (!connection.repost(buffer)) {
+            LOG.warn("the fabric has no room for another receive on {}; it receives with one fewer", connection);
+        }
+    }
+}
