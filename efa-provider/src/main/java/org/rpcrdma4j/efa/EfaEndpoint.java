@@ -26,7 +26,7 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  *
  * <h2>Progress</h2>
  * Manual ({@code FI_PROGRESS_MANUAL}): nothing happens unless {@link #progress(long)} is called,
- * by the application or by an {@link EndpointProgressThread}. Receiver-not-ready, a full device
+ * by the thread that owns the endpoint (in rpcrdma4j, the transport's progress loop). Receiver-not-ready, a full device
  * send queue and an exhausted packet pool are absorbed: the packets wait and are retried, with
  * randomized exponential backoff from a peer that keeps answering RNR. The only back-pressure the
  * application sees is a {@code false} from a call when the endpoint's TX or RX entry table is full
@@ -53,8 +53,8 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * before, a receive's written. Positions and limits are never changed.
  *
  * <h2>Threads</h2>
- * Not thread-safe. One thread calls everything, including {@link #progress(long)}; with an
- * {@link EndpointProgressThread}, that thread.
+ * Not thread-safe. One thread calls everything, including {@link #progress(long)}; other threads
+ * hand it commands.
  */
 public final class EfaEndpoint implements AutoCloseable {
 

@@ -6,8 +6,7 @@
  * registration and manual progress, configured by {@link org.rpcrdma4j.efa.EndpointConfig} (with
  * the per-peer bounds of {@link org.rpcrdma4j.efa.EndpointLimits}), observed through
  * {@link org.rpcrdma4j.efa.EndpointCounter} and {@link org.rpcrdma4j.efa.EndpointGauge}, closed
- * with {@link org.rpcrdma4j.efa.EfaEndpoint#close()}, and optionally driven by an
- * {@link org.rpcrdma4j.efa.EndpointProgressThread}.
+ * with {@link org.rpcrdma4j.efa.EfaEndpoint#close()}, and driven by whichever one thread owns it.
  *
  * <p>The engine lives in {@code org.rpcrdma4j.efa.endpoint}, the packet codecs in
  * {@code org.rpcrdma4j.efa.wire}, the {@code Device} SPI and its implementations in

@@ -14,7 +14,7 @@ import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
-/** Stage 5: direct RDMA read and write, gated by the features both handshakes announce. */
+/** Direct RDMA read and write, gated by the features both handshakes announce. */
 class DirectRmaTest {
 
     private static final int SIZE = 1 << 20;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rpcrdma4j.efa.CompletionEntry.Kind;
 
-/** Stage 1: address vector, handshake, eager send/recv, tags, CQ data, unexpected queue. */
+/** Address vector, handshake, eager send/recv, tags, CQ data, unexpected queue. */
 class EagerMessagingTest {
 
     @RegisterExtension

@@ -12,7 +12,7 @@ import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
 /**
- * A misbehaving peer costs only itself (issue 10 §4): a server serves a well-behaved client
+ * A misbehaving peer costs only itself: a server serves a well-behaved client
  * ({@link PingPong}) while another peer floods it with messages on a tag it never receives, or
  * stops receiving what the server sends it. The good client's count of completed calls keeps
  * rising in every window of the attack, what the server holds for the attacker stays within

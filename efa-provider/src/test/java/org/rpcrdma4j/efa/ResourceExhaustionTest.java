@@ -9,8 +9,7 @@ import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
 /**
- * Stages 2 and 4: a full send queue, an empty packet pool, receiver-not-ready and backoff are
- * normal events. Messages resume where they stopped and arrive intact and in order; the
+ * A full send queue, an empty packet pool, receiver-not-ready and backoff are normal events. Messages resume where they stopped and arrive intact and in order; the
  * application sees only completions, and at most a {@code false} from a full TX entry table.
  */
 class ResourceExhaustionTest {

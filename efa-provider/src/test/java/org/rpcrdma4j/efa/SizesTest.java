@@ -12,7 +12,7 @@ import org.rpcrdma4j.efa.wire.EagerRtmFlyweight;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
- * Every subprotocol at its edges (issue 3 §3): sizes 0 and 1, the eager and medium boundaries
+ * Every subprotocol at its edges: sizes 0 and 1, the eager and medium boundaries
  * ±1 and 64 MiB, untagged and tagged, data verified byte for byte, on a plain fabric and under
  * reordering with small queues.
  */

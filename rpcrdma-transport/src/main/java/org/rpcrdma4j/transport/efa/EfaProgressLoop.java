@@ -8,6 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
+import org.rpcrdma4j.transport.BackoffIdleStrategy;
+import org.rpcrdma4j.transport.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,31 +22,29 @@ import org.slf4j.LoggerFactory;
  * <p>In production a loop serves one endpoint and reads {@link System#nanoTime()}. Endpoints on one
  * simulated fabric share a loop, whose clock and hook advance the simulation in step with them.
  *
- * <p>Idle strategy: spin, then yield for up to {@value #YIELD_NS} ns, then park briefly;
- * {@link #execute} wakes the thread. Yielding that long keeps the thread awake while a worker serves
- * a call (a 1 MiB READ takes about 100 µs), so the reply does not wait for the thread to be woken,
- * which costs tens of microseconds.
+ * <p>After each cycle the loop's {@link IdleStrategy} is told the work done; by default
+ * {@link BackoffIdleStrategy#forProgress()}: spin, then yield for up to 1 ms, then park briefly.
+ * {@link #execute} wakes a parked thread.
  */
 public final class EfaProgressLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
     private static final int COMMANDS_PER_CYCLE = 256;
     private static final int POLL_MAX = 64;
-    private static final int SPINS = 100;
-    private static final long YIELD_NS = 1_000_000;
-    private static final long PARK_NS = 50_000;
 
     private final LongSupplier clock;
     private final LongConsumer beforeProgress;
+    private final IdleStrategy idleStrategy;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final List<EfaFabric> fabrics = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile long failures;
 
-    private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress) {
+    private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress, IdleStrategy idleStrategy) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.beforeProgress = Objects.requireNonNull(beforeProgress, "beforeProgress");
+        this.idleStrategy = Objects.requireNonNull(idleStrategy, "idleStrategy");
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
     }
@@ -69,7 +69,21 @@ public final class EfaProgressLoop implements AutoCloseable {
      * @return the running loop
      */
     public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress) {
-        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress);
+        return start(name, clock, beforeProgress, BackoffIdleStrategy.forProgress());
+    }
+
+    /**
+     * Starts a loop on a given clock with a given idle strategy.
+     *
+     * @param name           the thread's name
+     * @param clock          read once per cycle, on the loop's thread; must not go backwards
+     * @param beforeProgress called on the loop's thread with that time before the endpoints progress
+     * @param idleStrategy   told the work of each cycle, on the loop's thread; used by this loop only
+     * @return the running loop
+     */
+    public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress,
+                                        IdleStrategy idleStrategy) {
+        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress, idleStrategy);
         loop.thread.start();
         return loop;
     }
@@ -132,8 +146,6 @@ public final class EfaProgressLoop implements AutoCloseable {
     }
 
     private void run() {
-        int idle = 0;
-        long idleSince = 0;
         while (running) {
             int work = 0;
             for (Runnable command; work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null; work++) {
@@ -145,20 +157,7 @@ public final class EfaProgressLoop implements AutoCloseable {
             for (EfaFabric fabric : fabrics.toArray(new EfaFabric[0])) {
                 work += progress(fabric, now);
             }
-            idle = work > 0 ? 0 : idle + 1;
-            if (idle == 0) {
-                continue;
-            }
-            if (idle <= SPINS) {
-                Thread.onSpinWait();
-                if (idle == SPINS) {
-                    idleSince = System.nanoTime();
-                }
-            } else if (System.nanoTime() - idleSince < YIELD_NS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(PARK_NS);
-            }
+            idleStrategy.idle(work);
         }
     }
 

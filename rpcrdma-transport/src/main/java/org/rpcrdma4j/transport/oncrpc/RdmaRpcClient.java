@@ -86,18 +86,12 @@ public final class RdmaRpcClient implements AutoCloseable {
 
     private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy, IoStrategy ioStrategy) {
         this.fabric = fabric;
-        this.replies = ioStrategy != IoStrategy.WORKER_THREAD ? null : Executors.newSingleThreadExecutor(r -> {
-            Thread thread = new Thread(r, "rdma-rpc-client-replies");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.replies = ioStrategy != IoStrategy.WORKER_THREAD ? null
+                : Executors.newSingleThreadExecutor(DaemonThreads.named("rdma-rpc-client-replies"));
         this.delivery = new ReplyDelivery(replyQueue, replies == null ? Runnable::run : replies);
         this.requester = new Requester(fabric, config, policy, new Replies(), this::onBackwardCall);
-        this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(), r -> {
-            Thread thread = new Thread(r, "rdma-rpc-client-callbacks");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(),
+                DaemonThreads.named("rdma-rpc-client-callbacks"));
         this.callbackDispatcher = new CallDispatcher(callbackServices, callbackWorkers);
         this.callbackTransport = new CallbackTransport(requester, transport, callbacksInProgress::decrementAndGet);
     }

@@ -50,11 +50,8 @@ public final class RdmaRpcSvc {
     private final Responder responder;
     private final CallDispatcher dispatcher;
     private final ReplyQueue replyQueue = new ReplyQueue();
-    private final ExecutorService backwardReplies = Executors.newSingleThreadExecutor(r -> {
-        Thread thread = new Thread(r, "rdma-rpc-svc-backward-replies");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService backwardReplies =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("rdma-rpc-svc-backward-replies"));
     private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
     private final DdpPolicy policy;

@@ -1,0 +1,47 @@
+package org.rpcrdma4j.transport.efa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.IdleStrategy;
+
+/** The progress loop runs commands on its own thread and tells its idle strategy the work of each cycle. */
+class EfaProgressLoopTest {
+
+    private static final long HANG_GUARD_S = 30;
+
+    @Test
+    void theIdleStrategyHearsIdleCyclesAndTheCycleThatRanACommand() throws Exception {
+        List<Integer> works = new CopyOnWriteArrayList<>();
+        CountDownLatch idled = new CountDownLatch(3);
+        IdleStrategy recording = work -> {
+            works.add(work);
+            if (work == 0) {
+                idled.countDown();
+                LockSupport.parkNanos(100_000);
+            }
+        };
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, recording)) {
+            assertThat(idled.await(HANG_GUARD_S, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch ran = new CountDownLatch(1);
+            Thread[] on = new Thread[1];
+            loop.execute(() -> {
+                on[0] = Thread.currentThread();
+                ran.countDown();
+            });
+            assertThat(ran.await(HANG_GUARD_S, TimeUnit.SECONDS)).isTrue();
+            assertThat(on[0].getName()).isEqualTo("loop-test");
+            // The cycle that ran the command tells the strategy so once it ends.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
+            while (!works.contains(1) && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+        }
+        assertThat(works).contains(0, 1);
+    }
+}
