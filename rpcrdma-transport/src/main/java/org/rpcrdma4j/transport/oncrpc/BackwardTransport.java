@@ -4,7 +4,6 @@ import java.nio.channels.CompletionHandler;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
-import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.Responder;
 
@@ -35,13 +34,8 @@ final class BackwardTransport extends BackwardDirection {
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
         byte[] call = XdrBytes.of(xdr);
-        try {
-            responder.backwardCall(connection, XdrBytes.xid(call), call);
-            handler.completed(call.length, attachment);
-        } catch (RdmaTransportException e) {
-            // oncrpc4j's send handler fails the registered call with this, so the call fails now.
-            handler.failed(e, attachment);
-        }
+        CallSend.send(call.length, () -> responder.backwardCall(connection, XdrBytes.xid(call), call), attachment,
+                handler);
     }
 
     @Override

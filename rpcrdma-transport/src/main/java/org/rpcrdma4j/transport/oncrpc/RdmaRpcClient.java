@@ -289,13 +289,7 @@ public final class RdmaRpcClient implements AutoCloseable {
         @Override
         public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
             MessageBytes call = XdrBytes.view(xdr);
-            try {
-                requester.submit(XdrBytes.xid(call), call);
-                handler.completed(call.length(), attachment);
-            } catch (RdmaTransportException e) {
-                // oncrpc4j's send handler fails the registered reply with this, so the call fails now.
-                handler.failed(e, attachment);
-            }
+            CallSend.send(call.length(), () -> requester.submit(XdrBytes.xid(call), call), attachment, handler);
         }
 
         @Override

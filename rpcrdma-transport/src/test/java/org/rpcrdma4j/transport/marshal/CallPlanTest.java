@@ -38,23 +38,31 @@ class CallPlanTest {
         return head.putInt(DATA).array();
     }
 
-    /** The data after the head is DDP-eligible. */
-    private static final DdpPolicy DATA_POLICY = new DdpPolicy() {
-        @Override
-        public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
-            return List.of(new XdrItem(call.bodyOffset() + 4, DATA));
-        }
+    /** The data after the head is DDP-eligible; replies fit inline. */
+    private static final DdpPolicy DATA_POLICY = dataPolicy(DdpPolicy.ReplySize.INLINE);
 
-        @Override
-        public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
-            return ReplySize.INLINE;
-        }
+    /**
+     * @param reply the bound on every reply
+     * @return a policy whose calls have the data after the head as their one DDP-eligible item
+     */
+    private static DdpPolicy dataPolicy(DdpPolicy.ReplySize reply) {
+        return new DdpPolicy() {
+            @Override
+            public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage message) {
+                return List.of(new XdrItem(message.bodyOffset() + 4, DATA));
+            }
 
-        @Override
-        public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
-            return List.of();
-        }
-    };
+            @Override
+            public ReplySize replySize(RpcProcedure procedure, RpcMessage message) {
+                return reply;
+            }
+
+            @Override
+            public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage message, RpcMessage results) {
+                return NONE.replyPayloads(procedure, message, results);
+            }
+        };
+    }
 
     private final ByteBuffer data = ByteBuffer.allocateDirect(DATA);
     private final MessageBytes call = MessageBytes.of(List.of(ByteBuffer.wrap(head()), data));
@@ -103,22 +111,7 @@ class CallPlanTest {
     @Test
     void aRegistrationThatFailsReleasesTheOthers() throws Exception {
         fabric.refuseAfter = 1;
-        DdpPolicy bigReply = new DdpPolicy() {
-            @Override
-            public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage message) {
-                return DATA_POLICY.callPayloads(procedure, message);
-            }
-
-            @Override
-            public ReplySize replySize(RpcProcedure procedure, RpcMessage message) {
-                return new ReplySize(64 << 10, List.of());
-            }
-
-            @Override
-            public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage message, RpcMessage reply) {
-                return List.of();
-            }
-        };
+        DdpPolicy bigReply = dataPolicy(new DdpPolicy.ReplySize(64 << 10, List.of()));
 
         // The Read chunk's registration succeeds, the Reply chunk's fails.
         assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, 8, new LongAdder()))

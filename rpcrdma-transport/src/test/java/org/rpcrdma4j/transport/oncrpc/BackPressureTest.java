@@ -12,12 +12,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -27,17 +25,14 @@ import org.rpcrdma4j.transport.TransportConfig;
  * The requester's bounded wait for credits: with 2 credits, 2 calls outstanding and 2 waiting, the
  * next caller waits for room, or fails at once on the progress thread, and closing releases it.
  */
-class BackPressureTest {
+class BackPressureTest extends SimTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
     private static final long HANG_GUARD_S = 30;
     private static final int CREDITS = 2;
 
-    private final SimHarness sim = new SimHarness(SEED);
     private final TestProgram program = new TestProgram();
     private final List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
-    private RdmaRpcSvc svc;
-    private RdmaRpcClient client;
 
     @BeforeEach
     void fillTheWait() throws Exception {
@@ -54,19 +49,13 @@ class BackPressureTest {
         SimHarness.waitFor(() -> program.inProgress.get() == CREDITS && client.waitingCalls() == CREDITS);
     }
 
-    @AfterEach
-    void tearDown() throws Exception {
-        program.gate.countDown();
-        if (client != null) {
-            client.close();
-        }
-        svc.stop();
-        sim.close();
+    BackPressureTest() {
+        super(SEED);
     }
 
-    private RpcCall call() {
-        return new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
-                client.transport());
+    @Override
+    void release() {
+        program.gate.countDown();
     }
 
     /** Starts a thread that makes one more call, setting {@code next} to it once sent, or to its failure. */
@@ -143,5 +132,9 @@ class BackPressureTest {
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RdmaTransportException.class)
                 .hasMessageContaining("closed by the requester");
         client = null;
+    }
+
+    private RpcCall call() {
+        return TestProgram.call(client.transport());
     }
 }

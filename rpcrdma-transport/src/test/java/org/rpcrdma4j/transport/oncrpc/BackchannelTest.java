@@ -19,22 +19,18 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 
 /** Backward calls (RFC 8167) from a server program to the client's callback service on the simulated fabric. */
-class BackchannelTest {
+class BackchannelTest extends SimTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8167);
     private static final long HANG_GUARD_S = 30;
 
-    private final SimHarness sim = new SimHarness(SEED);
     private final BackchannelProgram program = new BackchannelProgram();
     private final CallbackProgram callbacks = new CallbackProgram();
-    private RdmaRpcSvc svc;
-    private RdmaRpcClient client;
 
     private void serve(TransportConfig config) {
         svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(config)
@@ -43,21 +39,26 @@ class BackchannelTest {
         svc.start();
     }
 
-    @AfterEach
-    void tearDown() throws Exception {
+    BackchannelTest() {
+        super(SEED);
+    }
+
+    @Override
+    void release() {
         callbacks.gate.countDown();
-        if (client != null) {
-            client.close();
-        }
-        if (svc != null) {
-            svc.stop();
-        }
-        sim.close();
     }
 
     private RpcCall forward() {
         return new RpcCall(BackchannelProgram.PROGRAM.getNumber(), BackchannelProgram.PROGRAM.getVersion(),
                 new RpcAuthTypeNone(), client.transport());
+    }
+
+    /** Serves, connects a client with the callback service, and learns the server's transport of its connection. */
+    private RpcTransport connectWithCallbacks() throws Exception {
+        serve(TransportConfig.DEFAULT);
+        client = sim.connect(TransportConfig.DEFAULT);
+        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
+        return serverTransport();
     }
 
     /** @return the server's transport of the client's connection, learnt from a forward NULL call */
@@ -139,10 +140,7 @@ class BackchannelTest {
 
     @Test
     void backwardMessagesOverTheInlineThresholdFailClearly() throws Exception {
-        serve(TransportConfig.DEFAULT);
-        client = sim.connect(TransportConfig.DEFAULT);
-        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
-        RpcTransport server = serverTransport();
+        RpcTransport server = connectWithCallbacks();
         assertThatThrownBy(() -> BackchannelProgram.callback(server).call(CallbackProgram.ECHO,
                 new TestProgram.Opaque(new byte[5000]), new TestProgram.Opaque(), HANG_GUARD_S, TimeUnit.SECONDS))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("inline only (RFC 8167)");
@@ -159,10 +157,7 @@ class BackchannelTest {
 
     @Test
     void closingTheClientFailsAPendingBackwardCallPromptly() throws Exception {
-        serve(TransportConfig.DEFAULT);
-        client = sim.connect(TransportConfig.DEFAULT);
-        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
-        RpcTransport server = serverTransport();
+        RpcTransport server = connectWithCallbacks();
         callbacks.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
                 .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);

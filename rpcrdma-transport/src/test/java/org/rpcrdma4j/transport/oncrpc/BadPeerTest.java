@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.xdr.HeaderDecoder;
@@ -17,21 +16,12 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
  * A peer that connects properly and then sends malformed RPC-over-RDMA headers gets the answers Linux
  * svcrdma gives (ERR_VERS, ERR_CHUNK, or nothing), and the server goes on serving everyone.
  */
-class BadPeerTest {
+class BadPeerTest extends SimTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8167);
 
-    private final SimHarness sim = new SimHarness(SEED);
-    private RdmaRpcSvc svc;
-    private RdmaRpcClient client;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (client != null) {
-            client.close();
-        }
-        svc.stop();
-        sim.close();
+    BadPeerTest() {
+        super(SEED);
     }
 
     @Test

@@ -28,14 +28,7 @@ final class CallbackProgram implements RpcDispatchable {
                 call.reply(data);
             }
             case GATED -> {
-                int now = inProgress.incrementAndGet();
-                maxInProgress.accumulateAndGet(now, Math::max);
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                inProgress.decrementAndGet();
+                TestProgram.pass(gate, inProgress, maxInProgress);
                 call.reply(XdrVoid.XDR_VOID);
             }
             case BIG_REPLY -> call.reply(new TestProgram.Opaque(new byte[8000]));

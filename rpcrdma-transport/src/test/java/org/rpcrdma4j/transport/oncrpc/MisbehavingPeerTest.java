@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.xdr.DecodedHeader;
@@ -24,24 +23,13 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
  * and answers calls nobody made, a requester that sends more calls than it was granted, and one that
  * vanishes in the middle of a call.
  */
-class MisbehavingPeerTest {
+class MisbehavingPeerTest extends SimTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166_3);
     private static final int GRANT = 4;
 
-    private final SimHarness sim = new SimHarness(SEED);
-    private RdmaRpcSvc svc;
-    private RdmaRpcClient client;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (client != null) {
-            client.close();
-        }
-        if (svc != null) {
-            svc.stop();
-        }
-        sim.close();
+    MisbehavingPeerTest() {
+        super(SEED);
     }
 
     @Test

@@ -27,7 +27,6 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -35,15 +34,12 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 
 /** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */
-class RdmaRpcSvcTest {
+class RdmaRpcSvcTest extends SimTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
     private static final long HANG_GUARD_S = 30;
 
-    private final SimHarness sim = new SimHarness(SEED);
     private final TestProgram program = new TestProgram();
-    private RdmaRpcSvc svc;
-    private RdmaRpcClient client;
 
     private void serve(TransportConfig config) {
         svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(config)
@@ -56,21 +52,17 @@ class RdmaRpcSvcTest {
         svc.start();
     }
 
-    @AfterEach
-    void tearDown() throws Exception {
+    RdmaRpcSvcTest() {
+        super(SEED);
+    }
+
+    @Override
+    void release() {
         program.gate.countDown();
-        if (client != null) {
-            client.close();
-        }
-        if (svc != null) {
-            svc.stop();
-        }
-        sim.close();
     }
 
     private RpcCall call() {
-        return new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
-                client.transport());
+        return TestProgram.call(client.transport());
     }
 
     private byte[] echo(byte[] data) throws Exception {

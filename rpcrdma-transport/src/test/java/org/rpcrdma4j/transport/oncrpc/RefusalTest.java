@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.FabricStatus;
@@ -14,7 +13,7 @@ import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /** What the transport refuses, and how: security it has no filter for, and connections beyond its limit. */
-class RefusalTest {
+class RefusalTest extends SimTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 5531);
     /** RFC 5531 §9: MSG_DENIED, AUTH_ERROR; RFC 5531 §8.2: AUTH_BADCRED. */
@@ -24,17 +23,8 @@ class RefusalTest {
     /** RFC 2203: the RPCSEC_GSS flavor. */
     private static final int RPCSEC_GSS = 6;
 
-    private final SimHarness sim = new SimHarness(SEED);
-    private RdmaRpcSvc svc;
-    private RdmaRpcClient client;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (client != null) {
-            client.close();
-        }
-        svc.stop();
-        sim.close();
+    RefusalTest() {
+        super(SEED);
     }
 
     private void serve(TransportConfig config) {

@@ -45,6 +45,26 @@ final class SimHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes a test's client and stops its service, each if there is one, then the harness.
+     *
+     * @param client the client, or {@code null}
+     * @param svc    the service, or {@code null}
+     * @throws IOException if the service could not tell its clients it stopped
+     */
+    void close(RdmaRpcClient client, RdmaRpcSvc svc) throws IOException {
+        try {
+            if (client != null) {
+                client.close();
+            }
+            if (svc != null) {
+                svc.stop();
+            }
+        } finally {
+            close();
+        }
+    }
+
     @Override
     public void close() {
         rawFabric.close();

@@ -9,10 +9,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
@@ -91,14 +93,7 @@ final class TestProgram implements RpcDispatchable {
                 call.reply(XdrVoid.XDR_VOID);
             }
             case GATED -> {
-                int now = inProgress.incrementAndGet();
-                maxInProgress.accumulateAndGet(now, Math::max);
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                inProgress.decrementAndGet();
+                TestProgram.pass(gate, inProgress, maxInProgress);
                 call.reply(XdrVoid.XDR_VOID);
             }
             case ADDRESSES -> {
@@ -112,5 +107,30 @@ final class TestProgram implements RpcDispatchable {
             }
             default -> call.failProcedureUnavailable();
         }
+    }
+
+    /**
+     * @param transport the client's transport
+     * @return a call of this program on it
+     */
+    static RpcCall call(RpcTransport transport) {
+        return new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), transport);
+    }
+
+    /**
+     * Waits at a gate, counting the calls inside it and the most at once.
+     *
+     * @param gate          opened by the test
+     * @param inProgress    calls inside now
+     * @param maxInProgress the most calls inside at once
+     */
+    static void pass(CountDownLatch gate, AtomicInteger inProgress, AtomicInteger maxInProgress) {
+        maxInProgress.accumulateAndGet(inProgress.incrementAndGet(), Math::max);
+        try {
+            gate.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        inProgress.decrementAndGet();
     }
 }
