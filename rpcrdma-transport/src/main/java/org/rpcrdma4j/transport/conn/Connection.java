@@ -8,6 +8,8 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.rw.WorkQueue;
+import org.rpcrdma4j.xdr.RdmaError;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /**
  * One RPC-over-RDMA connection as the transport keeps it: the fabric's connection, its work queue,
@@ -105,6 +107,19 @@ public final class Connection {
                         "send on " + this + " failed: " + status));
             }
         });
+    }
+
+    /**
+     * Answers a call with RDMA_ERROR (RFC 8166 §4.5), unless the connection is not up. Progress thread only.
+     *
+     * @param xid     the call's XID
+     * @param credits the grant to carry
+     * @param error   the error
+     */
+    void sendError(int xid, int credits, RdmaError error) {
+        if (state == State.CONNECTED) {
+            send(InlineMessage.error(RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits, error)), null);
+        }
     }
 
     /**

@@ -2,7 +2,6 @@ package org.rpcrdma4j.transport.conn;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,21 +11,17 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricStatus;
-import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
-import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.rpcrdma4j.transport.marshal.ReplyPlan;
-import org.rpcrdma4j.transport.rw.RdmaBatch;
 import org.rpcrdma4j.transport.rw.ReadChunkPull;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.ReadChunk;
 import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
-import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.XdrItem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,9 +38,9 @@ import org.slf4j.LoggerFactory;
  * ({@link ReadChunkPull}; RFC 8166 §3.4.5, §3.5.4); the reads complete on the progress thread, which
  * never waits for them. A failed RDMA Read closes the connection, as svcrdma drops a connection whose
  * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
- * for the reply; the reply comes back through {@link #reply}, which conveys it as {@link ReplyPlan}
- * decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every message sent carries
- * the grant (RFC 8166 §3.3.1).
+ * for the reply; the reply comes back through {@link #reply}, which {@link ReplySender} conveys as
+ * {@link ReplyPlan} decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every
+ * message sent carries the grant (RFC 8166 §3.3.1).
  *
  * <h2>Backward direction (RFC 8167)</h2>
  * This side is also the requester of backward calls on each connection ({@link #backwardCall}, done by
@@ -83,8 +78,8 @@ public final class Responder {
     private boolean stopping;
     private final LongAdder dropped = new LongAdder();
     private final LongAdder copied = new LongAdder();
-    private volatile int pendingChunkWork;
-    private volatile int chunkBuffers;
+    private final ChunkWork chunkWork = new ChunkWork();
+    private final ReplySender replies;
 
     /**
      * @param fabric          the fabric to serve on; this responder becomes its acceptor on {@link #start}
@@ -99,6 +94,7 @@ public final class Responder {
         this.backward = new BackwardRequester(fabric, config.backwardRequesterCredits(),
                 Objects.requireNonNull(backwardReplies, "backwardReplies"));
         this.credits = new ResponderCredits(config.responderCredits());
+        this.replies = new ReplySender(fabric, credits, copied, chunkWork, this::closeWithPeer);
     }
 
     /** Accepts connections on the fabric from now on. Thread-safe. */
@@ -121,24 +117,7 @@ public final class Responder {
      */
     public void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
                       List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
-        ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
-                connection.thresholds().send(), copied);
-        if (plan == null) {
-            execute(() -> sendError(connection, xid, RdmaError.errChunk()), done,
-                    new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                            + Integer.toHexString(xid) + " of " + rpcMessage.length() + " bytes does not fit the chunks"
-                            + " provided or the inline threshold; answered ERR_CHUNK"));
-            return;
-        }
-        execute(() -> {
-            if (connection.state() != Connection.State.CONNECTED) {
-                done.accept(replyNotSent(connection, xid));
-            } else if (plan.writes().isEmpty()) {
-                connection.send(plan.message(), done);
-            } else {
-                writeThenSend(connection, xid, plan, done);
-            }
-        }, done, null);
+        replies.reply(connection, xid, rpcMessage, provided, payloads, done);
     }
 
     /**
@@ -166,71 +145,14 @@ public final class Responder {
         return backward.maxOutstanding();
     }
 
-    /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
-    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
-        List<Registration> sources = new ArrayList<>(plan.sources().size());
-        for (ByteBuffer bytes : plan.sources()) {
-            Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
-            if (source == null) {
-                sources.forEach(fabric::deregister);
-                sendError(connection, xid, RdmaError.errChunk());
-                done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                        + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
-                return;
-            }
-            sources.add(source);
-        }
-        chunkWorkStarted(sources.size());
-        RdmaBatch batch = new RdmaBatch(status -> {
-            sources.forEach(fabric::deregister);
-            chunkWorkEnded(sources.size());
-            if (!status.ok()) {
-                // svcrdma closes the connection when it cannot Write a chunk: the requester's memory is gone.
-                closeWithPeer(connection, "RDMA Write of the reply to xid 0x" + Integer.toHexString(xid)
-                        + " failed: " + status);
-                done.accept(replyNotSent(connection, xid));
-            } else if (connection.state() != Connection.State.CONNECTED) {
-                done.accept(replyNotSent(connection, xid));
-            } else {
-                connection.send(plan.message(), done);
-            }
-        });
-        for (ReplyPlan.Write write : plan.writes()) {
-            connection.work().write(sources.get(write.source()), write.sourceOffset(), write.target(),
-                    batch.operation());
-        }
-        batch.seal();
-    }
-
     /** @return calls whose Read chunks or reply chunk data are moving now; 0 when idle */
     public int pendingChunkWork() {
-        return pendingChunkWork;
+        return chunkWork.pending();
     }
 
     /** @return chunk buffers registered now; 0 when nothing leaks */
     public int chunkBuffers() {
-        return chunkBuffers;
-    }
-
-    /** @param buffers how many chunk buffers the work registered */
-    private void chunkWorkStarted(int buffers) {
-        pendingChunkWork++;
-        chunkBuffers += buffers;
-    }
-
-    /** @param buffers how many chunk buffers the work deregistered */
-    private void chunkWorkEnded(int buffers) {
-        pendingChunkWork--;
-        chunkBuffers -= buffers;
-    }
-
-    private void execute(Runnable command, Consumer<RdmaTransportException> done, RdmaTransportException result) {
-        if (!Connection.execute(fabric, command)) {
-            done.accept(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
-                    "the fabric's progress thread has stopped"));
-        } else if (result != null) {
-            done.accept(result);
-        }
+        return chunkWork.buffers();
     }
 
     /**
@@ -380,10 +302,10 @@ public final class Responder {
             sendError(connection, xid, RdmaError.errChunk());
             return;
         }
-        chunkWorkStarted(1);
+        chunkWork.started(1);
         boolean started = pull.start(fabric, connection.work(), buffer, inlineOffset,
                 config.maxSegmentSize(), copied, (message, status) -> {
-                    chunkWorkEnded(1);
+                    chunkWork.ended(1);
                     if (connection.state() != Connection.State.CONNECTED) {
                         return;
                     }
@@ -395,7 +317,7 @@ public final class Responder {
                     }
                 });
         if (!started) {
-            chunkWorkEnded(1);
+            chunkWork.ended(1);
             sendError(connection, xid, RdmaError.errChunk());
         }
     }
@@ -416,10 +338,7 @@ public final class Responder {
     }
 
     private void sendError(Connection connection, int xid, RdmaError error) {
-        if (connection.state() == Connection.State.CONNECTED) {
-            connection.send(InlineMessage.error(
-                    RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits.granted(), error)), null);
-        }
+        connection.sendError(xid, credits.granted(), error);
     }
 
     private void closeLocally(Connection connection, String reason) {
@@ -434,9 +353,5 @@ public final class Responder {
         if (stopping && served.isEmpty()) {
             stopped.complete(null);
         }
-    }
-
-    private static RdmaTransportException replyNotSent(Connection connection, int xid) {
-        return connection.notUp("reply to xid 0x" + Integer.toHexString(xid));
     }
 }

@@ -52,10 +52,12 @@ class LifecycleTest {
             assertThat(network.devices()).as("only the server's device is left").isEqualTo(1);
             assertThat(svc.pendingCalls()).isZero();
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!threadNames().equals(threads) && System.nanoTime() < deadline) {
+            // No thread beyond those of the baseline; one of those may have ended since (a JDK pool's
+            // idle worker, the first client's reply-queue timer still winding down at the baseline).
+            while (!threads.containsAll(threadNames()) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(threadNames()).as("threads").isEqualTo(threads);
+            assertThat(threadNames()).as("threads").isSubsetOf(threads);
             // What a closed client left behind would show here: 32 KiB each would already be 32 MiB.
             assertThat(usedHeap() - heap).as("heap retained after %d clients", CLIENTS).isLessThan(32L << 20);
             svc.stop();

@@ -1,0 +1,131 @@
+package org.rpcrdma4j.transport.conn;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.MessageBytes;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.transport.marshal.ProvidedChunks;
+import org.rpcrdma4j.transport.marshal.ReplyPlan;
+import org.rpcrdma4j.transport.rw.RdmaBatch;
+import org.rpcrdma4j.xdr.RdmaError;
+import org.rpcrdma4j.xdr.XdrItem;
+
+/**
+ * The responder's conveyance of replies, as Linux's {@code svc_rdma_sendto}: planned on the worker
+ * that replies ({@link ReplyPlan}), then on the progress thread each result buffer registered,
+ * RDMA-Written into its chunk, and the Send after the Writes (RFC 8166 §3.4.6). A reply that cannot
+ * be conveyed is answered ERR_CHUNK, never truncated; a failed RDMA Write closes the connection, as
+ * svcrdma does when the requester's memory is gone. Every message sent carries the grant.
+ */
+final class ReplySender {
+
+    private final Fabric fabric;
+    private final ResponderCredits credits;
+    private final LongAdder copied;
+    private final ChunkWork chunkWork;
+    private final BiConsumer<Connection, String> lose;
+
+    /**
+     * @param fabric    the fabric, which registers the result buffers
+     * @param credits   the grant to carry
+     * @param copied    counts the bytes copied to plan replies
+     * @param chunkWork counts the replies whose chunk data is moving
+     * @param lose      closes a connection for a reason, on the progress thread
+     */
+    ReplySender(Fabric fabric, ResponderCredits credits, LongAdder copied, ChunkWork chunkWork,
+                BiConsumer<Connection, String> lose) {
+        this.fabric = fabric;
+        this.credits = credits;
+        this.copied = copied;
+        this.chunkWork = chunkWork;
+        this.lose = lose;
+    }
+
+    /**
+     * Conveys a reply. Thread-safe: planned on the caller's thread, sent from the progress thread.
+     *
+     * @param connection the connection the call came on
+     * @param xid        the call's XID
+     * @param rpcMessage the whole RPC reply message; its bytes must not change until {@code done}
+     * @param provided   the chunks the call provided for its reply
+     * @param payloads   the reply's DDP-eligible results
+     * @param done       called with {@code null} once sent, or with the error, on the progress thread
+     */
+    void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
+               List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
+        ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
+                connection.thresholds().send(), copied);
+        if (plan == null) {
+            execute(() -> connection.sendError(xid, credits.granted(), RdmaError.errChunk()), done,
+                    new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                            + Integer.toHexString(xid) + " of " + rpcMessage.length() + " bytes does not fit the chunks"
+                            + " provided or the inline threshold; answered ERR_CHUNK"));
+            return;
+        }
+        execute(() -> {
+            if (connection.state() != Connection.State.CONNECTED) {
+                done.accept(notSent(connection, xid));
+            } else if (plan.writes().isEmpty()) {
+                connection.send(plan.message(), done);
+            } else {
+                writeThenSend(connection, xid, plan, done);
+            }
+        }, done, null);
+    }
+
+    /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
+    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
+        List<Registration> sources = new ArrayList<>(plan.sources().size());
+        for (ByteBuffer bytes : plan.sources()) {
+            Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
+            if (source == null) {
+                sources.forEach(fabric::deregister);
+                connection.sendError(xid, credits.granted(), RdmaError.errChunk());
+                done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                        + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
+                return;
+            }
+            sources.add(source);
+        }
+        chunkWork.started(sources.size());
+        RdmaBatch batch = new RdmaBatch(status -> {
+            sources.forEach(fabric::deregister);
+            chunkWork.ended(sources.size());
+            if (!status.ok()) {
+                lose.accept(connection, "RDMA Write of the reply to xid 0x" + Integer.toHexString(xid)
+                        + " failed: " + status);
+                done.accept(notSent(connection, xid));
+            } else if (connection.state() != Connection.State.CONNECTED) {
+                done.accept(notSent(connection, xid));
+            } else {
+                connection.send(plan.message(), done);
+            }
+        });
+        for (ReplyPlan.Write write : plan.writes()) {
+            connection.work().write(sources.get(write.source()), write.sourceOffset(), write.target(),
+                    batch.operation());
+        }
+        batch.seal();
+    }
+
+    private void execute(Runnable command, Consumer<RdmaTransportException> done, RdmaTransportException result) {
+        if (!Connection.execute(fabric, command)) {
+            done.accept(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                    "the fabric's progress thread has stopped"));
+        } else if (result != null) {
+            done.accept(result);
+        }
+    }
+
+    private static RdmaTransportException notSent(Connection connection, int xid) {
+        return connection.notUp("reply to xid 0x" + Integer.toHexString(xid));
+    }
+}
