@@ -12,8 +12,11 @@
  * to a {@link org.rpcrdma4j.transport.conn.BackwardReplyHandler}.
  *
  * <p>{@link org.rpcrdma4j.transport.conn.Requester} is the client side and
- * {@link org.rpcrdma4j.transport.conn.Responder} the server side. Both run on the fabric's progress
- * thread; other threads reach them only through methods documented as thread-safe, which hand work
+ * {@link org.rpcrdma4j.transport.conn.Responder} the server side, which hands its replies to
+ * {@code ReplySender} and its backward calls to {@code BackwardRequester}. Each connection's
+ * receives go through a {@code ConnectionEvents}, the receive router both roles share: the
+ * transport header is checked once, the message routed, the buffer posted again. Both run on the
+ * fabric's progress thread; other threads reach them only through methods documented as thread-safe, which hand work
  * to the progress thread with {@link org.rpcrdma4j.transport.Fabric#execute}. Calls and replies are
  * marshalled by {@code org.rpcrdma4j.transport.marshal}; chunk data moves by
  * {@code org.rpcrdma4j.transport.rw}.
