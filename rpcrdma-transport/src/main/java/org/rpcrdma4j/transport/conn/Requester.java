@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * is up when the responder accepts with its own. Each call is planned when submitted ({@link CallPlan}: inline,
  * Read chunks or a Position-zero Read chunk, and Write chunks or a Reply chunk for its reply, as the
  * program's {@link DdpPolicy} says) and sent while credits allow (RFC 8166 §3.3.1: one until the first
- * reply, then the grant); the others wait in order.
+ * reply, then the grant); the others wait in order. Each answer (a reply or an RDMA_ERROR) returns
+ * its credit and carries the new grant; a reply that used chunks is rebuilt by {@link ReplySplicer}.
+ * Closing, by either side, fails every call sent or waiting with
+ * {@link RdmaTransportException.Scope#CONNECTION}.
  *
  * <h2>Back-pressure</h2>
  * At most {@link TransportConfig#requesterCredits} calls wait for a credit, as many as may be
@@ -50,10 +53,7 @@ import org.slf4j.LoggerFactory;
  * is sent, fails or is abandoned, or the connection closes, as a Linux RPC task sleeps on the
  * transport's backlog; the wait is never unbounded memory. On the progress thread (a reply handler
  * that calls again) {@link #submit} cannot wait, since only that thread frees room: it fails the call
- * at once with {@link RdmaTransportException.Scope#CALL}. Each answer (a reply or an RDMA_ERROR) returns its
- * credit and carries the new grant; a reply that used chunks is rebuilt by {@link ReplySplicer}.
- * Closing, by either side, fails every call sent or waiting with
- * {@link RdmaTransportException.Scope#CONNECTION}.
+ * at once with {@link RdmaTransportException.Scope#CALL}.
  *
  * <p>A call that timed out above this layer is {@linkplain #abandon abandoned}: its chunk memory is
  * deregistered at once, as the Linux client invalidates the memory of an RPC that exits without its
@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Buffer management</h2>
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
  * replies before the connection is requested, and one per backward credit granted for backward calls
- * (RFC 8167). Received buffers are handled by the connection's {@link ConnectionEvents}: the reply's
+ * (RFC 8167). Received buffers are handled by the connection's {@code ConnectionEvents}: the reply's
  * inline part is copied out and the buffer posted again. Call buffers are
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been

@@ -38,13 +38,13 @@ import org.slf4j.LoggerFactory;
  * ({@link ReadChunkPull}; RFC 8166 §3.4.5, §3.5.4); the reads complete on the progress thread, which
  * never waits for them. A failed RDMA Read closes the connection, as svcrdma drops a connection whose
  * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
- * for the reply; the reply comes back through {@link #reply}, which {@link ReplySender} conveys as
+ * for the reply; the reply comes back through {@link #reply}, which {@code ReplySender} conveys as
  * {@link ReplyPlan} decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every
  * message sent carries the grant (RFC 8166 §3.3.1).
  *
  * <h2>Backward direction (RFC 8167)</h2>
  * This side is also the requester of backward calls on each connection ({@link #backwardCall}, done by
- * {@link BackwardRequester}). A received RDMA_MSG without chunks whose RPC message is a REPLY is a
+ * {@code BackwardRequester}). A received RDMA_MSG without chunks whose RPC message is a REPLY is a
  * backward reply ({@link RpcDirection}); it and an RDMA_ERROR go to the backward requester, which
  * drops one that answers no backward call.
  *
@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * Each connection gets receive buffers of the inline receive size when it is accepted, one per
  * credit granted and one per backward credit asked for (RFC 8167: the backward replies need receives
  * too), as svcrdma posts receives per connection. Received buffers are handled by each connection's
- * {@link ConnectionEvents}: the RPC message is copied out for the worker and the buffer posted again
+ * {@code ConnectionEvents}: the RPC message is copied out for the worker and the buffer posted again
  * at once. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
  * handler. Reply headers are allocated per send and belong to the fabric until the send completes;

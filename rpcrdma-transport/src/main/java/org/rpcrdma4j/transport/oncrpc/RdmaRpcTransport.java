@@ -23,7 +23,7 @@ import org.rpcrdma4j.xdr.XdrItem;
  * chunks, the call's procedure and bytes: at the reply it asks the program's
  * {@link DdpPolicy#replyPayloads} where the DDP-eligible results sit (as nfsd tells svcrdma with
  * {@code svc_rdma_result_payload}). The call is kept as it came, not copied: oncrpc4j encodes the
- * reply into a buffer of its own ({@link CallXdr}). A reply without Write chunks moves no result by
+ * reply into a buffer of its own ({@code CallXdr}). A reply without Write chunks moves no result by
  * RDMA, so the policy is not asked and nothing of the call is kept.
  *
  * <p>{@link #getPeerTransport()} is the same connection in the backward direction (RFC 8167): a
