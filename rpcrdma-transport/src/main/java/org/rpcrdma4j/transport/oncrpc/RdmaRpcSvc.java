@@ -159,9 +159,9 @@ public final class RdmaRpcSvc {
             RdmaRpcTransport transport = transports.computeIfAbsent(connection,
                     c -> new RdmaRpcTransport(responder, c, replyQueue, policy));
             // Kept before anything can reply: every reply must use the chunks provided.
-            int rpcXid = transport.received(rpcMessage, provided);
+            Runnable forget = transport.received(rpcMessage, provided);
             if (!dispatcher.accept(rpcMessage, transport)) {
-                transport.dropped(rpcXid);
+                forget.run();
             }
         }
 

@@ -15,6 +15,8 @@ import org.rpcrdma4j.transport.conn.Responder;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.rpcrdma4j.transport.marshal.RpcHeaders;
 import org.rpcrdma4j.xdr.XdrItem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The server side's {@link RpcTransport} for one connection: {@link #send} hands a reply to the
@@ -38,6 +40,8 @@ import org.rpcrdma4j.xdr.XdrItem;
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
  */
 public final class RdmaRpcTransport extends ForwardDirection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaRpcTransport.class);
 
     private final Responder responder;
     private final Connection connection;
@@ -73,33 +77,25 @@ public final class RdmaRpcTransport extends ForwardDirection {
      * @param call     the whole call, kept (not copied) when the policy will be asked; its bytes must
      *                 not change until the reply is sent
      * @param provided the chunks it provided for the reply
-     * @return the call's XID, which its reply carries (RFC 5531 §9)
+     * @return forgets the call, for one that will get no reply (it could not be decoded)
      */
-    int received(byte[] call, ProvidedChunks provided) {
+    Runnable received(byte[] call, ProvidedChunks provided) {
         MessageBytes bytes = MessageBytes.of(call);
+        // The reply carries the call's XID (RFC 5531 §9); a message without one is never answered.
         int xid = bytes.length() < 4 ? 0 : XdrBytes.xid(bytes);
-        DdpPolicy.RpcProcedure procedure = null;
-        DdpPolicy.RpcMessage message = null;
+        PendingCall pendingCall = new PendingCall(provided, null, null);
         if (!provided.writeList().isEmpty()) {
             try {
-                procedure = RpcHeaders.procedure(bytes);
-                message = RpcHeaders.call(bytes);
+                pendingCall = new PendingCall(provided, RpcHeaders.procedure(bytes), RpcHeaders.call(bytes));
             } catch (IllegalArgumentException e) {
                 // A call the transport cannot parse has no DDP-eligible results: the reply goes whole.
-                procedure = null;
+                LOG.debug("xid 0x{}: {}; its reply goes without Write chunk data", Integer.toHexString(xid),
+                        e.getMessage());
             }
         }
-        pending.put(xid, new PendingCall(provided, procedure, procedure == null ? null : message));
-        return xid;
-    }
-
-    /**
-     * Forgets a call that will get no reply (it could not be decoded).
-     *
-     * @param xid the call's XID
-     */
-    void dropped(int xid) {
-        pending.remove(xid);
+        PendingCall kept = pendingCall;
+        pending.put(xid, kept);
+        return () -> pending.remove(xid, kept);
     }
 
     @Override
