@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
@@ -47,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
  * for the reply; the reply comes back through {@link #reply}, which conveys it as {@link ReplyPlan}
  * decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every message sent carries
- * the grant (RFC 8166 §3.3.1).
+ * the grant (RFC 8166 §3.3.1). When the requester offered remote invalidation (RFC 8797) and the
+ * fabric connection can do it, a reply's Send invalidates the one handle its call's chunks carried
+ * ({@link ProvidedChunks#of}, as svcrdma picks it); RDMA_ERROR and backward calls are plain Sends.
  *
  * <h2>Backward direction (RFC 8167)</h2>
  * This side is also the requester of backward calls on each connection ({@link #backwardCall}):
@@ -143,9 +146,9 @@ public final class Responder {
             if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
             } else if (plan.writes().isEmpty()) {
-                connection.send(plan.message(), done);
+                connection.send(plan.message(), provided.invalidateHandle(), done);
             } else {
-                writeThenSend(connection, xid, plan, done);
+                writeThenSend(connection, xid, plan, provided.invalidateHandle(), done);
             }
         }, done, null);
     }
@@ -228,7 +231,8 @@ public final class Responder {
     }
 
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
-    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
+    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, int invalidate,
+                               Consumer<RdmaTransportException> done) {
         List<Registration> sources = new ArrayList<>(plan.sources().size());
         for (ByteBuffer bytes : plan.sources()) {
             Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
@@ -253,7 +257,7 @@ public final class Responder {
             } else if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(closed(connection, xid));
             } else {
-                connection.send(plan.message(), done);
+                connection.send(plan.message(), invalidate, done);
             }
         });
         for (ReplyPlan.Write write : plan.writes()) {
@@ -333,7 +337,10 @@ public final class Responder {
         }
         Served connection = new Served(config.backwardRequesterCredits(),
                 InlineThresholds.of(config.privateData(), request.privateData()));
-        connection.connection = new Connection(request.accept(config.privateData(), buffers, connection));
+        FabricConnection accepted = request.accept(config.privateData(), buffers, connection);
+        // svcrdma's sc_snd_w_inv: the requester offered remote invalidation and the fabric can do it.
+        connection.remoteInvalidation = request.privateData().remoteInvalidate() && accepted.remoteInvalidation();
+        connection.connection = new Connection(accepted);
         served.put(connection.connection, connection);
     }
 
@@ -351,6 +358,8 @@ public final class Responder {
         final BackwardCalls backward;
         final InlineThresholds thresholds;
         Connection connection;
+        /** Whether replies on it may invalidate the requester's handles (Send with Invalidate). */
+        boolean remoteInvalidation;
 
         Served(int backwardCredits, InlineThresholds thresholds) {
             this.backward = new BackwardCalls(backwardCredits);
@@ -443,7 +452,7 @@ public final class Responder {
             sendError(connection, xid, RdmaError.errChunk());
             return;
         }
-        ProvidedChunks provided = new ProvidedChunks(decoded.writeList(), decoded.replyChunk());
+        ProvidedChunks provided = ProvidedChunks.of(decoded, servedOf(connection).remoteInvalidation);
         List<ReadChunk> reads = decoded.readChunks();
         if (!reads.isEmpty()) {
             pull(connection, xid, reads, provided, buffer);
