@@ -26,7 +26,18 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *
  * <h2>Buffer ownership</h2>
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
- * fabric and, with remote access, peers may read or write it until {@link #deregister}.
+ * fabric and, with remote access, peers may read or write it until {@link #deregister}. A fabric may
+ * move it through registered memory of its own (a device cannot address a heap buffer): it reads the
+ * caller's bytes at {@link #register}, and what the device or peers wrote is in the caller's buffer
+ * once {@link #deregister} returns, not before. So a requester deregisters a call's chunks before it
+ * reads the reply the responder wrote there, and a responder deregisters an RDMA Read's target before
+ * it uses the bytes read; a fabric never reads messages to learn what was written.
+ *
+ * <h2>Remote invalidation</h2>
+ * A connection that can invalidate a peer's handle with a message says so
+ * ({@link FabricConnection#remoteInvalidation}); verbs RC does it with Send with Invalidate, the EFA
+ * fabric cannot. The transport's requester never offers remote invalidation in its RFC 8797 private
+ * data, so no fabric needs to report an invalidation it received.
  */
 public interface Fabric {
 

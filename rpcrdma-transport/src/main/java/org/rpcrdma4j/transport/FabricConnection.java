@@ -49,6 +49,32 @@ public interface FabricConnection {
     boolean send(ByteBuffer message, long context);
 
     /**
+     * Whether this connection can invalidate one of the peer's handles with a message
+     * ({@link #sendInvalidating}): verbs RC can (Send with Invalidate, when the device supports memory
+     * management extensions); the EFA fabric cannot. A responder uses it only when the requester
+     * offered remote invalidation in its RFC 8797 private data (RFC 8797 §7).
+     *
+     * @return false unless the fabric implements {@link #sendInvalidating}
+     */
+    default boolean remoteInvalidation() {
+        return false;
+    }
+
+    /**
+     * Sends one message that also invalidates one of the peer's registrations on arrival (RDMA Send
+     * with Invalidate): once the peer has the message, {@code handle} reaches none of its memory.
+     *
+     * @param message the message, between position and limit
+     * @param handle  the peer's handle (R_key) to invalidate, one it advertised in the call answered
+     * @param context returned in {@link ConnectionListener#onSendCompleted}
+     * @return false if the fabric has no room for another send (try again later)
+     * @throws UnsupportedOperationException if {@link #remoteInvalidation()} is false
+     */
+    default boolean sendInvalidating(ByteBuffer message, int handle, long context) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot invalidate a peer's handle");
+    }
+
+    /**
      * Starts one RDMA Read of the peer's memory into registered local memory.
      *
      * @param local       the registration the bytes go into, with {@link MemoryAccess#LOCAL_WRITE}

@@ -195,7 +195,15 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
                 DecodeLimits.DEFAULT.maxWriteChunks());
     }
 
-    /** @return the RFC 8797 private data this side advertises */
+    /**
+     * The RFC 8797 private data this side advertises. It never offers remote invalidation: the
+     * requester's chunk keys are plain registrations (on verbs, {@code ibv_reg_mr} memory regions),
+     * which a peer's Send with Invalidate cannot invalidate (only memory windows and fast-registered
+     * regions can; rxe fails such a receive and the queue pair with it), and the requester
+     * deregisters each call's chunks itself when the call ends.
+     *
+     * @return the private data, remote invalidation not offered
+     */
     public ConnectPrivateData privateData() {
         return new ConnectPrivateData(false, inlineSendSize, inlineReceiveSize);
     }

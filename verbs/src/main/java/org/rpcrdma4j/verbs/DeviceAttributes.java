@@ -27,4 +27,13 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMr
                                int maxQp, int maxQpWr, int deviceCapFlags, int maxSge, int maxSgeRd, int maxCq,
                                int maxCqe, int maxMr, int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxMw,
                                int physPortCount) {
+
+    /**
+     * @return whether the device has the memory management extensions ({@code
+     *     IBV_DEVICE_MEM_MGT_EXTENSIONS}): fast registration, local invalidation and Send with
+     *     Invalidate, which svcrdma requires before it invalidates a requester's key remotely
+     */
+    public boolean memoryManagementExtensions() {
+        return (deviceCapFlags & Constants.IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0;
+    }
 }

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricConnection;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.rw.WorkQueue;
 import org.rpcrdma4j.xdr.RdmaError;
@@ -101,12 +102,30 @@ public final class Connection {
      *                status names; {@code null} when nobody waits for the outcome
      */
     void send(ByteBuffer message, Consumer<RdmaTransportException> done) {
-        work.send(message, status -> {
+        send(message, 0, done);
+    }
+
+    /**
+     * Sends a message that also invalidates one of the peer's handles, unless it is 0 (Send with
+     * Invalidate; a responder picks the handle as {@link org.rpcrdma4j.transport.marshal.ProvidedChunks}
+     * says). Progress thread only.
+     *
+     * @param message    the message, owned by the fabric until {@code done}
+     * @param invalidate the peer's handle to invalidate, or 0 for a plain send
+     * @param done       as for {@link #send(ByteBuffer, Consumer)}
+     */
+    void send(ByteBuffer message, int invalidate, Consumer<RdmaTransportException> done) {
+        Consumer<FabricStatus> sent = status -> {
             if (done != null) {
                 done.accept(status.ok() ? null : new RdmaTransportException(status.scope(),
                         "send on " + this + " failed: " + status));
             }
-        });
+        };
+        if (invalidate == 0) {
+            work.send(message, sent);
+        } else {
+            work.sendInvalidating(message, invalidate, sent);
+        }
     }
 
     /**

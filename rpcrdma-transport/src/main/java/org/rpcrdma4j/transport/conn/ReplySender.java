@@ -74,15 +74,16 @@ final class ReplySender {
             if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(notSent(connection, xid));
             } else if (plan.writes().isEmpty()) {
-                connection.send(plan.message(), done);
+                connection.send(plan.message(), provided.invalidateHandle(), done);
             } else {
-                writeThenSend(connection, xid, plan, done);
+                writeThenSend(connection, xid, plan, provided.invalidateHandle(), done);
             }
         }, done, null);
     }
 
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
-    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, Consumer<RdmaTransportException> done) {
+    private void writeThenSend(Connection connection, int xid, ReplyPlan plan, int invalidate,
+                               Consumer<RdmaTransportException> done) {
         List<Registration> sources = new ArrayList<>(plan.sources().size());
         for (ByteBuffer bytes : plan.sources()) {
             Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
@@ -106,7 +107,7 @@ final class ReplySender {
             } else if (connection.state() != Connection.State.CONNECTED) {
                 done.accept(notSent(connection, xid));
             } else {
-                connection.send(plan.message(), done);
+                connection.send(plan.message(), invalidate, done);
             }
         });
         for (ReplyPlan.Write write : plan.writes()) {

@@ -407,6 +407,9 @@ public final class Requester {
             credits.onAnswered(header.credits());
             creditLimit = credits.limit();
             outstandingCount = outstanding.size();
+            // Before the reply is read: what the responder wrote is in the call's buffers once its chunks
+            // are deregistered (Fabric), and whoever gets the answer finds the call's memory released.
+            release(call);
             MessageBytes reply = null;
             RdmaTransportException failure = null;
             try {
@@ -421,9 +424,6 @@ public final class Requester {
                 }
             } catch (RdmaTransportException e) {
                 failure = e;
-            } finally {
-                // Before the answer is handed over: whoever gets it finds the call's memory released.
-                release(call);
             }
             if (failure != null) {
                 handler.onFailed(xid, failure);

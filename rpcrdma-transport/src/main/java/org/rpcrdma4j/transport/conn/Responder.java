@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -40,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
  * for the reply; the reply comes back through {@link #reply}, which {@code ReplySender} conveys as
  * {@link ReplyPlan} decides: RDMA Writes into Write chunks and the Reply chunk, then the Send. Every
- * message sent carries the grant (RFC 8166 §3.3.1).
+ * message sent carries the grant (RFC 8166 §3.3.1). When the requester offered remote invalidation
+ * (RFC 8797) and the fabric connection can do it, a reply's Send invalidates the one handle its call's
+ * chunks carried ({@link ProvidedChunks#of}, as svcrdma picks it); RDMA_ERROR and backward calls are
+ * plain Sends.
  *
  * <h2>Backward direction (RFC 8167)</h2>
  * This side is also the requester of backward calls on each connection ({@link #backwardCall}, done by
@@ -197,7 +201,10 @@ public final class Responder {
         List<ByteBuffer> buffers = ConnectionEvents.receiveBuffers(
                 credits.receivesFor(1) + config.backwardRequesterCredits(), config.inlineReceiveSize());
         Served connection = new Served(InlineThresholds.of(config.privateData(), request.privateData()));
-        connection.connection = new Connection(request.accept(config.privateData(), buffers, connection));
+        FabricConnection accepted = request.accept(config.privateData(), buffers, connection);
+        // svcrdma's sc_snd_w_inv: the requester offered remote invalidation and the fabric can do it.
+        connection.remoteInvalidation = request.privateData().remoteInvalidate() && accepted.remoteInvalidation();
+        connection.connection = new Connection(accepted);
         served.put(connection.connection, connection);
         backward.opened(connection.connection);
     }
@@ -206,6 +213,8 @@ public final class Responder {
     private final class Served extends ConnectionEvents {
 
         final InlineThresholds thresholds;
+        /** Whether replies on it may invalidate the requester's handles (Send with Invalidate). */
+        boolean remoteInvalidation;
 
         Served(InlineThresholds thresholds) {
             super(config.decodeLimits(), copied, dropped);
@@ -268,7 +277,8 @@ public final class Responder {
                 return;
             }
             // The chunk model is built from the view that checked the header: nothing is decoded twice.
-            ProvidedChunks provided = new ProvidedChunks(header.writeList(), header.replyChunk());
+            ProvidedChunks provided = ProvidedChunks.of(header.readList(), header.writeList(), header.replyChunk(),
+                    remoteInvalidation);
             if (header.readSegmentCount() > 0) {
                 pull(connection, xid, header.readChunks(), provided, buffer, header.payloadOffset(),
                         header.payloadLength());

@@ -21,10 +21,11 @@ import org.rpcrdma4j.xdr.Segment;
  */
 public final class WorkQueue {
 
-    private enum Kind { SEND, READ, WRITE }
+    private enum Kind { SEND, SEND_INVALIDATING, READ, WRITE }
 
-    private record Work(Kind kind, ByteBuffer message, Registration local, long localOffset, Segment remote,
-                        long context) {
+    /** One piece of work; {@code handle} is the peer's handle a {@code SEND_INVALIDATING} invalidates. */
+    private record Work(Kind kind, ByteBuffer message, int handle, Registration local, long localOffset,
+                        Segment remote, long context) {
     }
 
     private final FabricConnection connection;
@@ -44,7 +45,19 @@ public final class WorkQueue {
      * @param done    called with the outcome, on the progress thread
      */
     public void send(ByteBuffer message, Consumer<FabricStatus> done) {
-        start(new Work(Kind.SEND, message, null, 0, null, nextContext++), done);
+        start(new Work(Kind.SEND, message, 0, null, 0, null, nextContext++), done);
+    }
+
+    /**
+     * Sends a message that invalidates one of the peer's handles on arrival
+     * ({@link FabricConnection#sendInvalidating}).
+     *
+     * @param message the message, owned by the fabric until {@code done}
+     * @param handle  the peer's handle to invalidate
+     * @param done    called with the outcome, on the progress thread
+     */
+    public void sendInvalidating(ByteBuffer message, int handle, Consumer<FabricStatus> done) {
+        start(new Work(Kind.SEND_INVALIDATING, message, handle, null, 0, null, nextContext++), done);
     }
 
     /**
@@ -56,7 +69,7 @@ public final class WorkQueue {
      * @param done        called with the outcome, on the progress thread
      */
     public void read(Registration local, long localOffset, Segment remote, Consumer<FabricStatus> done) {
-        start(new Work(Kind.READ, null, local, localOffset, remote, nextContext++), done);
+        start(new Work(Kind.READ, null, 0, local, localOffset, remote, nextContext++), done);
     }
 
     /**
@@ -68,7 +81,7 @@ public final class WorkQueue {
      * @param done        called with the outcome, on the progress thread
      */
     public void write(Registration local, long localOffset, Segment remote, Consumer<FabricStatus> done) {
-        start(new Work(Kind.WRITE, null, local, localOffset, remote, nextContext++), done);
+        start(new Work(Kind.WRITE, null, 0, local, localOffset, remote, nextContext++), done);
     }
 
     /**
@@ -102,6 +115,7 @@ public final class WorkQueue {
     private boolean post(Work work) {
         return switch (work.kind()) {
             case SEND -> connection.send(work.message(), work.context());
+            case SEND_INVALIDATING -> connection.sendInvalidating(work.message(), work.handle(), work.context());
             case READ -> connection.read(work.local(), work.localOffset(), work.remote(), work.context());
             case WRITE -> connection.write(work.local(), work.localOffset(), work.remote(), work.context());
         };

@@ -38,7 +38,9 @@ import org.rpcrdma4j.xdr.Segment;
  * <li>RDMA Read and Write reach only the peer's registered memory with the right access, inside
  *     its bounds; anything else is a remote access error that breaks the connection;</li>
  * <li>when a connection ends, by a disconnect or an error, both sides get everything they posted
- *     back flushed and then the disconnect event.</li>
+ *     back flushed and then the disconnect event;</li>
+ * <li>a Send with Invalidate makes the receiver's handle reach nothing from the moment the message
+ *     is received (its owner still deregisters it); {@link #invalidations()} lists the handles.</li>
  * </ul>
  */
 public final class RcFakeNetwork implements AutoCloseable {
@@ -57,6 +59,7 @@ public final class RcFakeNetwork implements AutoCloseable {
     private int nextHost;
     private int nextPort = 49152;
     private int nextHandle = 1;
+    private final List<Integer> invalidations = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Starts the network's thread. */
     public RcFakeNetwork() {
@@ -85,6 +88,11 @@ public final class RcFakeNetwork implements AutoCloseable {
         thread.interrupt();
     }
 
+    /** @return the handles Sends with Invalidate invalidated at their receivers, in order */
+    public List<Integer> invalidations() {
+        return List.copyOf(invalidations);
+    }
+
     private void run() {
         while (running) {
             try {
@@ -99,8 +107,12 @@ public final class RcFakeNetwork implements AutoCloseable {
         work.add(task);
     }
 
-    /** A region registered on a fake fabric. */
-    private record Region(ByteBuffer memory, Set<MemoryAccess> access, long address) {
+    /** A region registered on a fake fabric; an invalidated one reaches nothing. */
+    private record Region(ByteBuffer memory, Set<MemoryAccess> access, long address, boolean invalidated) {
+    }
+
+    /** A message on its way; {@code invalidate} is the receiver's handle it invalidates, or null. */
+    private record Message(byte[] bytes, Integer invalidate) {
     }
 
     private final class FakeFabric implements Fabric {
@@ -171,7 +183,7 @@ public final class RcFakeNetwork implements AutoCloseable {
         public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
             int handle = nextHandle++;
             long base = (long) handle << 32;
-            regions.put(handle, new Region(memory.slice(), Set.copyOf(access), base));
+            regions.put(handle, new Region(memory.slice(), Set.copyOf(access), base, false));
             return new Registration(handle, base, memory.remaining());
         }
 
@@ -185,7 +197,7 @@ public final class RcFakeNetwork implements AutoCloseable {
         /** @return the bytes a segment names, or null if they are not registered with that access */
         ByteBuffer resolve(Segment segment, MemoryAccess right) {
             Region region = regions.get(segment.handle());
-            if (region == null || !region.access().contains(right)) {
+            if (region == null || region.invalidated() || !region.access().contains(right)) {
                 return null;
             }
             long offset = segment.offset() - region.address();
@@ -194,6 +206,12 @@ public final class RcFakeNetwork implements AutoCloseable {
             }
             return region.memory().duplicate().position((int) offset).limit((int) (offset + segment.unsignedLength()))
                     .slice();
+        }
+
+        /** A peer's Send with Invalidate named {@code handle}: it reaches nothing from now on. */
+        void invalidate(int handle) {
+            invalidations.add(handle);
+            regions.computeIfPresent(handle, (h, r) -> new Region(r.memory(), r.access(), r.address(), true));
         }
 
         ByteBuffer local(Registration registration, long offset, long length) {
@@ -279,7 +297,7 @@ public final class RcFakeNetwork implements AutoCloseable {
         private final InetSocketAddress remoteSocket;
         private final ConnectionListener listener;
         private final ArrayDeque<ByteBuffer> receives = new ArrayDeque<>();
-        private final ArrayDeque<byte[]> waiting = new ArrayDeque<>();
+        private final ArrayDeque<Message> waiting = new ArrayDeque<>();
         private Side peer;
         private boolean ended;
         /** Sends and RDMA operations whose completion is not reported yet: the disconnect waits for them. */
@@ -323,6 +341,20 @@ public final class RcFakeNetwork implements AutoCloseable {
 
         @Override
         public boolean send(ByteBuffer message, long context) {
+            return send(message, null, context);
+        }
+
+        @Override
+        public boolean remoteInvalidation() {
+            return true;
+        }
+
+        @Override
+        public boolean sendInvalidating(ByteBuffer message, int handle, long context) {
+            return send(message, handle, context);
+        }
+
+        private boolean send(ByteBuffer message, Integer invalidate, long context) {
             byte[] bytes = new byte[message.remaining()];
             message.duplicate().get(bytes);
             outstanding++;
@@ -332,7 +364,7 @@ public final class RcFakeNetwork implements AutoCloseable {
                     listener.onSendCompleted(context, FabricStatus.FLUSHED);
                     return;
                 }
-                peer.arrive(bytes);
+                peer.arrive(new Message(bytes, invalidate));
                 listener.onSendCompleted(context, ended ? FabricStatus.FLUSHED : FabricStatus.SUCCESS);
             });
             return true;
@@ -376,7 +408,7 @@ public final class RcFakeNetwork implements AutoCloseable {
         }
 
         /** A message from the peer: into the next receive, or waiting for one (RNR). */
-        private void arrive(byte[] message) {
+        private void arrive(Message message) {
             if (ended) {
                 return;
             }
@@ -390,16 +422,19 @@ public final class RcFakeNetwork implements AutoCloseable {
 
         private void deliverWaiting() {
             while (!ended && !waiting.isEmpty() && !receives.isEmpty()) {
-                byte[] message = waiting.poll();
+                Message message = waiting.poll();
                 ByteBuffer buffer = receives.poll();
-                if (message.length > buffer.remaining()) {
+                if (message.bytes().length > buffer.remaining()) {
                     listener.onReceiveFailed(buffer, FabricStatus.MESSAGE_TOO_LONG);
-                    fail(FabricStatus.MESSAGE_TOO_LONG, "a " + message.length + "-byte message for a "
+                    fail(FabricStatus.MESSAGE_TOO_LONG, "a " + message.bytes().length + "-byte message for a "
                             + buffer.remaining() + "-byte receive");
                     return;
                 }
-                buffer.duplicate().put(message);
-                listener.onReceived(buffer, message.length);
+                if (message.invalidate() != null) {
+                    fabric.invalidate(message.invalidate());
+                }
+                buffer.duplicate().put(message.bytes());
+                listener.onReceived(buffer, message.bytes().length);
             }
         }
 

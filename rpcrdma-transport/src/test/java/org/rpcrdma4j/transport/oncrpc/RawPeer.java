@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -14,6 +15,8 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
@@ -67,6 +70,13 @@ final class RawPeer implements ConnectionListener {
         established = new CompletableFuture<>();
         fabric.execute(() -> fabric.listen(request -> connection = request.accept(LINUX, receives(), this)));
         established.get(HANG_GUARD_S, TimeUnit.SECONDS);
+    }
+
+    /** Registers memory for the peer to read or write, as a requester's chunks. */
+    Registration register(ByteBuffer memory, Set<MemoryAccess> access) throws Exception {
+        CompletableFuture<Registration> registered = new CompletableFuture<>();
+        fabric.execute(() -> registered.complete(fabric.register(memory, access)));
+        return registered.get(HANG_GUARD_S, TimeUnit.SECONDS);
     }
 
     /** Sends one RPC-over-RDMA message on the connection. */

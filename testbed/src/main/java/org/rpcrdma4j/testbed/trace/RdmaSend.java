@@ -1,5 +1,7 @@
 package org.rpcrdma4j.testbed.trace;
 
+import java.util.OptionalInt;
+
 /**
  * One RDMA Send as it crossed the wire, reassembled from its packets: on an RPC-over-RDMA connection,
  * one RPC-over-RDMA message.
@@ -8,8 +10,9 @@ package org.rpcrdma4j.testbed.trace;
  * @param fromClient  whether the side that sent the RDMA-CM ConnectRequest sent it
  * @param bytes       the Send's payload
  * @param elided      whether an export elided part of it ({@link RocePacket#elided()}): it cannot be checked
+ * @param invalidate  the receiver's R_key a Send with Invalidate named (its IETH), empty for a plain Send
  */
-public record RdmaSend(int frame, boolean fromClient, byte[] bytes, boolean elided) {
+public record RdmaSend(int frame, boolean fromClient, byte[] bytes, boolean elided, OptionalInt invalidate) {
 
     /** @return "client->server" or "server->client" */
     public String direction() {

@@ -7,7 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.HeaderDecoder;
@@ -25,6 +27,9 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
  * when ours would carry it the same way. An RDMA_ERROR answers a call our decoder refuses only if ours
  * refuses it with the same error; a reply Linux sends because of its own bug (a GARBAGE_ARGS to a
  * well-formed Position-zero NFSACL SETACL) is reported as such and its conveyance checked as any other.
+ * A reply's Send must invalidate the R_key our responder would (svcrdma's rule,
+ * {@link ProvidedChunks#of}: the one key of the call's chunks when the client offered remote
+ * invalidation), or none.
  */
 public final class Replay {
 
@@ -257,7 +262,19 @@ public final class Replay {
                         + " Position-zero Read chunk (its own bug, docs/CONFORMANCE.md); how the answer travels is"
                         + " checked as for any reply"));
             }
-            return responder.check(rpcCall, call, rpcReply, reply, credits, threshold);
+            Optional<String> conveyed = responder.check(rpcCall, call, rpcReply, reply, credits, threshold);
+            return conveyed.isPresent() ? conveyed : invalidation(exchange, call);
+        }
+
+        /** The R_key the reply's Send invalidated against the one our responder would invalidate. */
+        private Optional<String> invalidation(CallReplyPairs.Exchange exchange, RpcRdmaHeader call) {
+            boolean offered = !exchange.backchannel() && connection.connect().client().remoteInvalidate();
+            int handle = ProvidedChunks.of(call.readList(), call.writeList(), call.replyChunk(), offered)
+                    .invalidateHandle();
+            OptionalInt ours = handle == 0 ? OptionalInt.empty() : OptionalInt.of(handle);
+            OptionalInt linux = exchange.reply().send().invalidate();
+            return linux.equals(ours) ? Optional.empty()
+                    : Optional.of("Send with Invalidate: ours " + key(ours) + ", Linux " + key(linux));
         }
 
         /**
@@ -303,6 +320,10 @@ public final class Replay {
         RdmaError e = error.error();
         return e.code() + (e.code() == ErrorCode.ERR_VERS ? " " + e.low() + ".." + e.high() : "") + " (version word "
                 + error.vers() + ")";
+    }
+
+    private static String key(OptionalInt rkey) {
+        return rkey.isPresent() ? "R_key 0x" + Integer.toHexString(rkey.getAsInt()) : "a plain Send";
     }
 
     private static String side(boolean client) {

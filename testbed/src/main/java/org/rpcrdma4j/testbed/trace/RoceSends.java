@@ -2,12 +2,14 @@ package org.rpcrdma4j.testbed.trace;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -91,18 +93,22 @@ public final class RoceSends {
                 clientAddress = packet.source();
             }
         } else if (packet.transport() == RocePacket.RC) {
+            OptionalInt invalidate = OptionalInt.empty();
             if (operation == SEND_LAST_WITH_INVALIDATE || operation == SEND_ONLY_WITH_INVALIDATE) {
-                payload += 4;                    // IETH
+                if (payload + 4 <= packet.to()) {
+                    invalidate = OptionalInt.of(ByteBuffer.wrap(packet.bytes()).getInt(payload));
+                }
+                payload += 4;                    // IETH: the R_key to invalidate
             } else if (operation == SEND_LAST_WITH_IMMEDIATE || operation == SEND_ONLY_WITH_IMMEDIATE) {
                 payload += 4;                    // ImmDt
             }
             if (payload <= packet.to()) {
-                onSendPacket(packet, operation, payload);
+                onSendPacket(packet, operation, payload, invalidate);
             }
         }
     }
 
-    private void onSendPacket(RocePacket packet, int operation, int from) {
+    private void onSendPacket(RocePacket packet, int operation, int from, OptionalInt invalidate) {
         boolean first = operation == SEND_FIRST || operation == SEND_ONLY || operation == SEND_ONLY_WITH_IMMEDIATE
                 || operation == SEND_ONLY_WITH_INVALIDATE;
         boolean last = operation == SEND_LAST || operation == SEND_LAST_WITH_IMMEDIATE
@@ -134,7 +140,7 @@ public final class RoceSends {
                 at += piece.length;
             }
             sends.add(new RdmaSend(packet.frame(), clientAddress != null && packet.source() == clientAddress, message,
-                    elided.remove(key)));
+                    elided.remove(key), invalidate));
         }
     }
 }

@@ -41,6 +41,32 @@ class ReplayCapturesTest {
                 .contains("NFSv3 READLINK", "NFSACL v3 GETACL", "NFSv4 OPEN", "NFSv4 CB_COMPOUND");
     }
 
+    /**
+     * Linux's server sends a reply with Invalidate when the client offered it and the call's chunks
+     * carry one R_key, a plain Send otherwise (v3-small has both); our responder picks the same for
+     * every reply, and a reply that invalidates another key is a mismatch.
+     */
+    @Test
+    void aReplyMustInvalidateTheKeyOurResponderWould() throws IOException {
+        PcapFrames capture = PcapFrames.load("v3-small");
+        List<Integer> invalidating = new ArrayList<>();
+        for (int i = 0; i < capture.frames.size(); i++) {
+            byte[] frame = capture.frames.get(i);
+            if (frame.length > PcapFrames.PAYLOAD && (frame[PcapFrames.BTH] & 0xff) == PcapFrames.SEND_ONLY_WITH_INVALIDATE) {
+                invalidating.add(i);
+            }
+        }
+        assertThat(invalidating).as("Linux's Sends with Invalidate in v3-small").isNotEmpty();
+        assertThat(replay.run("v3-small", capture.capture()).mismatches()).isEmpty();
+
+        byte[] changed = capture.frames.get(invalidating.get(0));
+        ByteBuffer.wrap(changed).putInt(PcapFrames.PAYLOAD, ByteBuffer.wrap(changed).getInt(PcapFrames.PAYLOAD) ^ 0x100);
+        List<Replay.Mismatch> mismatches = replay.run("v3-small", capture.capture()).mismatches();
+        assertThat(mismatches).hasSize(1);
+        assertThat(mismatches.get(0).role()).isEqualTo("responder");
+        assertThat(mismatches.get(0).difference()).startsWith("Send with Invalidate: ours R_key 0x");
+    }
+
     @Test
     void concurrentConnectionsAreReplayedApart() throws IOException {
         List<byte[]> first = PcapFrames.load("v3-small").frames;

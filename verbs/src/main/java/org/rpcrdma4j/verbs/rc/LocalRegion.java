@@ -8,37 +8,36 @@ import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 
 /**
- * Memory the transport registered through {@link RcFabric#register}. A direct buffer is registered
- * where it is. A heap buffer, which a device cannot address, gets a native copy that is registered
- * instead: its bytes are copied in at registration, and the bytes the device or a peer put into the
- * copy are copied back ({@link #copyBack}) when the transport may look at them: at the completion of
- * an RDMA Read into it, and when a received message names the segments a peer RDMA-Wrote into it.
+ * Memory the transport registered through {@link RcFabric#register}, in one of three ways: a block of
+ * the {@link ChunkPool} (memory no peer may touch), a native copy of a heap buffer with a
+ * registration of its own, or a direct buffer registered where it is. A copy holds the caller's
+ * bytes from registration on ({@link #copyIn}); what the device or a peer put into it goes back into
+ * the caller's buffer at deregistration ({@link #copyOut}), which is when the seam says the caller
+ * may look: the fabric never reads messages to find out earlier.
  *
  * @param registration the transport's view
- * @param memory       the registered native memory
- * @param device       the device's registration of it
- * @param heap         the transport's heap buffer (its bytes between position and limit), or null
- * @param arena        owns the native copy, or null
+ * @param memory       the registered native memory the device reads and writes
+ * @param device       the device's registration it lies in (a pool slab's, or its own)
+ * @param caller       the caller's bytes (position to limit at registration) when {@code memory} is a
+ *                     copy of them, or null when it is the caller's memory itself
+ * @param arena        owns a native copy registered on its own, or null
+ * @param block        the pool block {@code memory} lies in, or null
  * @param access       the rights granted
  */
-record LocalRegion(Registration registration, MemorySegment memory, RcDevice.Memory device, ByteBuffer heap,
-                   Arena arena, Set<MemoryAccess> access) {
+record LocalRegion(Registration registration, MemorySegment memory, RcDevice.Memory device, ByteBuffer caller,
+                   Arena arena, ChunkPool.Block block, Set<MemoryAccess> access) {
 
-    /** @return whether a peer may write into it while the transport holds a heap view of it */
-    boolean shadowedRemoteWrite() {
-        return heap != null && access.contains(MemoryAccess.REMOTE_WRITE);
+    /** Puts the caller's bytes into the copy, so that what nobody writes reads back unchanged. */
+    void copyIn() {
+        if (caller != null) {
+            MemorySegment.copy(MemorySegment.ofBuffer(caller), 0, memory, 0, caller.remaining());
+        }
     }
 
-    /**
-     * Copies bytes of the native copy back into the heap buffer; a direct buffer needs nothing.
-     *
-     * @param offset from the first registered byte
-     * @param length bytes
-     */
-    void copyBack(long offset, long length) {
-        if (heap == null) {
-            return;
+    /** Puts what the device or a peer may have written into the copy back into the caller's buffer. */
+    void copyOut() {
+        if (caller != null && (access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE))) {
+            MemorySegment.copy(memory, 0, MemorySegment.ofBuffer(caller), 0, caller.remaining());
         }
-        MemorySegment.copy(memory, offset, MemorySegment.ofBuffer(heap), offset, length);
     }
 }

@@ -46,9 +46,8 @@ final class RcConnection implements FabricConnection {
 
     private enum Kind { RECEIVE, SEND, READ, WRITE }
 
-    /** A posted request: what comes back, and which slot or region it uses. */
-    private record Op(Kind kind, ByteBuffer buffer, long context, int slot, LocalRegion region, long offset,
-                      long length) {
+    /** A posted request: what comes back, and which slot it uses. */
+    private record Op(Kind kind, ByteBuffer buffer, long context, int slot) {
     }
 
     /** A message received before ESTABLISHED. */
@@ -123,19 +122,21 @@ final class RcConnection implements FabricConnection {
     }
 
     /**
-     * Makes the queue pair and the connection's slots and posts the receives given so far.
+     * Makes the queue pair and the connection's slots and posts the receives given so far. The
+     * receive queue is as deep as the receives the transport gave (its credits and backchannel
+     * receives), so the queue pair posts exactly what the transport keeps posted.
      *
-     * @throws VerbsException if the device refuses; the caller ends the connection
+     * @throws VerbsException if the device refuses (a depth over its {@code max_qp_wr}, no room in
+     *                        the completion queue); the caller ends the connection
      */
     void createQueuePair(RcFabric.Config config) throws VerbsException {
-        qpNum = device.createQueuePair(id, config.sendDepth(), config.receiveDepth());
+        int receiveDepth = Math.max(1, early.size());
+        qpNum = device.createQueuePair(id, config.sendDepth(), receiveDepth);
         fabric.routed(this);
-        receiveSlots = new BounceSlots(device, config.receiveDepth(), config.slotSize());
+        receiveSlots = new BounceSlots(device, receiveDepth, config.slotSize());
         sendSlots = new BounceSlots(device, config.sendDepth(), config.slotSize());
         for (ByteBuffer buffer : early) {
-            if (!postReceive(buffer)) {
-                throw new IllegalStateException("more receives given than the receive depth " + config.receiveDepth());
-            }
+            postReceive(buffer);
         }
         early.clear();
     }
@@ -153,7 +154,7 @@ final class RcConnection implements FabricConnection {
         addressesKnown();
         listener.onEstablished(requester ? CmPrivateData.recognise(privateData) : peerData);
         for (Held held : beforeEstablished) {
-            received(held.buffer(), held.length());
+            listener.onReceived(held.buffer(), held.length());
         }
         beforeEstablished.clear();
     }
@@ -197,7 +198,7 @@ final class RcConnection implements FabricConnection {
             return false;
         }
         long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null, 0, buffer.remaining()));
+        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot));
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
@@ -212,6 +213,24 @@ final class RcConnection implements FabricConnection {
 
     @Override
     public boolean send(ByteBuffer message, long context) {
+        return send(message, context, false, 0);
+    }
+
+    /** Whether the device can Send with Invalidate; the transport asks only once the connection is up. */
+    @Override
+    public boolean remoteInvalidation() {
+        return device.remoteInvalidation();
+    }
+
+    @Override
+    public boolean sendInvalidating(ByteBuffer message, int handle, long context) {
+        if (!device.remoteInvalidation()) {
+            throw new UnsupportedOperationException("the device cannot Send with Invalidate");
+        }
+        return send(message, context, true, handle);
+    }
+
+    private boolean send(ByteBuffer message, long context, boolean invalidate, int rkey) {
         if (!readyToSend()) {
             return false;
         }
@@ -222,14 +241,19 @@ final class RcConnection implements FabricConnection {
         }
         MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
         long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.SEND, null, context, slot, null, 0, message.remaining()));
+        ops.put(wrId, new Op(Kind.SEND, null, context, slot));
         sendsOutstanding++;
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
         }
         try {
-            device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey());
+            if (invalidate) {
+                device.postSendWithInvalidate(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey(),
+                        rkey);
+            } else {
+                device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey());
+            }
             return true;
         } catch (VerbsException e) {
             return postFailed(wrId, "ibv_post_send", e);
@@ -256,7 +280,7 @@ final class RcConnection implements FabricConnection {
             throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") is outside " + local);
         }
         long wrId = nextWrId++;
-        ops.put(wrId, new Op(kind, null, context, -1, region, localOffset, length));
+        ops.put(wrId, new Op(kind, null, context, -1));
         sendsOutstanding++;
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
@@ -334,30 +358,20 @@ final class RcConnection implements FabricConnection {
                     if (state == State.CONNECTING) {
                         beforeEstablished.add(new Held(op.buffer(), byteLength));
                     } else {
-                        received(op.buffer(), byteLength);
+                        listener.onReceived(op.buffer(), byteLength);
                     }
                 } else {
                     listener.onReceiveFailed(op.buffer(), status);
                 }
             }
             case SEND -> listener.onSendCompleted(op.context(), status);
-            case READ, WRITE -> {
-                if (status.ok() && op.kind() == Kind.READ) {
-                    op.region().copyBack(op.offset(), op.length());
-                }
-                listener.onRdmaCompleted(op.context(), status);
-            }
+            case READ, WRITE -> listener.onRdmaCompleted(op.context(), status);
         }
         if (!status.ok() && status != FabricStatus.FLUSHED) {
             // The queue pair is in the error state: the rest of the connection's work flushes.
             fail(status, op.kind() + " failed: " + wcStatus.description());
         }
         finishIfDrained();
-    }
-
-    private void received(ByteBuffer buffer, int length) {
-        fabric.receivedChunkData(buffer, length);
-        listener.onReceived(buffer, length);
     }
 
     @Override

@@ -81,8 +81,17 @@ interface RcDevice extends AutoCloseable {
      * Creates the id's RC queue pair, its completions on the device's shared completion queue.
      *
      * @return the queue pair number, which every completion of it carries
+     * @throws VerbsException EINVAL if a depth exceeds the device's {@code max_qp_wr}, ENOSPC if the
+     *                        shared completion queue has no room for both depths
      */
     int createQueuePair(long id, int sendDepth, int receiveDepth) throws VerbsException;
+
+    /**
+     * @return whether the device can post Send with Invalidate ({@link #postSendWithInvalidate}):
+     *     it has the memory management extensions, as svcrdma requires; false before the fabric has
+     *     a device
+     */
+    boolean remoteInvalidation();
 
     /** {@code rdma_connect} with the private data in the REQ. */
     void connect(long id, byte[] privateData) throws VerbsException;
@@ -113,6 +122,13 @@ interface RcDevice extends AutoCloseable {
 
     /** Posts a signaled Send of {@code length} bytes at {@code address}. */
     void postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException;
+
+    /**
+     * Posts a signaled Send with Invalidate ({@code IBV_WR_SEND_WITH_INV}): the peer's device
+     * invalidates its {@code rkey} as the message arrives.
+     */
+    void postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
+            throws VerbsException;
 
     /** Posts a signaled RDMA Read of the peer's bytes into local memory. */
     void postRead(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)

@@ -28,13 +28,6 @@ import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
-import org.rpcrdma4j.xdr.DecodeLimits;
-import org.rpcrdma4j.xdr.HeaderDecoder;
-import org.rpcrdma4j.xdr.ReplyChunk;
-import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
-import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.xdr.Segment;
-import org.rpcrdma4j.xdr.WriteChunk;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,10 +47,13 @@ import org.slf4j.LoggerFactory;
  * <h2>Memory</h2>
  * The transport's message buffers are heap buffers: each connection has registered slots
  * ({@link BounceSlots}) that its receives land in and its sends go out from, copied to and from the
- * transport's buffers, registered once when the connection's queue pair is made. Chunk memory is
- * registered per call, by the transport, through {@link #register}: a direct buffer where it is, a
- * heap buffer as a registered native copy ({@link LocalRegion}). No registration cache or pool for
- * chunk memory exists yet: each chunk is an {@code ibv_reg_mr} and an {@code ibv_dereg_mr}.
+ * transport's buffers, registered once when the connection's queue pair is made. Chunk memory no peer
+ * may touch (a responder's RDMA Read targets and Write sources) is copied through blocks of a
+ * bounded pool of registered memory ({@link ChunkPool}), so serving makes no {@code ibv_reg_mr} per
+ * call. Memory a peer reads or writes (a requester's chunks) is registered per call, a heap buffer as
+ * a native copy, a direct buffer where it is, and deregistered when the call ends: its key must stop
+ * working then. A copy is filled at {@link #register} and copied back at {@link #deregister}
+ * ({@link LocalRegion}).
  *
  * <h2>What ends a connection</h2>
  * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
@@ -79,21 +75,28 @@ public final class RcFabric implements Fabric, AutoCloseable {
     /**
      * Sizes of each connection.
      *
-     * @param sendDepth    Sends, RDMA Reads and Writes outstanding at once on a connection
-     * @param receiveDepth receives posted at once: at least the credits the transport grants or asks
-     *                     for, plus its backchannel receives
-     * @param slotSize     the largest message sent or received: at least the transport's inline sizes
+     * <p>The receive queue of a connection is as deep as the receives the transport gives
+     * {@link #connect} or {@code accept} (its credits and backchannel receives); the device's
+     * {@code max_qp_wr} bounds both depths.
+     *
+     * @param sendDepth      Sends, RDMA Reads and Writes outstanding at once on a connection
+     * @param slotSize       the largest message sent or received: at least the transport's inline sizes
+     * @param chunkPoolBytes the most memory registered for the {@link ChunkPool}, 0 for none
      */
-    public record Config(int sendDepth, int receiveDepth, int slotSize) {
+    public record Config(int sendDepth, int slotSize, long chunkPoolBytes) {
+
+        /** The default bound of the chunk pool: 64 MiB. */
+        public static final long DEFAULT_CHUNK_POOL_BYTES = 64L << 20;
 
         /** Room for the transport's defaults (128 credits, 4 KiB inline messages, the backchannel). */
-        public static final Config DEFAULT = new Config(256, 256, TransportConfig.DEFAULT_INLINE_SIZE);
+        public static final Config DEFAULT = new Config(256, TransportConfig.DEFAULT_INLINE_SIZE,
+                DEFAULT_CHUNK_POOL_BYTES);
 
         /** Checks the sizes. */
         public Config {
-            if (sendDepth < 1 || receiveDepth < 1 || slotSize < 1) {
-                throw new IllegalArgumentException("sizes must be positive: " + sendDepth + " sends, " + receiveDepth
-                        + " receives, " + slotSize + "-byte slots");
+            if (sendDepth < 1 || slotSize < 1 || chunkPoolBytes < 0) {
+                throw new IllegalArgumentException("sizes must be positive: " + sendDepth + " sends, " + slotSize
+                        + "-byte slots, a chunk pool of " + chunkPoolBytes + " bytes");
             }
         }
     }
@@ -110,11 +113,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
      * tell them apart, as rxe gives every region no peer may touch rkey 0.
      */
     private final Map<Registration, LocalRegion> regions = new HashMap<>();
-    /** The registrations a peer may read or write, by rkey: the handles peers name in messages. */
-    private final Map<Integer, LocalRegion> remoteRegions = new HashMap<>();
     /** The REQ private data of requesters waiting for their route. */
     private final Map<Long, byte[]> pendingRequests = new HashMap<>();
-    private final HeaderDecoder headerDecoder = new HeaderDecoder(new DecodeLimits(4096, 4096, 4096));
+    private final ChunkPool pool;
     private final Events events = new Events();
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -122,7 +123,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private volatile boolean sleeping;
     private Consumer<ConnectRequest> acceptor;
     private long listenId = -1;
-    private int shadowedRemoteWrites;
+    private long ownRegistrations;
 
     /**
      * Opens a fabric on the verbs device that has {@code bind}'s address and listens there when asked
@@ -152,6 +153,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.bind = Objects.requireNonNull(bind, "bind");
         this.localAddress = addressOf(bind);
+        this.pool = new ChunkPool(device, config.chunkPoolBytes());
         this.thread = new Thread(this::run, "rc-fabric " + bind);
         thread.setDaemon(true);
         thread.start();
@@ -260,9 +262,47 @@ public final class RcFabric implements Fabric, AutoCloseable {
         return connection;
     }
 
+    /**
+     * Registers chunk memory: through a {@link ChunkPool} block when no peer may touch it and the pool
+     * has room, otherwise with an {@code ibv_reg_mr} of its own (a heap buffer as a native copy). The
+     * caller's bytes are in the registered memory from now on; what the device or a peer writes there
+     * is in the caller's buffer once {@link #deregister} returns.
+     */
     @Override
     public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
         ByteBuffer bytes = memory.slice();
+        Set<MemoryAccess> rights = Set.copyOf(access);
+        LocalRegion region;
+        try {
+            region = remote(rights) ? null : fromPool(bytes, rights);
+            if (region == null) {
+                region = registeredAlone(bytes, rights);
+            }
+        } catch (VerbsException e) {
+            LOG.warn("ibv_reg_mr of {} bytes failed: {}", bytes.remaining(), e.getMessage());
+            return null;
+        }
+        if (regions.putIfAbsent(region.registration(), region) != null) {
+            // the same memory registered twice, both without remote access: one key for two regions
+            LOG.warn("{} is registered already", region.registration());
+            release(region, false);
+            return null;
+        }
+        region.copyIn();
+        return region.registration();
+    }
+
+    private LocalRegion fromPool(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
+        ChunkPool.Block block = pool.take(bytes.remaining());
+        if (block == null) {
+            return null;
+        }
+        MemorySegment memory = block.memory().asSlice(0, bytes.remaining());
+        return new LocalRegion(new Registration(block.slab().rkey(), memory.address(), bytes.remaining()), memory,
+                block.slab(), bytes, null, block, access);
+    }
+
+    private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
         Arena arena = null;
         MemorySegment segment;
         if (bytes.isDirect()) {
@@ -270,66 +310,56 @@ public final class RcFabric implements Fabric, AutoCloseable {
         } else {
             arena = Arena.ofShared();
             segment = arena.allocate(Math.max(1, bytes.remaining()), 64).asSlice(0, bytes.remaining());
-            if (!access.equals(Set.of(MemoryAccess.LOCAL_WRITE)) && !access.equals(Set.of(MemoryAccess.REMOTE_WRITE))) {
-                // Sources of RDMA Writes and memory peers read: the native copy must hold the bytes.
-                MemorySegment.copy(MemorySegment.ofBuffer(bytes), 0, segment, 0, bytes.remaining());
-            }
         }
         RcDevice.Memory registered;
         try {
             registered = device.register(segment, access);
-        } catch (VerbsException e) {
-            LOG.warn("ibv_reg_mr of {} bytes failed: {}", bytes.remaining(), e.getMessage());
+        } catch (VerbsException | RuntimeException e) {
             if (arena != null) {
                 arena.close();
             }
-            return null;
+            throw e;
         }
-        Registration registration = new Registration(registered.rkey(), registered.address(), bytes.remaining());
-        LocalRegion region = new LocalRegion(registration, segment, registered, bytes.isDirect() ? null : bytes, arena,
-                Set.copyOf(access));
-        if (regions.putIfAbsent(registration, region) != null) {
-            // the same memory registered twice, both without remote access: one key for two regions
-            LOG.warn("{} is registered already", registration);
-            deregister(region);
-            return null;
-        }
-        if (remote(access)) {
-            remoteRegions.put(registered.rkey(), region);
-        }
-        if (region.shadowedRemoteWrite()) {
-            shadowedRemoteWrites++;
-        }
-        return registration;
+        ownRegistrations++;
+        return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()), segment,
+                registered, bytes.isDirect() ? null : bytes, arena, null, access);
     }
 
+    /** Invalidates a registration, then copies what was written into a copy back to the caller. */
     @Override
     public void deregister(Registration registration) {
         LocalRegion region = regions.remove(registration);
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
-        if (remote(region.access())) {
-            remoteRegions.remove(registration.handle());
-        }
-        if (region.shadowedRemoteWrite()) {
-            shadowedRemoteWrites--;
-        }
-        deregister(region);
+        release(region, true);
     }
 
     private static boolean remote(Set<MemoryAccess> access) {
         return access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
     }
 
-    /** Releases the device's registration and the native copy of one region. */
-    private void deregister(LocalRegion region) {
-        Registration registration = region.registration();
+    /**
+     * Gives a pool block back, or deregisters a region and frees its native copy; in between, with
+     * {@code copyOut}, the copy's bytes go back to the caller (after the key stopped working, so no
+     * peer writes there while they are copied).
+     */
+    private void release(LocalRegion region, boolean copyOut) {
+        if (region.block() != null) {
+            if (copyOut) {
+                region.copyOut();
+            }
+            pool.give(region.block());
+            return;
+        }
         try {
             device.deregister(region.device());
         } catch (VerbsException e) {
-            LOG.warn("ibv_dereg_mr of {} failed: {}", registration, e.getMessage());
+            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
         } finally {
+            if (copyOut) {
+                region.copyOut();
+            }
             if (region.arena() != null) {
                 region.arena().close();
             }
@@ -341,6 +371,16 @@ public final class RcFabric implements Fabric, AutoCloseable {
         return regions.size();
     }
 
+    /** @return the chunk registrations made with an {@code ibv_reg_mr} of their own since the fabric opened */
+    long ownRegistrations() {
+        return ownRegistrations;
+    }
+
+    /** @return bytes registered for the chunk pool */
+    long pooledBytes() {
+        return pool.registeredBytes();
+    }
+
     /** @return the region of a registration of this fabric */
     LocalRegion region(Registration registration) {
         LocalRegion region = regions.get(registration);
@@ -348,42 +388,6 @@ public final class RcFabric implements Fabric, AutoCloseable {
             throw new IllegalArgumentException("not registered here: " + registration);
         }
         return region;
-    }
-
-    /**
-     * A message arrived: the chunk data a peer RDMA-Wrote before it must be visible to the transport
-     * before the message is. Memory registered where it is needs nothing; for native copies of heap
-     * buffers the segments the message's Write list and Reply chunk name (the bytes the responder
-     * wrote, RFC 8166 §3.4.6) are copied back.
-     */
-    void receivedChunkData(ByteBuffer message, int length) {
-        if (shadowedRemoteWrites == 0) {
-            return;
-        }
-        RpcRdmaHeader header;
-        try {
-            header = headerDecoder.decode(message, message.position(), length).header();
-        } catch (RpcRdmaDecodeException | RuntimeException e) {
-            return; // the transport answers it; it names no chunk data of ours
-        }
-        List<Segment> written = new ArrayList<>();
-        for (WriteChunk chunk : header.writeList()) {
-            written.addAll(chunk.segments());
-        }
-        ReplyChunk reply = header.replyChunk();
-        if (reply != null) {
-            written.addAll(reply.segments());
-        }
-        for (Segment segment : written) {
-            LocalRegion region = remoteRegions.get(segment.handle());
-            if (region == null || !region.shadowedRemoteWrite()) {
-                continue;
-            }
-            long offset = segment.offset() - region.registration().address();
-            if (offset >= 0 && offset + segment.unsignedLength() <= region.registration().length()) {
-                region.copyBack(offset, segment.unsignedLength());
-            }
-        }
     }
 
     /** Builds a connection's socket address once, its IP address shared with the fabric address's. */
@@ -470,6 +474,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             for (LocalRegion region : new ArrayList<>(regions.values())) {
                 deregister(region.registration());
             }
+            pool.close();
             device.close();
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("shutting the RC fabric down: {}", e.toString());

@@ -54,6 +54,7 @@ final class VerbsRcDevice implements RcDevice {
     private static final int RDMA_READ_DEPTH = 16;
     private static final int RETRIES = 7;
     private static final int RNR_RETRIES = 7;
+    private static final int EINVAL = 22;
     private static final int ENODEV = 19;
     private static final int ENOSPC = 28;
     private static final Logger LOG = LoggerFactory.getLogger(VerbsRcDevice.class);
@@ -78,6 +79,8 @@ final class VerbsRcDevice implements RcDevice {
     private CompletionQueue cq;
     private int cqFree;
     private int readDepth;
+    private int maxQueueDepth;
+    private boolean remoteInvalidation;
     private int completionIndex = -1;
     private int asyncIndex = -1;
 
@@ -135,11 +138,14 @@ final class VerbsRcDevice implements RcDevice {
         cq = on.createCompletionQueue(Math.min(CQ_ENTRIES, attributes.maxCqe()), completionChannel, 0);
         cqFree = cq.capacity();
         readDepth = Math.min(RDMA_READ_DEPTH, Math.min(attributes.maxQpRdAtom(), attributes.maxQpInitRdAtom()));
+        maxQueueDepth = attributes.maxQpWr();
+        remoteInvalidation = attributes.memoryManagementExtensions();
         context = on;
         completionIndex = poller.register(completionChannel.fd());
         asyncIndex = poller.register(on.asyncEventFd());
-        LOG.info("RC fabric on device {}: completion queue of {} entries, {} RDMA Reads in flight per queue pair",
-                on.deviceName(), cqFree, readDepth);
+        LOG.info("RC fabric on device {}: completion queue of {} entries, {} RDMA Reads in flight per queue pair,"
+                + " at most {} work requests per queue, Send with Invalidate {}", on.deviceName(), cqFree, readDepth,
+                maxQueueDepth, remoteInvalidation ? "supported" : "not supported");
     }
 
     @Override
@@ -187,6 +193,10 @@ final class VerbsRcDevice implements RcDevice {
         useDevice(cmId);
         if (cq == null) {
             throw new VerbsException("rdma_create_qp (the id is on no device)", ENODEV);
+        }
+        if (sendDepth > maxQueueDepth || receiveDepth > maxQueueDepth) {
+            throw new VerbsException("rdma_create_qp (" + sendDepth + " sends and " + receiveDepth
+                    + " receives asked for; the device allows " + maxQueueDepth + " work requests per queue)", EINVAL);
         }
         int room = sendDepth + receiveDepth;
         if (room > cqFree) {
@@ -273,6 +283,23 @@ final class VerbsRcDevice implements RcDevice {
     @Override
     public void postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException {
         id(id).queuePair().post(send.reset(wrId).send().add(address, length, lkey).signaled());
+    }
+
+    @Override
+    public boolean remoteInvalidation() {
+        return remoteInvalidation;
+    }
+
+    @Override
+    public void postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
+            throws VerbsException {
+        id(id).queuePair().post(sendWithInvalidate(send, wrId, address, length, lkey, rkey));
+    }
+
+    /** @return {@code wr} made a signaled Send with Invalidate of one buffer, naming the peer's key */
+    static SendWorkRequest sendWithInvalidate(SendWorkRequest wr, long wrId, long address, int length, int lkey,
+                                              int rkey) {
+        return wr.reset(wrId).sendWithInvalidate(rkey).add(address, length, lkey).signaled();
     }
 
     @Override

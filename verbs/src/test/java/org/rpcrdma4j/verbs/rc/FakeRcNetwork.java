@@ -30,7 +30,11 @@ import org.rpcrdma4j.verbs.WcStatus;
  *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR;</li>
  * <li>a failed completion puts the queue pair in the error state: everything posted, and everything
  *     posted afterwards, completes WR_FLUSH_ERR; {@code disconnect} does the same on both ends and
- *     reports DISCONNECTED to both.</li>
+ *     reports DISCONNECTED to both;</li>
+ * <li>a Send with Invalidate is delivered like a Send; the receiving device records the key it named
+ *     ({@link Device#invalidatedKeys}), the sending one what it posted ({@link Device#sentWithInvalidate});</li>
+ * <li>a queue pair deeper than {@link Device#maxQueueDepth} is refused with EINVAL, as
+ *     {@code max_qp_wr} refuses it.</li>
  * </ul>
  * One lock guards the whole network; each device hands its events over in {@link RcDevice#poll}.
  */
@@ -59,8 +63,8 @@ final class FakeRcNetwork {
     private record Receive(long wrId, long address, int length, int lkey) {
     }
 
-    /** A message waiting for a receive, and who sent it. */
-    private record Waiting(Id sender, long wrId, byte[] bytes) {
+    /** A message waiting for a receive, and who sent it; {@code invalidate} is the key it names, or null. */
+    private record Waiting(Id sender, long wrId, byte[] bytes, Integer invalidate) {
     }
 
     private final class Id {
@@ -76,6 +80,8 @@ final class FakeRcNetwork {
         boolean error;
         final ArrayDeque<Receive> receives = new ArrayDeque<>();
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+        /** RDMA Reads posted while the device held them, by work request id: how to carry each out. */
+        final Map<Long, Runnable> heldReads = new java.util.LinkedHashMap<>();
 
         Id(Device device, long number) {
             this.device = device;
@@ -94,6 +100,12 @@ final class FakeRcNetwork {
         private long nextId = 1;
         private boolean closed;
         private boolean holdEstablished;
+        private boolean remoteInvalidation = true;
+        private boolean holdReads;
+        private int maxQueueDepth = 16384;
+        private final java.util.List<Integer> invalidatedKeys = new java.util.ArrayList<>();
+        private final java.util.List<Integer> sentWithInvalidate = new java.util.ArrayList<>();
+        private final java.util.List<int[]> queueDepths = new java.util.ArrayList<>();
 
         Device(InetAddress address) {
             this.address = address;
@@ -179,6 +191,70 @@ final class FakeRcNetwork {
             }
         }
 
+        /**
+         * Holds the RDMA Reads this device posts from now on: they stay in flight, as a read of a
+         * peer that went quiet does, until the queue pair fails (they flush) or the peer goes.
+         */
+        void holdReads() {
+            synchronized (FakeRcNetwork.this) {
+                holdReads = true;
+            }
+        }
+
+        /** Stops holding RDMA Reads and carries out those held, in order, against the peer's memory now. */
+        void releaseReads() {
+            synchronized (FakeRcNetwork.this) {
+                holdReads = false;
+                for (Id id : ids.values()) {
+                    java.util.List<Runnable> held = new java.util.ArrayList<>(id.heldReads.values());
+                    id.heldReads.clear();
+                    held.forEach(Runnable::run);
+                }
+            }
+        }
+
+        /** @return the RDMA Reads held in flight now */
+        int heldReads() {
+            synchronized (FakeRcNetwork.this) {
+                return ids.values().stream().mapToInt(id -> id.heldReads.size()).sum();
+            }
+        }
+
+        /** Makes the device one without memory management extensions: no Send with Invalidate. */
+        void withoutRemoteInvalidation() {
+            synchronized (FakeRcNetwork.this) {
+                remoteInvalidation = false;
+            }
+        }
+
+        /** Sets the device's {@code max_qp_wr}. */
+        void maxQueueDepth(int depth) {
+            synchronized (FakeRcNetwork.this) {
+                maxQueueDepth = depth;
+            }
+        }
+
+        /** @return the send and receive depths of every queue pair made, in order */
+        java.util.List<int[]> queueDepths() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(queueDepths);
+            }
+        }
+
+        /** @return the keys the Sends with Invalidate this device received named, in order */
+        java.util.List<Integer> invalidatedKeys() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(invalidatedKeys);
+            }
+        }
+
+        /** @return the keys of the Sends with Invalidate this device posted, in order */
+        java.util.List<Integer> sentWithInvalidate() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(sentWithInvalidate);
+            }
+        }
+
         /** The device reports a connection's queue pair broken (QP_FATAL). */
         void fatal(int qpNum) {
             report(events -> events.queuePairFailed(qpNum, "IBV_EVENT_QP_FATAL"));
@@ -243,8 +319,12 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public int createQueuePair(long number, int sendDepth, int receiveDepth) {
+        public int createQueuePair(long number, int sendDepth, int receiveDepth) throws VerbsException {
             synchronized (FakeRcNetwork.this) {
+                if (sendDepth > maxQueueDepth || receiveDepth > maxQueueDepth) {
+                    throw new VerbsException("rdma_create_qp", 22); // EINVAL
+                }
+                queueDepths.add(new int[] {sendDepth, receiveDepth});
                 Id id = id(number);
                 if (id.hasQp) {
                     throw new IllegalStateException("the id already has a queue pair");
@@ -388,7 +468,29 @@ final class FakeRcNetwork {
         }
 
         @Override
+        public boolean remoteInvalidation() {
+            synchronized (FakeRcNetwork.this) {
+                return remoteInvalidation;
+            }
+        }
+
+        @Override
         public void postSend(long number, long wrId, long at, int length, int lkey) {
+            send(number, wrId, at, length, lkey, null);
+        }
+
+        @Override
+        public void postSendWithInvalidate(long number, long wrId, long at, int length, int lkey, int rkey) {
+            synchronized (FakeRcNetwork.this) {
+                if (!remoteInvalidation) {
+                    throw new IllegalStateException("this device has no Send with Invalidate");
+                }
+                sentWithInvalidate.add(rkey);
+            }
+            send(number, wrId, at, length, lkey, rkey);
+        }
+
+        private void send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
             synchronized (FakeRcNetwork.this) {
                 Id id = id(number);
                 if (id.error) {
@@ -405,7 +507,7 @@ final class FakeRcNetwork {
                     fail(id, wrId, WcStatus.RETRY_EXC_ERR);
                     return;
                 }
-                other.waiting.add(new Waiting(id, wrId, source.toArray(ValueLayout.JAVA_BYTE)));
+                other.waiting.add(new Waiting(id, wrId, source.toArray(ValueLayout.JAVA_BYTE), invalidate));
                 if (other.waiting.size() > RNR_RETRIES) {
                     other.waiting.removeLast();
                     fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
@@ -443,6 +545,10 @@ final class FakeRcNetwork {
                     fail(id, wrId, WcStatus.RETRY_EXC_ERR);
                     return;
                 }
+                if (read && holdReads) {
+                    id.heldReads.put(wrId, () -> rdma(number, wrId, at, length, lkey, remoteAddress, rkey, true));
+                    return;
+                }
                 MemorySegment theirs = other.device.resolve(rkey, remoteAddress, length,
                         read ? MemoryAccess.REMOTE_READ : MemoryAccess.REMOTE_WRITE);
                 if (theirs == null) {
@@ -468,6 +574,9 @@ final class FakeRcNetwork {
                     message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_INV_REQ_ERR);
                     return;
                 }
+                if (message.invalidate() != null) {
+                    invalidatedKeys.add(message.invalidate());
+                }
                 MemorySegment into = resolve(receive.lkey(), receive.address(), message.bytes().length, null);
                 MemorySegment.copy(message.bytes(), 0, into, ValueLayout.JAVA_BYTE, 0,
                         message.bytes().length);
@@ -491,6 +600,10 @@ final class FakeRcNetwork {
                 completion(id, receive.wrId(), WcStatus.WR_FLUSH_ERR, 0);
             }
             id.receives.clear();
+            for (long read : id.heldReads.keySet()) {
+                completion(id, read, WcStatus.WR_FLUSH_ERR, 0);
+            }
+            id.heldReads.clear();
             for (Waiting message : id.waiting) {
                 message.sender().device.fail(message.sender(), message.wrId(), WcStatus.RETRY_EXC_ERR);
             }

@@ -41,7 +41,7 @@ import org.rpcrdma4j.xdr.WriteChunk;
 /** The RC fabric's logic over {@link FakeRcNetwork}: connections, routing, flushes and ends. */
 class RcFabricTest {
 
-    private static final RcFabric.Config CONFIG = new RcFabric.Config(16, 16, 1024);
+    private static final RcFabric.Config CONFIG = new RcFabric.Config(16, 1024, 2L << 20);
     private static final ConnectPrivateData CLIENT_DATA = new ConnectPrivateData(true, 2048, 3072);
     private static final ConnectPrivateData SERVER_DATA = new ConnectPrivateData(false, 4096, 1024);
 
@@ -129,6 +129,15 @@ class RcFabricTest {
     private FabricConnection connect(RcFabric from, Recorder recorder, int receives) throws Exception {
         FabricAddress peer = RcFabric.addressOf(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT));
         return on(from, () -> from.connect(peer, CLIENT_DATA, receives(receives, 1024), recorder));
+    }
+
+    /** Accepts with {@code serverReceives} and connects the client with {@code clientReceives}; both up. */
+    private Accepted connectedPair(int serverReceives, Recorder clientEvents, int clientReceives) throws Exception {
+        acceptAll(serverReceives);
+        connect(client, clientEvents, clientReceives);
+        Accepted accepted = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        return accepted;
     }
 
     private static ByteBuffer message(String text) {
@@ -236,11 +245,8 @@ class RcFabricTest {
 
     @Test
     void aPeerThatStopsPostingReceivesEndsOnlyItsConnection() throws Exception {
-        acceptAll(2);
         Recorder clientEvents = new Recorder();
-        connect(client, clientEvents, 1);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Accepted a = connectedPair(2, clientEvents, 1);
         // The client never posts again: one message lands, the rest wait until the retries run out.
         on(server, () -> {
             for (int i = 0; i <= FakeRcNetwork.RNR_RETRIES + 1; i++) {
@@ -378,8 +384,13 @@ class RcFabricTest {
         }
     }
 
+    /**
+     * The seam's contract for heap memory: a registration holds the caller's bytes from
+     * registration on, and what the device or a peer wrote is in the caller's buffer once it is
+     * deregistered; the fabric reads no message to find out (the reply here is not even RPC-over-RDMA).
+     */
     @Test
-    void rdmaReadAndWriteMoveTheBytesOfHeapBuffers() throws Exception {
+    void rdmaReadAndWriteBytesAreInTheHeapBufferOnceDeregistered() throws Exception {
         acceptAll(4);
         Recorder clientEvents = new Recorder();
         FabricConnection clientSide = connect(client, clientEvents, 4);
@@ -392,19 +403,29 @@ class RcFabricTest {
             callData[i] = (byte) (i * 7);
         }
         ByteBuffer replyMemory = ByteBuffer.allocate(2000);
+        java.util.Arrays.fill(replyMemory.array(), (byte) 0x11);
         Registration readable = on(client, () -> client.register(ByteBuffer.wrap(callData),
                 EnumSet.of(MemoryAccess.REMOTE_READ)));
         Registration writable = on(client, () -> client.register(replyMemory, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
 
-        // The server pulls the Read chunk.
-        byte[] pulled = new byte[3000];
+        // The server pulls the Read chunk into a buffer whose first bytes it filled itself.
+        byte[] pulled = new byte[3100];
+        java.util.Arrays.fill(pulled, 0, 100, (byte) 0x22);
         Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
-        on(server, () -> a.connection().read(target, 0, readable.segment(0, 3000), 31));
+        on(server, () -> a.connection().read(target, 100, readable.segment(0, 3000), 31));
         assertEquals("rdma 31 SUCCESS", a.recorder().next());
-        assertArrayEquals(callData, pulled, "the RDMA Read's bytes are in the server's heap buffer");
+        on(server, () -> {
+            server.deregister(target);
+            return null;
+        });
+        assertArrayEquals(callData, java.util.Arrays.copyOfRange(pulled, 100, 3100),
+                "the RDMA Read's bytes are in the server's heap buffer once deregistered");
+        for (int i = 0; i < 100; i++) {
+            assertEquals(0x22, pulled[i], "bytes nobody wrote keep the caller's values");
+        }
 
-        // The server writes the reply data, then sends the reply naming the Write chunk.
+        // The server writes the reply data, then sends a message that names nothing.
         byte[] result = new byte[1500];
         java.util.Arrays.fill(result, (byte) 0x5a);
         Registration source = on(server, () -> server.register(ByteBuffer.wrap(result),
@@ -412,30 +433,87 @@ class RcFabricTest {
         Segment written = writable.segment(100, 1500);
         on(server, () -> a.connection().write(source, 0, written, 32));
         assertEquals("rdma 32 SUCCESS", a.recorder().next());
-        RpcRdmaHeader header = RpcRdmaHeader.msg(1, 1, List.of(), List.of(new WriteChunk(List.of(written))), null);
-        ByteBuffer reply = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
-        HeaderEncoder.encode(header, reply, 0);
-        on(server, () -> a.connection().send(reply, 33));
+        on(server, () -> a.connection().send(message("done"), 33));
         assertEquals("send 33 SUCCESS", a.recorder().next());
-        assertTrue(clientEvents.next().startsWith("received"));
-        byte[] landed = new byte[1500];
-        replyMemory.get(100, landed);
-        assertArrayEquals(result, landed, "the written bytes are in the client's heap buffer when the reply arrives");
-        assertEquals(0, replyMemory.get(99));
-
-        on(server, () -> {
-            server.deregister(target);
-            server.deregister(source);
+        assertEquals("received done", clientEvents.next());
+        on(client, () -> {
+            client.deregister(writable);
+            client.deregister(readable);
             return null;
         });
-        on(client, () -> {
-            client.deregister(readable);
-            client.deregister(writable);
+        byte[] landed = new byte[1500];
+        replyMemory.get(100, landed);
+        assertArrayEquals(result, landed, "the written bytes are in the client's heap buffer once deregistered");
+        assertEquals(0x11, replyMemory.get(99));
+        assertEquals(0x11, replyMemory.get(1600));
+
+        on(server, () -> {
+            server.deregister(source);
             return null;
         });
         assertEquals(0, on(client, client::registrations));
         assertEquals(0, on(server, server::registrations));
+        assertEquals(0, on(server, server::ownRegistrations), "the server's chunk memory came from its pool");
+        assertEquals(2, on(client, client::ownRegistrations), "memory a peer touches is registered on its own");
         assertTrue(clientSide.peer() != null);
+    }
+
+    @Test
+    void aSendWithInvalidateNamesThePeersKey() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        assertTrue(on(server, () -> a.connection().remoteInvalidation()));
+        on(server, () -> a.connection().sendInvalidating(message("reply"), 0x4321, 40));
+        assertEquals("send 40 SUCCESS", a.recorder().next());
+        assertEquals("received reply", clientEvents.next());
+        assertEquals(List.of(0x4321), serverDevice.sentWithInvalidate());
+        assertEquals(List.of(0x4321), clientDevice.invalidatedKeys());
+    }
+
+    @Test
+    void aDeviceWithoutMemoryManagementExtensionsCannotInvalidateRemotely() throws Exception {
+        serverDevice.withoutRemoteInvalidation();
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        assertFalse(on(server, () -> a.connection().remoteInvalidation()));
+        java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> on(server, () -> a.connection().sendInvalidating(message("reply"), 0x4321, 40)));
+        assertInstanceOf(UnsupportedOperationException.class, refused.getCause());
+        assertEquals(List.of(), serverDevice.sentWithInvalidate());
+    }
+
+    @Test
+    void theSendWithInvalidateRequestIsRdmaCoresSendWithInv() {
+        org.rpcrdma4j.verbs.SendRequestFields wr = new org.rpcrdma4j.verbs.SendRequestFields(
+                VerbsRcDevice.sendWithInvalidate(new org.rpcrdma4j.verbs.SendWorkRequest(1), 0x77, 0x7f00_1000L, 300,
+                        0x55, 0x9abc_def0));
+        assertEquals(0x77, wr.wrId());
+        assertEquals(org.rpcrdma4j.verbs.SendRequestFields.constant("IBV_WR_SEND_WITH_INV"), wr.opcode());
+        assertEquals(0x9abc_def0, wr.invalidateRkey());
+        assertEquals(org.rpcrdma4j.verbs.SendRequestFields.constant("IBV_SEND_SIGNALED"), wr.sendFlags());
+        assertTrue(wr.alone(), "not chained");
+        assertEquals(1, wr.numSge());
+        assertArrayEquals(new long[] {0x7f00_1000L, 300, 0x55}, wr.sge(0));
+    }
+
+    @Test
+    void theReceiveQueueIsAsDeepAsTheReceivesGivenWithinTheDevicesLimit() throws Exception {
+        acceptAll(5);
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 3);
+        nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        assertArrayEquals(new int[] {CONFIG.sendDepth(), 3}, clientDevice.queueDepths().getFirst());
+        assertArrayEquals(new int[] {CONFIG.sendDepth(), 5}, serverDevice.queueDepths().getFirst());
+
+        // More receives than the device's max_qp_wr: the connection fails to come up, nothing leaks.
+        clientDevice.maxQueueDepth(CONFIG.sendDepth() + 1);
+        Recorder tooDeep = new Recorder();
+        connect(client, tooDeep, CONFIG.sendDepth() + 2);
+        List<String> end = tooDeep.untilDisconnected();
+        assertEquals(CONFIG.sendDepth() + 2, end.stream().filter("receiveFailed FLUSHED"::equals).count(), end.toString());
+        assertEquals("disconnected FABRIC_ERROR", end.getLast());
     }
 
     @Test
@@ -513,11 +591,8 @@ class RcFabricTest {
 
     @Test
     void closingTheFabricEndsEveryConnection() throws Exception {
-        acceptAll(2);
         Recorder clientEvents = new Recorder();
-        connect(client, clientEvents, 2);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Accepted a = connectedPair(2, clientEvents, 2);
         Registration kept = on(client, () -> client.register(ByteBuffer.allocate(32), EnumSet.of(MemoryAccess.REMOTE_WRITE)));
         assertNotNull(kept);
         client.close();

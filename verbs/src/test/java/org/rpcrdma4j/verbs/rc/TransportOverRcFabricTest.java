@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -29,12 +30,22 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.ErrorCode;
+import org.rpcrdma4j.xdr.HeaderEncoder;
+import org.rpcrdma4j.xdr.Proc;
+import org.rpcrdma4j.xdr.ReadSegment;
+import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.Segment;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
  * The transport's oncrpc4j server and client over two RC fabrics on the fake: inline calls, a long
  * call the server pulls by RDMA Read (Position-zero Read chunk) and a long reply the server RDMA-Writes
- * into the client's Reply chunk, all from and into the transport's heap buffers.
+ * into the client's Reply chunk, all from and into the transport's heap buffers. Then peers that
+ * misbehave below the transport (issue 12, section 5), each beside a good client whose calls must
+ * keep completing: garbage private data in the CM REQ, a disconnect in the middle of the server's
+ * RDMA Read, a Read chunk of memory never registered, and receives never posted again.
  */
 class TransportOverRcFabricTest {
 
@@ -96,11 +107,13 @@ class TransportOverRcFabricTest {
         }
     };
 
+    private InetSocketAddress listen;
+
     @BeforeEach
     void serveAndConnect() throws Exception {
         InetAddress serverIp = InetAddress.getByAddress(new byte[] {10, 0, 1, 1});
         InetAddress clientIp = InetAddress.getByAddress(new byte[] {10, 0, 1, 2});
-        InetSocketAddress listen = new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT);
+        listen = new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT);
         serverDevice = network.device(serverIp);
         clientDevice = network.device(clientIp);
         serverFabric = new RcFabric(serverDevice, listen, RcFabric.Config.DEFAULT);
@@ -108,6 +121,7 @@ class TransportOverRcFabricTest {
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
                 .withRpcService(PROGRAM, ECHO_PROGRAM).build();
         svc.start();
+        on(serverFabric, () -> null); // after start's listen, which runs on the progress thread in order
         client = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
                 LONG_REPLIES, Duration.ofSeconds(30));
     }
@@ -123,9 +137,13 @@ class TransportOverRcFabricTest {
     }
 
     private static int registrations(RcFabric fabric) throws Exception {
-        CompletableFuture<Integer> count = new CompletableFuture<>();
-        fabric.execute(() -> count.complete(fabric.registrations()));
-        return count.get(10, TimeUnit.SECONDS);
+        return on(fabric, fabric::registrations);
+    }
+
+    private static <T> T on(RcFabric fabric, java.util.function.Supplier<T> query) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        fabric.execute(() -> result.complete(query.get()));
+        return result.get(10, TimeUnit.SECONDS);
     }
 
     private byte[] echo(byte[] data) throws Exception {
@@ -152,6 +170,8 @@ class TransportOverRcFabricTest {
         assertArrayEquals(small, echo(small), "the connection is still up");
         assertEquals(0, registrations(clientFabric), "the client's chunks were deregistered");
         assertEquals(0, registrations(serverFabric), "the server's RDMA Read target and sources were deregistered");
+        assertEquals(0L, on(serverFabric, serverFabric::ownRegistrations), "the server's chunk memory came from its pool");
+        assertEquals(List.of(), serverDevice.sentWithInvalidate(), "our client offers no remote invalidation");
     }
 
     /**
@@ -180,6 +200,142 @@ class TransportOverRcFabricTest {
             callers.shutdownNow();
         }
         assertEquals(0, registrations(serverFabric), "every RDMA Read target was deregistered");
+    }
+
+    /** An RDMA_MSG carrying an ECHO call of {@code data}, with no chunks. */
+    private static byte[] echoCall(int xid, byte[] data) {
+        ByteBuffer rpc = ByteBuffer.allocate(44 + (data.length + 3) / 4 * 4).putInt(xid).putInt(0).putInt(2)
+                .putInt(PROGRAM.getNumber()).putInt(PROGRAM.getVersion()).putInt(ECHO).putInt(0).putInt(0).putInt(0)
+                .putInt(0).putInt(data.length).put(data);
+        return message(RpcRdmaHeader.msg(xid, 128, null, null, null), rpc.array());
+    }
+
+    private static byte[] message(RpcRdmaHeader header, byte[] rpc) {
+        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + rpc.length);
+        message.put(HeaderEncoder.encode(header, message, 0), rpc);
+        return message.array();
+    }
+
+    private RawRcPeer rawPeer() throws Exception {
+        return new RawRcPeer(network.device(InetAddress.getByAddress(new byte[] {10, 0, 1, 3})), 16);
+    }
+
+    /** The good client still completes inline and chunked calls, and the server holds no chunk memory. */
+    private void othersUnharmed() throws Exception {
+        assertArrayEquals(pattern(100), echo(pattern(100)));
+        assertArrayEquals(pattern(200_000), echo(pattern(200_000)));
+        waitFor(() -> registrations(serverFabric) == 0 && svc.chunkBuffers() == 0);
+    }
+
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    /** Waits for a condition the progress thread brings about, failing after a hang guard. */
+    private static void waitFor(Condition condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not reached within the hang guard");
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void garbagePrivateDataInTheRequestMeansTheRfcDefaults() throws Exception {
+        byte[] garbage = new byte[56];
+        java.util.Arrays.fill(garbage, (byte) 0xa5);
+        try (RawRcPeer peer = rawPeer()) {
+            byte[] rep = peer.connect(listen, garbage, 4);
+            assertEquals(TransportConfig.DEFAULT.privateData(), CmPrivateData.recognise(rep), "accepted, not refused");
+            // The server assumes the RFC's 1024-byte receive threshold of this peer: a 2000-byte echo
+            // cannot come back inline and the call provided no Reply chunk, so it answers ERR_CHUNK.
+            peer.send(echoCall(0x51, pattern(2000)));
+            ByteBuffer answer = ByteBuffer.wrap(peer.nextMessage());
+            assertEquals(Proc.RDMA_ERROR.value(), answer.getInt(12));
+            assertEquals(ErrorCode.ERR_CHUNK.value(), answer.getInt(16));
+            peer.send(echoCall(0x52, pattern(8)));
+            ByteBuffer reply = ByteBuffer.wrap(peer.nextMessage());
+            assertEquals(Proc.RDMA_MSG.value(), reply.getInt(12), "a reply within 1024 bytes goes inline");
+            othersUnharmed();
+        }
+    }
+
+    @Test
+    void aPeerThatDisconnectsDuringTheServersRdmaReadLeavesNothingBehind() throws Exception {
+        RcFabric badFabric = new RcFabric(network.device(InetAddress.getByAddress(new byte[] {10, 0, 1, 4})),
+                new InetSocketAddress(InetAddress.getByAddress(new byte[] {10, 0, 1, 4}), 0), RcFabric.Config.DEFAULT);
+        try {
+            RdmaRpcClient bad = RdmaRpcClient.connect(badFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
+                    LONG_REPLIES, Duration.ofSeconds(30));
+            serverDevice.holdReads();
+            CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
+                try {
+                    new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), bad.transport())
+                            .call(ECHO, new Opaque(pattern(300_000)), new Opaque(), 30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, workers);
+            waitFor(() -> serverDevice.heldReads() > 0);
+            bad.close();
+            java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() != null, "the call failed with its connection");
+            assertEquals(0, serverDevice.heldReads(), "the read in flight was flushed");
+            assertEquals(0, registrations(badFabric), "the closed client's chunks were deregistered");
+            serverDevice.releaseReads();
+            othersUnharmed();
+        } finally {
+            badFabric.close();
+        }
+    }
+
+    /**
+     * A call the caller gave up on has its chunks deregistered at once, as the Linux client invalidates
+     * the memory of an RPC that exits early; a server still reading them finds them gone and, as
+     * svcrdma does, drops the connection.
+     */
+    @Test
+    void aCallThatTimesOutHasItsChunksInvalidatedAtOnce() throws Exception {
+        serverDevice.holdReads();
+        org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.TimeoutException.class,
+                () -> new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
+                        .call(ECHO, new Opaque(pattern(300_000)), new Opaque(), 1, TimeUnit.SECONDS));
+        waitFor(() -> registrations(clientFabric) == 0);
+        assertTrue(serverDevice.heldReads() > 0, "the server was still reading");
+        serverDevice.releaseReads();
+        waitFor(() -> !client.transport().isOpen());
+        waitFor(() -> registrations(serverFabric) == 0 && svc.chunkBuffers() == 0);
+    }
+
+    @Test
+    void aReadChunkOfMemoryThePeerNeverRegisteredClosesOnlyItsConnection() throws Exception {
+        try (RawRcPeer peer = rawPeer()) {
+            assertTrue(peer.connect(listen, new ConnectPrivateData(true, 4096, 4096).toBytes(), 4) != null);
+            RpcRdmaHeader call = RpcRdmaHeader.nomsg(0x61, 128,
+                    List.of(new ReadSegment(0, new Segment(0xdead, 8192, 0x1000))), null, null);
+            peer.send(message(call, new byte[0]));
+            // The RDMA Read fails (remote access error): the server closes the connection, as svcrdma does.
+            peer.awaitDisconnected();
+            othersUnharmed();
+        }
+    }
+
+    @Test
+    void aPeerThatStopsPostingReceivesLosesOnlyItsConnection() throws Exception {
+        try (RawRcPeer peer = rawPeer()) {
+            assertTrue(peer.connect(listen, new ConnectPrivateData(true, 4096, 4096).toBytes(), 2) != null);
+            for (int i = 0; i < 2 + FakeRcNetwork.RNR_RETRIES + 1; i++) {
+                peer.send(echoCall(0x70 + i, pattern(8)));
+            }
+            // Two replies land; the rest wait for receives until the server's RNR retries run out.
+            peer.nextMessage();
+            peer.nextMessage();
+            peer.awaitDisconnected();
+            othersUnharmed();
+        }
     }
 
     @Test

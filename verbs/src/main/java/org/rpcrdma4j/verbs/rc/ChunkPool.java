@@ -1,0 +1,130 @@
+package org.rpcrdma4j.verbs.rc;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * Registered native memory for the chunk data of registrations no peer may touch: a responder's
+ * RDMA Read targets and RDMA Write sources. Blocks come in size classes, powers of two from
+ * {@link #MIN_BLOCK} to {@link #MAX_BLOCK}; a class that runs out gets a slab of {@link #SLAB} bytes
+ * registered once ({@code ibv_reg_mr}, local write only, so its key never leaves the host) and cut
+ * into its blocks. Slabs stay registered until the fabric closes, and the pool never holds more than
+ * its bound: so the hot path makes no registration, and what it pins is bounded. A block goes back
+ * to its class when its registration is released.
+ *
+ * <p>Memory a peer reads or writes is not pooled: its key must stop working when its call ends, and a
+ * pooled slab's key works as long as the slab. Progress thread only.
+ */
+final class ChunkPool implements AutoCloseable {
+
+    /** The smallest block. */
+    static final int MIN_BLOCK = 4096;
+    /** The largest block: a Linux client's 1 MiB rsize or wsize, four 256 KiB ones. */
+    static final int MAX_BLOCK = 1 << 20;
+    /** Bytes registered at once for a class that runs out. */
+    static final int SLAB = 1 << 20;
+    private static final int CLASSES = Integer.numberOfTrailingZeros(MAX_BLOCK / MIN_BLOCK) + 1;
+
+    /**
+     * A block taken from the pool.
+     *
+     * @param memory   its bytes, of the class's size
+     * @param slab     the registration it lies in
+     * @param sizeClass its class
+     */
+    record Block(MemorySegment memory, RcDevice.Memory slab, int sizeClass) {
+    }
+
+    private final RcDevice device;
+    private final long maxBytes;
+    private final Arena arena = Arena.ofShared();
+    private final List<ArrayDeque<Block>> free = new ArrayList<>(CLASSES);
+    private final List<RcDevice.Memory> slabs = new ArrayList<>();
+    private long registeredBytes;
+
+    /**
+     * @param device   where slabs are registered
+     * @param maxBytes the most bytes it registers in all; 0 for no pool
+     */
+    ChunkPool(RcDevice device, long maxBytes) {
+        this.device = device;
+        this.maxBytes = maxBytes;
+        for (int i = 0; i < CLASSES; i++) {
+            free.add(new ArrayDeque<>());
+        }
+    }
+
+    /**
+     * @param length bytes needed
+     * @return a block of at least {@code length} bytes, or null if it is larger than
+     *     {@link #MAX_BLOCK}, or its class is empty and a new slab would exceed the bound
+     * @throws VerbsException if registering a slab failed
+     */
+    Block take(long length) throws VerbsException {
+        if (length > MAX_BLOCK) {
+            return null;
+        }
+        int sizeClass = sizeClass(length);
+        ArrayDeque<Block> blocks = free.get(sizeClass);
+        if (blocks.isEmpty() && !grow(sizeClass)) {
+            return null;
+        }
+        return blocks.poll();
+    }
+
+    /** Returns a block taken before; its bytes are left as they are. */
+    void give(Block block) {
+        free.get(block.sizeClass()).add(block);
+    }
+
+    /** @return bytes registered for the pool now: whole slabs, free or not */
+    long registeredBytes() {
+        return registeredBytes;
+    }
+
+    private static int sizeClass(long length) {
+        long block = MIN_BLOCK;
+        int sizeClass = 0;
+        while (block < length) {
+            block <<= 1;
+            sizeClass++;
+        }
+        return sizeClass;
+    }
+
+    private boolean grow(int sizeClass) throws VerbsException {
+        if (registeredBytes + SLAB > maxBytes) {
+            return false;
+        }
+        MemorySegment slab = arena.allocate(SLAB, MIN_BLOCK);
+        RcDevice.Memory registration = device.register(slab, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        slabs.add(registration);
+        registeredBytes += SLAB;
+        long blockSize = (long) MIN_BLOCK << sizeClass;
+        for (long at = 0; at + blockSize <= SLAB; at += blockSize) {
+            free.get(sizeClass).add(new Block(slab.asSlice(at, blockSize), registration, sizeClass));
+        }
+        return true;
+    }
+
+    /** Deregisters every slab and frees the memory; no block may be in use. */
+    @Override
+    public void close() throws VerbsException {
+        try {
+            for (RcDevice.Memory slab : slabs) {
+                device.deregister(slab);
+            }
+        } finally {
+            slabs.clear();
+            free.forEach(ArrayDeque::clear);
+            registeredBytes = 0;
+            arena.close();
+        }
+    }
+}
