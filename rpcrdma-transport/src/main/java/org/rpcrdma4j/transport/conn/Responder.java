@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * data, and keeps the table of its connections, each with its own listener; decodes
  * and validates every data message and answers a bad one as Linux svcrdma does
  * ({@code svc_rdma_xdr_decode_req}): ERR_VERS, ERR_CHUNK or a silent drop, as the decoder's exception
- * names. A call with Read chunks (Position-zero included) is first rebuilt by RDMA Read
+ * names; at {@link TransportConfig#PROTOCOL_ERRORS_PER_CONNECTION} such messages on one connection
+ * ({@link #protocolError}) it closes the connection, where Linux would go on answering. A call
+ * with Read chunks (Position-zero included) is first rebuilt by RDMA Read
  * ({@link ReadChunkPull}; RFC 8166 §3.4.5, §3.5.4); the reads complete on the progress thread, which
  * never waits for them. A failed RDMA Read closes the connection, as svcrdma drops a connection whose
  * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
@@ -89,6 +91,10 @@ public final class Responder {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private boolean stopping;
     private volatile long dropped;
+    private volatile long rdmaErrorsSent;
+    private volatile long protocolErrors;
+    private volatile long closedForErrors;
+    private volatile int connections;
     private volatile int pendingChunkWork;
     private volatile int chunkBuffers;
     private volatile int pendingBackwardCalls;
@@ -318,6 +324,26 @@ public final class Responder {
         return dropped;
     }
 
+    /** @return RDMA_ERROR messages sent */
+    public long rdmaErrorsSent() {
+        return rdmaErrorsSent;
+    }
+
+    /** @return received messages that broke the protocol ({@link #protocolError}) */
+    public long protocolErrors() {
+        return protocolErrors;
+    }
+
+    /** @return connections closed because they kept breaking the protocol */
+    public long closedForErrors() {
+        return closedForErrors;
+    }
+
+    /** @return connections in the table: accepted and not yet disconnected */
+    public int connections() {
+        return connections;
+    }
+
     /** Accepts a connection, or refuses it when stopping or full; progress thread. */
     private void onConnectRequest(Fabric.ConnectRequest request) {
         if (stopping || served.size() >= config.maxConnections()) {
@@ -335,6 +361,7 @@ public final class Responder {
                 InlineThresholds.of(config.privateData(), request.privateData()));
         connection.connection = new Connection(request.accept(config.privateData(), buffers, connection));
         served.put(connection.connection, connection);
+        connections = served.size();
     }
 
     private Served servedOf(Connection connection) {
@@ -351,6 +378,7 @@ public final class Responder {
         final BackwardCalls backward;
         final InlineThresholds thresholds;
         Connection connection;
+        int protocolErrors;
 
         Served(int backwardCredits, InlineThresholds thresholds) {
             this.backward = new BackwardCalls(backwardCredits);
@@ -377,8 +405,9 @@ public final class Responder {
             if (status == FabricStatus.MESSAGE_TOO_LONG) {
                 // A message longer than the inline receive size breaks RFC 8166 §3.3.2; nothing to answer to.
                 dropped++;
-                LOG.warn("dropped a message from {}: {}", connection, status);
                 repost(connection, buffer);
+                protocolError(connection, "a message longer than the " + config.inlineReceiveSize()
+                        + "-byte inline receive size");
             }
         }
 
@@ -397,6 +426,7 @@ public final class Responder {
         public void onDisconnected(FabricStatus status, String detail) {
             closeLocally(connection, status == FabricStatus.CLOSED ? "closed by the requester" : status + ": " + detail);
             served.remove(connection);
+            connections = served.size();
             completeStopIfIdle();
         }
     }
@@ -416,8 +446,11 @@ public final class Responder {
             header.wrap(buffer, buffer.position(), length);
         } catch (RpcRdmaDecodeException e) {
             LOG.debug("bad message from {}: {} ({})", connection, e.getMessage(), e.rule().source());
-            e.answer(credits.granted()).ifPresentOrElse(
-                    answer -> connection.send(InlineMessage.error(answer), null), () -> dropped++);
+            e.answer(credits.granted()).ifPresentOrElse(answer -> {
+                connection.send(InlineMessage.error(answer), null);
+                rdmaErrorsSent++;
+            }, () -> dropped++);
+            protocolError(connection, e.getMessage());
             return;
         }
         int xid = header.xid();
@@ -430,6 +463,7 @@ public final class Responder {
             if (header.proc() == Proc.RDMA_NOMSG) {
                 // RDMA_NOMSG without a Position-zero Read chunk carries no call (RFC 8166 §5.1).
                 sendError(connection, xid, RdmaError.errChunk());
+                protocolError(connection, "RDMA_NOMSG without a Position-zero Read chunk");
             } else {
                 handler.onCall(connection, xid, payload(buffer), ProvidedChunks.NONE);
             }
@@ -441,6 +475,7 @@ public final class Responder {
         } catch (RpcRdmaDecodeException e) {
             // The flyweight accepted it; the decoder's rules are the same, so this does not happen.
             sendError(connection, xid, RdmaError.errChunk());
+            protocolError(connection, e.getMessage());
             return;
         }
         ProvidedChunks provided = new ProvidedChunks(decoded.writeList(), decoded.replyChunk());
@@ -449,6 +484,7 @@ public final class Responder {
             pull(connection, xid, reads, provided, buffer);
         } else if (header.proc() == Proc.RDMA_NOMSG) {
             sendError(connection, xid, RdmaError.errChunk());
+            protocolError(connection, "RDMA_NOMSG without a Position-zero Read chunk");
         } else {
             handler.onCall(connection, xid, payload(buffer), provided);
         }
@@ -461,6 +497,7 @@ public final class Responder {
             LOG.debug("dropped a {} for xid 0x{} from {}: no such backward call outstanding", header.proc(),
                     Integer.toHexString(xid), connection);
             dropped++;
+            protocolError(connection, "a " + header.proc() + " for no backward call outstanding");
             return;
         }
         // Counted before the answer is handed over: whoever gets it finds the call no longer pending.
@@ -493,6 +530,7 @@ public final class Responder {
             pull = new ReadChunkPull(header.payloadLength(), reads);
         } catch (IllegalArgumentException e) {
             sendError(connection, xid, RdmaError.errChunk());
+            protocolError(connection, e.getMessage());
             return;
         }
         long chunked = 0;
@@ -544,7 +582,28 @@ public final class Responder {
         if (connection.state() == Connection.State.CONNECTED) {
             connection.send(InlineMessage.error(
                     RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits.granted(), error)), null);
+            rdmaErrorsSent++;
         }
+    }
+
+    /**
+     * Counts a received message that broke RPC-over-RDMA or RPC, answered or dropped as Linux does,
+     * and closes its connection at the {@link TransportConfig#PROTOCOL_ERRORS_PER_CONNECTION}th: a
+     * peer that keeps sending what cannot be served costs no more than that. Progress thread only.
+     *
+     * @param connection the connection it came on
+     * @param what       what was wrong, for the log
+     */
+    public void protocolError(Connection connection, String what) {
+        protocolErrors++;
+        Served peer = served.get(connection);
+        if (peer == null || ++peer.protocolErrors < TransportConfig.PROTOCOL_ERRORS_PER_CONNECTION
+                || connection.state() == Connection.State.CLOSED) {
+            return;
+        }
+        closedForErrors++;
+        LOG.warn("closing {}: {} messages broke the protocol, the last: {}", connection, peer.protocolErrors, what);
+        disconnect(connection, "it kept breaking the protocol");
     }
 
     private void closeLocally(Connection connection, String reason) {

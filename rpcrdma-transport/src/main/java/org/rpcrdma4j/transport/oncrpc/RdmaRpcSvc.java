@@ -10,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -24,6 +23,7 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conn.BackwardReplyHandler;
 import org.rpcrdma4j.transport.conn.CallHandler;
 import org.rpcrdma4j.transport.conn.Connection;
@@ -62,11 +62,13 @@ public final class RdmaRpcSvc {
     private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
     private final DdpPolicy policy;
+    private final int grant;
 
     RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
                Map<OncRpcProgram, RpcDispatchable> initialPrograms, DdpPolicy policy) {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
         this.policy = policy;
+        this.grant = config.responderCredits();
         this.dispatcher = new CallDispatcher(programs, workers);
         this.responder = new Responder(fabric, config, new Calls(), new BackwardReplies());
     }
@@ -122,35 +124,19 @@ public final class RdmaRpcSvc {
     }
 
     /**
-     * @return calls in the transport: Read chunks being pulled, replies being written, and calls
-     *     received and not yet replied to; 0 when idle
+     * @return what the service holds and has counted: its connections, calls in progress, backward
+     *     calls, chunk registrations, messages dropped, RDMA_ERRORs sent, protocol errors and the
+     *     connections closed for them ({@link TransportStatistics}); thread-safe
      */
-    public int pendingCalls() {
+    public TransportStatistics statistics() {
         int waiting = 0;
         for (RdmaRpcTransport transport : transports.values()) {
             waiting += transport.pendingCalls();
         }
-        return responder.pendingChunkWork() + waiting;
-    }
-
-    /** @return backward calls sent and not yet answered or waiting for a backward credit; 0 when idle */
-    public int pendingBackwardCalls() {
-        return responder.pendingBackwardCalls();
-    }
-
-    /** @return the most backward calls ever outstanding at once on one connection */
-    public int maxOutstandingBackwardCalls() {
-        return responder.maxOutstandingBackwardCalls();
-    }
-
-    /** @return chunk buffers registered now; 0 when nothing leaks */
-    public int chunkBuffers() {
-        return responder.chunkBuffers();
-    }
-
-    /** @return received messages dropped without an answer (bad or unexpected) */
-    public long droppedMessages() {
-        return responder.dropped();
+        return new TransportStatistics(responder.connections(), responder.pendingChunkWork() + waiting, 0, 0,
+                grant, responder.pendingBackwardCalls(), responder.maxOutstandingBackwardCalls(),
+                responder.chunkBuffers(), responder.dropped(), responder.rdmaErrorsSent(), responder.protocolErrors(),
+                responder.closedForErrors(), Map.of(), Map.of(), Map.of());
     }
 
     /** Receives calls on the progress thread; never waits. */
@@ -167,7 +153,7 @@ public final class RdmaRpcSvc {
                 int rpcXid = xdr.xdrDecodeInt();
                 if (xdr.xdrDecodeInt() != RpcMessageType.CALL) {
                     // Backward replies (RFC 8167) went to BackwardReplies; oncrpc4j drops any other.
-                    LOG.debug("dropped a non-call RPC message on {}", connection);
+                    responder.protocolError(connection, "an RPC message neither CALL nor REPLY");
                     return;
                 }
                 call = new RpcCall(rpcXid, xdr, transport);
@@ -181,14 +167,12 @@ public final class RdmaRpcSvc {
                     LOG.info("RPC request rejected: {}", e.getMessage());
                     return;
                 }
-            } catch (OncRpcException e) {
-                transport.dropped(xid);
-                LOG.info("dropped an RPC call xid 0x{} that could not be decoded: {}",
-                        Integer.toHexString(xid), e.getMessage());
-                return;
             } catch (IOException e) {
+                // Dropped, as oncrpc4j and Linux's svc_process drop a call whose header does not decode.
                 transport.dropped(xid);
-                LOG.info("dropped an RPC call xid 0x{}: {}", Integer.toHexString(xid), e.getMessage());
+                LOG.debug("dropped an RPC call xid 0x{} that could not be decoded: {}",
+                        Integer.toHexString(xid), e.getMessage());
+                responder.protocolError(connection, "an RPC call that does not decode: " + e.getMessage());
                 return;
             }
             dispatcher.dispatch(call);
