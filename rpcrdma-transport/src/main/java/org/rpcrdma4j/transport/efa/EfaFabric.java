@@ -38,8 +38,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link Fabric} over one connectionless {@link EfaEndpoint}. Made by {@link EfaProgressLoop#attach};
- * the loop's thread is the fabric's progress thread.
+ * {@link Fabric} over one connectionless {@link EfaEndpoint}. Made by {@link SimulatedEfa#newFabric()};
+ * the network's progress thread is the fabric's.
  *
  * <h2>Connections</h2>
  * Set up and torn down by {@link ControlMessage}s on the control tag, which carry the RFC 8797 private

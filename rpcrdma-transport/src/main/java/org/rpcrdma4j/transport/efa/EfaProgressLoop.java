@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * a call (a 1 MiB READ takes about 100 µs), so the reply does not wait for the thread to be woken,
  * which costs tens of microseconds.
  */
-public final class EfaProgressLoop implements AutoCloseable {
+final class EfaProgressLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
     private static final int COMMANDS_PER_CYCLE = 256;

@@ -34,7 +34,7 @@ import org.rpcrdma4j.xdr.XdrItem;
  * <p>The send's {@link CompletionHandler} runs on the progress thread (oncrpc4j's reply handlers only
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
  */
-public final class RdmaRpcTransport extends ForwardDirection {
+final class RdmaRpcTransport extends ForwardDirection {
 
     private final Responder responder;
     private final Connection connection;
