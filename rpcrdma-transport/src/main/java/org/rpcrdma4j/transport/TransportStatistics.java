@@ -36,7 +36,7 @@ import java.util.Map;
  *                             protocol ({@link TransportConfig#PROTOCOL_ERRORS_PER_CONNECTION})
  * @param shapes               how a client's calls and their replies travelled, per shape
  * @param fabricCounters       a fabric's own counters by name; for the EFA fabric its endpoint's
- *                             {@code EndpointCounter}s
+ *                             {@code EndpointCounter}s and {@code EfaFabric.PROGRESS_LOOP_FAILURES}
  * @param fabricGauges         what a fabric's own layer holds now, by name; for the EFA fabric its
  *                             endpoint's {@code EndpointGauge}s
  */

@@ -82,6 +82,11 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     public static final long CONTROL_TAG = 0x5244_4D41_0000_0002L;
     /** The data tags: "RDMA", then 1, then the receiver's connection id in the low 16 bits. */
     public static final long DATA_TAG = 0x5244_4D41_0001_0000L;
+    /**
+     * The counter, among a fabric's {@link TransportStatistics#fabricCounters()}, of the times its
+     * progress thread caught a fabric's progress failing (the first is logged); the thread serves on.
+     */
+    public static final String PROGRESS_LOOP_FAILURES = "PROGRESS_LOOP_FAILURES";
     /** The port of the requester's end of connection id 1; id n has port n + 49151. */
     public static final int FIRST_PORT = 49152;
     /** The most connection ids: their ports fill the dynamic range up to 65535. */
@@ -304,9 +309,9 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     }
 
     /**
-     * @return what the fabric holds and has counted: its connections, its registrations and its
-     *     endpoint's counters and gauges ({@link TransportStatistics}), read at one moment on the
-     *     progress thread. Thread-safe; waits for the loop
+     * @return what the fabric holds and has counted: its connections, its registrations, its
+     *     endpoint's counters and gauges and {@link #PROGRESS_LOOP_FAILURES} ({@link TransportStatistics}),
+     *     read at one moment on the progress thread. Thread-safe; waits for the loop
      * @throws IllegalStateException if the progress thread has stopped
      */
     public TransportStatistics statistics() {
@@ -322,6 +327,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         EndpointStatistics endpointStatistics = endpoint.statistics();
         Map<String, Long> counters = new LinkedHashMap<>();
         endpointStatistics.counters().forEach((counter, value) -> counters.put(counter.name(), value));
+        counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
         Map<String, Long> gauges = new LinkedHashMap<>();
         endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
         return new TransportStatistics(connections.size(), 0, 0, 0, 0, 0, 0, regions.size(), 0, 0, 0, 0, Map.of(),
