@@ -1,6 +1,8 @@
 package org.rpcrdma4j.efa;
 
 import java.nio.ByteBuffer;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -44,8 +46,9 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * <h2>Lifecycle</h2>
  * {@link #close()} ends every operation with {@link EfaErrorCode#CANCELED}, releases every peer,
  * address handle, packet buffer, posted receive and registration the endpoint holds, and closes the
- * device, which frees its QPN. Its completions remain to be {@linkplain #poll polled}; every other
- * call throws {@link EndpointClosedException}.
+ * device, which frees its QPN. Its completions remain to be {@linkplain #poll polled} and its
+ * {@linkplain #statistics() statistics} to be read; every other call throws
+ * {@link EndpointClosedException}.
  *
  * <h2>Buffer ownership</h2>
  * The bytes between position and limit of a buffer given to a send or receive belong to the
@@ -327,19 +330,21 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
-     * @param counter an event the endpoint counts
-     * @return how often it happened
+     * Reads every counter and gauge at once; on the thread that progresses the endpoint, as every
+     * other call. A closed endpoint's gauges are 0, but for {@link EndpointGauge#COMPLETIONS}.
+     *
+     * @return what the endpoint has counted and holds now
      */
-    public long counter(EndpointCounter counter) {
-        return engine.counter(counter);
-    }
-
-    /**
-     * @param gauge something the endpoint holds
-     * @return how much of it it holds now; 0 for all but {@link EndpointGauge#COMPLETIONS} once closed
-     */
-    public long gauge(EndpointGauge gauge) {
-        return engine.gauge(Objects.requireNonNull(gauge, "gauge"));
+    public EndpointStatistics statistics() {
+        Map<EndpointCounter, Long> counters = new EnumMap<>(EndpointCounter.class);
+        for (EndpointCounter counter : EndpointCounter.values()) {
+            counters.put(counter, engine.counter(counter));
+        }
+        Map<EndpointGauge, Long> gauges = new EnumMap<>(EndpointGauge.class);
+        for (EndpointGauge gauge : EndpointGauge.values()) {
+            gauges.put(gauge, engine.gauge(gauge));
+        }
+        return new EndpointStatistics(counters, gauges);
     }
 
     private void requireOpen() {

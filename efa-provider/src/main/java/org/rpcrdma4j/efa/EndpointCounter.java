@@ -3,7 +3,7 @@ package org.rpcrdma4j.efa;
 /**
  * Events an endpoint counts instead of reporting them as errors: packets it dropped and normal
  * resource events it absorbed (validate, count and drop, as Aeron's media drivers do). Read them
- * with {@link EfaEndpoint#counter(EndpointCounter)}.
+ * in {@link EfaEndpoint#statistics()}.
  */
 public enum EndpointCounter {
     /** Received packets {@code PacketDecoder} rejected. */

@@ -3,8 +3,8 @@ package org.rpcrdma4j.efa;
 /**
  * What an endpoint holds right now, as opposed to the events an {@link EndpointCounter} counts.
  * Each gauge returns to its value before a peer was inserted once that peer is removed and its
- * operations have completed, which is how tests show that nothing leaks. Read them with
- * {@link EfaEndpoint#gauge(EndpointGauge)}.
+ * operations have completed, which is how tests show that nothing leaks. Read them
+ * in {@link EfaEndpoint#statistics()}.
  */
 public enum EndpointGauge {
     /** Peers in the address vector, replaced and unreachable ones included until removed. */

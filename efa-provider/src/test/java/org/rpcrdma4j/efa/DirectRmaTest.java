@@ -36,7 +36,7 @@ class DirectRmaTest {
         assertThat(pair.doneA.get(0)).isEqualTo(new CompletionEntry(Kind.READ, 7, SIZE, 0, 0, false, pair.aToB,
                 EfaErrorCode.SUCCESS));
         assertThat(local).isEqualTo(SimPair.pattern(SIZE, 1));
-        assertThat(pair.b.counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
     }
 
     @Test

@@ -35,8 +35,8 @@ class DispatcherRobustnessTest {
         pair.step();
         pair.step();
 
-        assertThat(pair.b.counter(EndpointCounter.MALFORMED_PACKETS)).isEqualTo(2);
-        assertThat(pair.b.counter(EndpointCounter.UNKNOWN_PEER_PACKETS)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.MALFORMED_PACKETS)).isEqualTo(2);
+        assertThat(pair.b.statistics().counter(EndpointCounter.UNKNOWN_PEER_PACKETS)).isEqualTo(1);
         EagerMessagingTest.assertMessagesArriveInOrder(pair, 5);
     }
 
@@ -54,8 +54,8 @@ class DispatcherRobustnessTest {
         stranger.postSend(ah, pair.b.address().qpn(), pair.b.address().connid(), medium(stranger, 1, 10, 0, 10), 2);
         pair.runUntil(() -> pair.doneB.size() == 1);
 
-        assertThat(pair.b.counter(EndpointCounter.MALFORMED_PACKETS)).isEqualTo(1);
-        assertThat(pair.b.counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.MALFORMED_PACKETS)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
         assertThat(pair.doneB.get(0).ok()).isTrue();
         assertThat(pair.doneB.get(0).length()).isEqualTo(10);
         assertThat(into.limit(10)).isEqualTo(SimPair.pattern(10, 1));
@@ -65,7 +65,8 @@ class DispatcherRobustnessTest {
     private static ByteBuffer medium(SimDevice sender, int msgId, long msgLength, long segOffset, int count) {
         final int flags = PacketFlags.REQ_MSG_FLAG | PacketFlags.REQ_OPT_RAW_ADDR_HDR_FLAG;
         final int mandatory = MediumRtmFlyweight.MSGRTM_HEADER_LENGTH;
-        final ByteBuffer packet = ByteBuffer.allocate(mandatory + ReqOptionalHeadersFlyweight.PROVIDER_RAW_ADDR_HEADER_LENGTH
+        final ByteBuffer packet = ByteBuffer.allocate(mandatory
+                + ReqOptionalHeadersFlyweight.PROVIDER_RAW_ADDR_HEADER_LENGTH
                 + count);
         new BaseHeaderFlyweight().wrap(packet, 0).type(PacketType.MEDIUM_MSGRTM.id())
                 .version(BaseHeaderFlyweight.PROTOCOL_VERSION).flags(flags);

@@ -46,10 +46,10 @@ class EagerMessagingTest {
     void bothSidesExchangeHandshakesAndTheReplyNeedsNoInsert() {
         final long bToA = pair.handshake();
 
-        assertThat(pair.a.counter(EndpointCounter.HANDSHAKES_RECEIVED)).isEqualTo(1);
-        assertThat(pair.b.counter(EndpointCounter.HANDSHAKES_RECEIVED)).isEqualTo(1);
-        assertThat(pair.a.counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
-        assertThat(pair.b.counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.HANDSHAKES_RECEIVED)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.HANDSHAKES_RECEIVED)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.HANDSHAKES_SENT)).isEqualTo(1);
         assertThat(bToA).isNotEqualTo(EfaEndpoint.ADDR_UNSPEC);
     }
 
@@ -57,7 +57,7 @@ class EagerMessagingTest {
     void messageBeforeItsReceiveWaitsInTheUnexpectedQueue() {
         pair.a.send(pair.aToB, SimPair.pattern(100, 1), 1);
         pair.runUntil(() -> pair.doneA.size() == 1);
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(1);
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(1);
 
         final ByteBuffer into = ByteBuffer.allocate(100);
         pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 2);
@@ -65,8 +65,8 @@ class EagerMessagingTest {
 
         assertThat(pair.doneB.get(0).length()).isEqualTo(100);
         assertThat(into.rewind()).isEqualTo(SimPair.pattern(100, 1));
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
-        assertThat(pair.b.counter(EndpointCounter.UNEXPECTED_MESSAGES)).isEqualTo(1);
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.UNEXPECTED_MESSAGES)).isEqualTo(1);
     }
 
     @Test
@@ -86,7 +86,7 @@ class EagerMessagingTest {
         assertThat(pair.doneB.get(1).tag()).isEqualTo(0xAB42);
         assertThat(tagged.get(0)).isEqualTo((byte) 3);
         assertThat(untagged.get(0)).isEqualTo((byte) 2);
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(1);
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(1);
 
         final ByteBuffer late = ByteBuffer.allocate(8);
         pair.b.recvTagged(EfaEndpoint.ADDR_UNSPEC, late, 0xCD00, 0, 6);
@@ -138,7 +138,7 @@ class EagerMessagingTest {
                         org.rpcrdma4j.efa.device.sim.FaultPlan.NONE.withDelay(0, 20_000).withReorder(0.5, 8)),
                 org.rpcrdma4j.efa.device.sim.SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
         assertMessagesArriveInOrder(reordering, 300);
-        assertThat(reordering.b.counter(EndpointCounter.REORDERED_PACKETS)).isPositive();
+        assertThat(reordering.b.statistics().counter(EndpointCounter.REORDERED_PACKETS)).isPositive();
     }
 
     @Test
@@ -149,8 +149,8 @@ class EagerMessagingTest {
                         org.rpcrdma4j.efa.device.sim.FaultPlan.NONE.withDelay(0, 20_000).withReorder(0.5, 8)),
                 org.rpcrdma4j.efa.device.sim.SimDeviceConfig.DEFAULT, nearWrap, nearWrap);
         assertMessagesArriveInOrder(wrapping, 40);
-        assertThat(wrapping.b.counter(EndpointCounter.REORDER_OVERFLOW_PACKETS)).isZero();
-        assertThat(wrapping.b.counter(EndpointCounter.ORPHAN_PACKETS)).isZero();
+        assertThat(wrapping.b.statistics().counter(EndpointCounter.REORDER_OVERFLOW_PACKETS)).isZero();
+        assertThat(wrapping.b.statistics().counter(EndpointCounter.ORPHAN_PACKETS)).isZero();
     }
 
     @Test

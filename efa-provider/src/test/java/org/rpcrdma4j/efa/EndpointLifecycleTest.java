@@ -44,8 +44,8 @@ class EndpointLifecycleTest {
         // Long-CTS without a receive at B: A's send waits for a CTS that never comes.
         pair.a.send(pair.aToB, SimPair.pattern(200_000, 1), 2);
         pair.a.register(ByteBuffer.allocate(4096), EnumSet.of(Access.REMOTE_READ));
-        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
-        assertThat(pair.a.gauge(EndpointGauge.TX_ENTRIES)).isEqualTo(1);
+        pair.runUntil(() -> pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+        assertThat(pair.a.statistics().gauge(EndpointGauge.TX_ENTRIES)).isEqualTo(1);
         final int devicesBefore = pair.fabric.deviceCount();
 
         pair.a.close();
@@ -56,7 +56,7 @@ class EndpointLifecycleTest {
         assertThat(cancelled).extracting(CompletionEntry::context).containsExactlyInAnyOrder(1L, 2L);
         assertThat(cancelled).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.CANCELED);
         for (EndpointGauge gauge : EndpointGauge.values()) {
-            assertThat(pair.a.gauge(gauge)).as(gauge.name()).isZero();
+            assertThat(pair.a.statistics().gauge(gauge)).as(gauge.name()).isZero();
         }
         assertThat(pair.deviceA.isClosed()).isTrue();
         assertThat(pair.deviceA.registrationCount()).isZero();
@@ -89,11 +89,11 @@ class EndpointLifecycleTest {
         pair.runUntil(() -> pair.doneA.size() == 2);
         assertThat(pair.doneA).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.CANCELED);
         pair.runUntil(() -> pair.fabric.inFlight() == 0);
-        assertThat(pair.a.gauge(EndpointGauge.TX_ENTRIES)).isZero();
-        assertThat(pair.a.gauge(EndpointGauge.RX_ENTRIES)).isZero();
-        assertThat(pair.a.gauge(EndpointGauge.PACKETS_IN_USE)).isZero();
-        assertThat(pair.a.gauge(EndpointGauge.PEERS)).isZero();
-        assertThat(pair.a.gauge(EndpointGauge.ADDRESS_HANDLES)).isZero();
+        assertThat(pair.a.statistics().gauge(EndpointGauge.TX_ENTRIES)).isZero();
+        assertThat(pair.a.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
+        assertThat(pair.a.statistics().gauge(EndpointGauge.PACKETS_IN_USE)).isZero();
+        assertThat(pair.a.statistics().gauge(EndpointGauge.PEERS)).isZero();
+        assertThat(pair.a.statistics().gauge(EndpointGauge.ADDRESS_HANDLES)).isZero();
         assertThatThrownBy(() -> pair.a.send(pair.aToB, ByteBuffer.allocate(1), 3))
                 .isInstanceOf(IllegalArgumentException.class);
     }
@@ -132,8 +132,8 @@ class EndpointLifecycleTest {
         assertThat(serverDevice.addressHandleCount()).isZero();
         assertThat(serverDevice.postedReceiveCount()).isEqualTo(postedBaseline);
         assertThat(fabric.deviceCount()).isEqualTo(1);
-        assertThat(server.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(10);
-        assertThat(server.counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
+        assertThat(server.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(10);
+        assertThat(server.statistics().counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
     }
 
     /** The client sends {@code length} bytes, the server answers one byte. @return the server's handle of the client */
@@ -163,7 +163,7 @@ class EndpointLifecycleTest {
     private static Map<EndpointGauge, Long> gauges(EfaEndpoint endpoint) {
         final Map<EndpointGauge, Long> values = new EnumMap<>(EndpointGauge.class);
         for (EndpointGauge gauge : EndpointGauge.values()) {
-            values.put(gauge, endpoint.gauge(gauge));
+            values.put(gauge, endpoint.statistics().gauge(gauge));
         }
         return values;
     }

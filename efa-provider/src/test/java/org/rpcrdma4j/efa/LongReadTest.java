@@ -81,12 +81,12 @@ class LongReadTest {
         final SimPair pair = new SimPair(seed.seed());
         pair.handshake();
         pair.a.send(pair.aToB, SimPair.pattern(MIN_READ, 4), 1);
-        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+        pair.runUntil(() -> pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
         for (int i = 0; i < 100; i++) {
             pair.step();
         }
         assertThat(pair.doneA).as("no EOR before a receive matches").isEmpty();
-        assertThat(pair.b.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isZero();
 
         final ByteBuffer into = ByteBuffer.allocate(MIN_READ);
         pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 2);
@@ -131,12 +131,13 @@ class LongReadTest {
         pair.runUntil(() -> pair.doneA.size() == sizes.length && pair.doneB.size() == sizes.length);
 
         assertMatchedInOrderAndIntact(pair, sizes, into);
-        assertThat(pair.b.counter(EndpointCounter.READ_NACKS_SENT)).isEqualTo(2);
-        assertThat(pair.a.counter(EndpointCounter.READ_NACKS_RECEIVED)).isEqualTo(2);
-        assertThat(pair.a.counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(2);
-        assertThat(pair.a.counter(EndpointCounter.LONG_CTS_MESSAGES_SENT)).isEqualTo(2);
-        assertThat(pair.b.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isZero();
-        assertThat(pair.b.counter(EndpointCounter.ORPHAN_PACKETS)).as("the fallback RTM found its receive").isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.READ_NACKS_SENT)).isEqualTo(2);
+        assertThat(pair.a.statistics().counter(EndpointCounter.READ_NACKS_RECEIVED)).isEqualTo(2);
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(2);
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONG_CTS_MESSAGES_SENT)).isEqualTo(2);
+        assertThat(pair.b.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.ORPHAN_PACKETS))
+                .as("the fallback RTM found its receive").isZero();
     }
 
     @Test
@@ -145,7 +146,7 @@ class LongReadTest {
                 SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
         SizesTest.transfer(pair, MIN_READ, false);
         assertProtocol(pair, false);
-        assertThat(pair.b.counter(EndpointCounter.READ_NACKS_SENT)).isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.READ_NACKS_SENT)).isZero();
     }
 
     static Stream<Arguments> withoutRdmaRead() {
@@ -182,8 +183,8 @@ class LongReadTest {
         pair.runUntil(() -> pair.doneA.size() == sizes.length && pair.doneB.size() == sizes.length);
 
         assertMatchedInOrderAndIntact(pair, sizes, into);
-        assertThat(pair.a.counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(5);
-        assertThat(pair.b.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(5);
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(5);
+        assertThat(pair.b.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(5);
     }
 
     @Test
@@ -204,17 +205,18 @@ class LongReadTest {
         for (int i = 0; i < sizes.length; i++) {
             assertThat(pair.a.send(pair.aToB, SimPair.pattern(sizes[i], i), i)).isTrue();
         }
-        pair.runUntil(() -> pair.doneB.size() == sizes.length / 2 && pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == sizes.length / 2);
+        pair.runUntil(() -> pair.doneB.size() == sizes.length / 2
+                && pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES) == sizes.length / 2);
         for (int i = sizes.length / 2; i < sizes.length; i++) {
             pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into.get(i), i);
         }
         pair.runUntil(() -> pair.doneA.size() == sizes.length && pair.doneB.size() == sizes.length);
 
         assertMatchedInOrderAndIntact(pair, sizes, into);
-        assertThat(pair.a.counter(EndpointCounter.RNR_RETRANSMISSIONS)
-                + pair.b.counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
-        assertThat(pair.a.counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(7);
-        assertThat(pair.b.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(7);
+        assertThat(pair.a.statistics().counter(EndpointCounter.RNR_RETRANSMISSIONS)
+                + pair.b.statistics().counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(7);
+        assertThat(pair.b.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(7);
     }
 
     /**
@@ -234,8 +236,9 @@ class LongReadTest {
 
     /** One message went long-read (and was read by B) or long-CTS, as the counters tell. */
     private static void assertProtocol(SimPair pair, boolean longRead) {
-        assertThat(pair.a.counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(longRead ? 1 : 0);
-        assertThat(pair.b.counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isEqualTo(longRead ? 1 : 0);
-        assertThat(pair.a.counter(EndpointCounter.LONG_CTS_MESSAGES_SENT)).isEqualTo(longRead ? 0 : 1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_SENT)).isEqualTo(longRead ? 1 : 0);
+        assertThat(pair.b.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED))
+                .isEqualTo(longRead ? 1 : 0);
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONG_CTS_MESSAGES_SENT)).isEqualTo(longRead ? 0 : 1);
     }
 }

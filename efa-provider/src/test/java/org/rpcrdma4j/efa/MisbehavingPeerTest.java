@@ -46,16 +46,17 @@ class MisbehavingPeerTest {
         while (!flood.done()) {
             for (int i = 0; i < WINDOW_STEPS; i++) {
                 net.step();
-                assertThat(server.gauge(EndpointGauge.UNEXPECTED_BYTES)).isLessThanOrEqualTo(limits.unexpectedBytesPerPeer());
-                assertThat(server.gauge(EndpointGauge.UNEXPECTED_MESSAGES))
+                assertThat(server.statistics().gauge(EndpointGauge.UNEXPECTED_BYTES))
+                        .isLessThanOrEqualTo(limits.unexpectedBytesPerPeer());
+                assertThat(server.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES))
                         .isLessThanOrEqualTo(limits.unexpectedMessagesPerPeer());
             }
             assertThat(calls.roundTrips()).as("good calls completed in the window").isGreaterThan(lastRoundTrips);
             lastRoundTrips = calls.roundTrips();
         }
-        assertThat(server.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isPositive();
-        assertThat(server.counter(EndpointCounter.UNEXPECTED_MESSAGES)
-                + server.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(FLOOD);
+        assertThat(server.statistics().counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isPositive();
+        assertThat(server.statistics().counter(EndpointCounter.UNEXPECTED_MESSAGES)
+                + server.statistics().counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(FLOOD);
 
         server.remove(server.insert(attacker.address()));
         assertThat(quiet(net, calls, server)).isEqualTo(baseline);
@@ -75,13 +76,13 @@ class MisbehavingPeerTest {
         long lastRoundTrips = calls.roundTrips();
         while (!flood.done()) {
             net.run(WINDOW_STEPS);
-            assertThat(server.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
+            assertThat(server.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
             assertThat(calls.roundTrips()).as("good calls completed in the window").isGreaterThan(lastRoundTrips);
             lastRoundTrips = calls.roundTrips();
         }
-        net.runUntil(() -> server.counter(EndpointCounter.UNDECLARED_TAG_MESSAGES) == FLOOD + 1);
-        assertThat(server.counter(EndpointCounter.UNEXPECTED_MESSAGES)).isZero();
-        assertThat(server.gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
+        net.runUntil(() -> server.statistics().counter(EndpointCounter.UNDECLARED_TAG_MESSAGES) == FLOOD + 1);
+        assertThat(server.statistics().counter(EndpointCounter.UNEXPECTED_MESSAGES)).isZero();
+        assertThat(server.statistics().gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
     }
 
     @Test
@@ -105,22 +106,23 @@ class MisbehavingPeerTest {
             accepted++;
         }
         assertThat(accepted).isEqualTo(EndpointLimits.DEFAULT_SENDS_PER_PEER);
-        assertThat(server.gauge(EndpointGauge.TX_ENTRIES)).isLessThan(EndpointConfig.DEFAULT.txEntryCount());
+        assertThat(server.statistics().gauge(EndpointGauge.TX_ENTRIES))
+                .isLessThan(EndpointConfig.DEFAULT.txEntryCount());
 
         final List<CompletionEntry> serverDone = net.done(server);
         long lastRoundTrips = calls.roundTrips();
         while (serverDone.size() < accepted) {
             for (int i = 0; i < WINDOW_STEPS; i++) {
                 net.step();
-                assertThat(server.gauge(EndpointGauge.PACKETS_IN_USE))
+                assertThat(server.statistics().gauge(EndpointGauge.PACKETS_IN_USE))
                         .isLessThanOrEqualTo(EndpointLimits.DEFAULT_PACKETS_PER_PEER + 4);
             }
             assertThat(calls.roundTrips()).as("good calls completed in the window").isGreaterThan(lastRoundTrips);
             lastRoundTrips = calls.roundTrips();
         }
         assertThat(serverDone).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.PEER_UNREACHABLE);
-        assertThat(server.counter(EndpointCounter.PEERS_UNREACHABLE)).isEqualTo(1);
-        assertThat(server.counter(EndpointCounter.RNR_BACKOFFS)).isPositive();
+        assertThat(server.statistics().counter(EndpointCounter.PEERS_UNREACHABLE)).isEqualTo(1);
+        assertThat(server.statistics().counter(EndpointCounter.RNR_BACKOFFS)).isPositive();
         serverDone.clear();
         // What is started with it later ends at once.
         assertThat(server.send(toStuck, ByteBuffer.allocate(1), -1)).isTrue();
@@ -136,11 +138,11 @@ class MisbehavingPeerTest {
     private static Map<EndpointGauge, Long> quiet(SimNet net, PingPong calls, EfaEndpoint server) {
         calls.stop();
         net.runUntil(() -> !calls.outstanding() && net.fabric.inFlight() == 0
-                && server.gauge(EndpointGauge.PACKETS_IN_USE) == 0);
+                && server.statistics().gauge(EndpointGauge.PACKETS_IN_USE) == 0);
         net.run(10);
         final Map<EndpointGauge, Long> values = new EnumMap<>(EndpointGauge.class);
         for (EndpointGauge gauge : EndpointGauge.values()) {
-            values.put(gauge, server.gauge(gauge));
+            values.put(gauge, server.statistics().gauge(gauge));
         }
         return values;
     }

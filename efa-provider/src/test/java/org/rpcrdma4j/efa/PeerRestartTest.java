@@ -40,7 +40,8 @@ class PeerRestartTest {
         pair.step();
 
         pair.fabric.restart(pair.deviceB);
-        final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB, EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
+        final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB,
+                EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
         final List<CompletionEntry> doneReborn = new ArrayList<>();
         final ByteBuffer hello = SimPair.pattern(100, 1);
         final ByteBuffer atA = ByteBuffer.allocate(100);
@@ -56,7 +57,7 @@ class PeerRestartTest {
         assertThat(received.ok()).isTrue();
         assertThat(atA).isEqualTo(hello);
         assertThat(received.source()).isNotEqualTo(pair.aToB);
-        assertThat(pair.a.counter(EndpointCounter.PEER_RESTARTS)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.PEER_RESTARTS)).isEqualTo(1);
 
         // A answers the new peer by the handle the receive reported.
         final ByteBuffer reply = SimPair.pattern(5000, 2);
@@ -68,11 +69,11 @@ class PeerRestartTest {
         assertThat(atReborn).isEqualTo(reply);
 
         // The old B's late message carries its old connid in the connid header: stale now.
-        final long staleBefore = pair.a.counter(EndpointCounter.STALE_CONNID_PACKETS);
+        final long staleBefore = pair.a.statistics().counter(EndpointCounter.STALE_CONNID_PACKETS);
         pair.a.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(16), 5);
         final long late = pair.now + LATE_NS;
         run(pair, reborn, doneReborn, () -> pair.now > late);
-        assertThat(pair.a.counter(EndpointCounter.STALE_CONNID_PACKETS)).isEqualTo(staleBefore + 1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.STALE_CONNID_PACKETS)).isEqualTo(staleBefore + 1);
         assertThat(pair.doneA).hasSize(2);
         // The old handle stays valid, and dead: a send to it ends at once.
         pair.a.send(pair.aToB, ByteBuffer.allocate(1), 12);
@@ -85,15 +86,16 @@ class PeerRestartTest {
         final SimPair pair = new SimPair(seed.seed());
         pair.handshake();
         pair.a.send(pair.aToB, SimPair.pattern(100_000, 3), 1);  // B never takes it: waits for a CTS
-        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+        pair.runUntil(() -> pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
 
         pair.fabric.restart(pair.deviceB);
-        final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB, EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
+        final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB,
+                EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
         final List<CompletionEntry> doneReborn = new ArrayList<>();
         // This used to throw "is inserted with connid": the same GID and QPN with a new connid.
         final long aToReborn = pair.a.insert(reborn.address());
         assertThat(aToReborn).isNotEqualTo(pair.aToB);
-        assertThat(pair.a.counter(EndpointCounter.PEER_RESTARTS)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.PEER_RESTARTS)).isEqualTo(1);
         assertThat(pair.a.insert(reborn.address())).isEqualTo(aToReborn);
         pair.a.poll(pair.doneA::add, Integer.MAX_VALUE);
         assertThat(pair.doneA).singleElement().satisfies(entry -> {
@@ -120,9 +122,10 @@ class PeerRestartTest {
         assertThat(atA).isEqualTo(SimPair.pattern(8, 5));
         // Nothing of the old B is left at A once its handle is removed.
         pair.a.remove(pair.aToB);
-        assertThat(pair.a.gauge(EndpointGauge.PEERS)).isEqualTo(1);
-        assertThat(pair.a.gauge(EndpointGauge.TX_ENTRIES)).isZero();
-        run(pair, reborn, doneReborn, () -> pair.fabric.inFlight() == 0 && pair.a.gauge(EndpointGauge.PACKETS_IN_USE) == 0);
+        assertThat(pair.a.statistics().gauge(EndpointGauge.PEERS)).isEqualTo(1);
+        assertThat(pair.a.statistics().gauge(EndpointGauge.TX_ENTRIES)).isZero();
+        run(pair, reborn, doneReborn, () -> pair.fabric.inFlight() == 0
+                && pair.a.statistics().gauge(EndpointGauge.PACKETS_IN_USE) == 0);
     }
 
     /** Steps fabric, A and the reborn B (the dead B is left alone). */

@@ -48,12 +48,12 @@ class ProgressContainmentTest {
         net.runUntil(() -> serverDone.size() == 2);
 
         assertThat(serverDone).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.PEER_UNREACHABLE);
-        assertThat(server.counter(EndpointCounter.PROGRESS_ERRORS)).isEqualTo(1);
-        assertThat(server.counter(EndpointCounter.PEERS_UNREACHABLE)).isEqualTo(1);
+        assertThat(server.statistics().counter(EndpointCounter.PROGRESS_ERRORS)).isEqualTo(1);
+        assertThat(server.statistics().counter(EndpointCounter.PEERS_UNREACHABLE)).isEqualTo(1);
         final long before = calls.roundTrips();
         net.runUntil(() -> calls.roundTrips() > before + 10);
-        assertThat(server.counter(EndpointCounter.PROGRESS_ERRORS)).isEqualTo(1);
-        assertThat(server.gauge(EndpointGauge.PACKETS_IN_USE)).isLessThanOrEqualTo(4);
+        assertThat(server.statistics().counter(EndpointCounter.PROGRESS_ERRORS)).isEqualTo(1);
+        assertThat(server.statistics().gauge(EndpointGauge.PACKETS_IN_USE)).isLessThanOrEqualTo(4);
     }
 
     /** A device that throws when asked to send to one GID, and otherwise is the simulated one. */

@@ -31,7 +31,7 @@ class ReceiveBoundsTest {
         pair.a.send(pair.aToB, small, 3);
         pair.runUntil(() -> pair.doneA.size() == 2 && pair.doneB.size() == 1);
 
-        assertThat(pair.b.counter(EndpointCounter.MALFORMED_PACKETS)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.MALFORMED_PACKETS)).isEqualTo(1);
         assertThat(pair.doneB.get(0).ok()).isTrue();
         assertThat(pair.doneB.get(0).length()).isEqualTo(10);
         assertThat(into.limit(10)).isEqualTo(small);
@@ -46,8 +46,8 @@ class ReceiveBoundsTest {
             assertThat(pair.a.send(pair.aToB, SimPair.pattern(100, i), i)).isTrue();
         }
         pair.runUntil(() -> pair.doneA.size() == 10);
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(4);
-        assertThat(pair.b.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(6);
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(4);
+        assertThat(pair.b.statistics().counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(6);
 
         // The table is full of unexpected messages, yet receives still take them.
         final ByteBuffer[] into = new ByteBuffer[4];
@@ -59,7 +59,7 @@ class ReceiveBoundsTest {
         for (int i = 0; i < 4; i++) {
             assertThat(into[i]).isEqualTo(SimPair.pattern(100, i));
         }
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
 
         // With entries free again, the next message finds its receive.
         final ByteBuffer last = ByteBuffer.allocate(100);
@@ -89,17 +89,17 @@ class ReceiveBoundsTest {
         net.runUntil(() -> net.done(second).size() == 10);
 
         // Three from the first (its own limit), two from the second (the total's rest).
-        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(5);
-        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_BYTES)).isEqualTo(500);
-        assertThat(receiver.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(15);
+        assertThat(receiver.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(5);
+        assertThat(receiver.statistics().gauge(EndpointGauge.UNEXPECTED_BYTES)).isEqualTo(500);
+        assertThat(receiver.statistics().counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(15);
         for (int i = 0; i < 5; i++) {
             receiver.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(100), i);
         }
         net.runUntil(() -> net.done(receiver).size() == 5);
         assertThat(net.done(receiver)).allMatch(CompletionEntry::ok);
-        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
-        assertThat(receiver.gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
-        assertThat(receiver.gauge(EndpointGauge.RX_ENTRIES)).isZero();
+        assertThat(receiver.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
+        assertThat(receiver.statistics().gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
+        assertThat(receiver.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
     }
 
     @Test
@@ -111,8 +111,8 @@ class ReceiveBoundsTest {
             pair.a.send(pair.aToB, SimPair.pattern(60_000, i), i);
         }
         pair.runUntil(() -> pair.doneA.size() == 5);
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(2);
-        assertThat(pair.b.gauge(EndpointGauge.UNEXPECTED_BYTES)).isEqualTo(120_000);
-        assertThat(pair.b.counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(3);
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isEqualTo(2);
+        assertThat(pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_BYTES)).isEqualTo(120_000);
+        assertThat(pair.b.statistics().counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES)).isEqualTo(3);
     }
 }

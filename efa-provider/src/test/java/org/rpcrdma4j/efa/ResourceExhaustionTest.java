@@ -23,7 +23,7 @@ class ResourceExhaustionTest {
         final SimPair pair = new SimPair(seed.seed(), oneSlot, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT,
                 EndpointConfig.DEFAULT);
         EagerMessagingTest.assertMessagesArriveInOrder(pair, 50);
-        assertThat(pair.a.counter(EndpointCounter.QUEUE_FULL_PACKETS)).isPositive();
+        assertThat(pair.a.statistics().counter(EndpointCounter.QUEUE_FULL_PACKETS)).isPositive();
     }
 
     @Test
@@ -51,8 +51,8 @@ class ResourceExhaustionTest {
                 FaultPlan.NONE.withDelay(0, 3_000).withReorder(0.2, 4).withRnr(0.4));
         final SimPair pair = new SimPair(seed.seed(), rnr, rnr, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
         EagerMessagingTest.assertMessagesArriveInOrder(pair, 60);
-        assertThat(pair.a.counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
-        assertThat(pair.a.counter(EndpointCounter.RNR_BACKOFFS)).isPositive();
+        assertThat(pair.a.statistics().counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
+        assertThat(pair.a.statistics().counter(EndpointCounter.RNR_BACKOFFS)).isPositive();
         assertThat(pair.doneA).allMatch(CompletionEntry::ok);
     }
 
@@ -61,7 +61,7 @@ class ResourceExhaustionTest {
         final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT,
                 SimDeviceConfig.DEFAULT.withRecvQueueDepth(2), EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
         EagerMessagingTest.assertMessagesArriveInOrder(pair, 30);
-        assertThat(pair.a.counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
+        assertThat(pair.a.statistics().counter(EndpointCounter.RNR_RETRANSMISSIONS)).isPositive();
     }
 
     @Test
@@ -71,7 +71,7 @@ class ResourceExhaustionTest {
                 SimDeviceConfig.DEFAULT.withSendQueueDepth(3), twoCredits, twoCredits);
         final int size = 3 << 20;
         pair.a.send(pair.aToB, SimPair.pattern(size, 5), 1);
-        pair.runUntil(() -> pair.b.gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+        pair.runUntil(() -> pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
         for (int i = 0; i < 100; i++) {
             pair.step();
         }

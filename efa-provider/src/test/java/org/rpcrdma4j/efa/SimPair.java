@@ -75,7 +75,8 @@ final class SimPair {
         a.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(16), -1);
         b.send(bToA, ByteBuffer.allocate(1), -1);
         runUntil(() -> doneA.size() == 2 && doneB.size() == 2
-                && a.counter(EndpointCounter.HANDSHAKES_RECEIVED) == 1 && b.counter(EndpointCounter.HANDSHAKES_RECEIVED) == 1);
+                && a.statistics().counter(EndpointCounter.HANDSHAKES_RECEIVED) == 1
+                        && b.statistics().counter(EndpointCounter.HANDSHAKES_RECEIVED) == 1);
         doneA.clear();
         doneB.clear();
         return bToA;

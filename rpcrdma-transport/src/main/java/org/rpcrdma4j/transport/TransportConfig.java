@@ -55,6 +55,12 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * net/sunrpc/xprtrdma/xprt_rdma.h), which a responder accepts whatever its own configuration.
      */
     public static final int LINUX_MAX_SEGMENTS_PER_CHUNK = 16;
+    /**
+     * How many received messages that break RPC-over-RDMA or RPC (each answered with RDMA_ERROR or
+     * dropped, as Linux svcrdma does) a responder takes from one connection: at this many it closes
+     * the connection. A well-behaved requester sends none.
+     */
+    public static final int PROTOCOL_ERRORS_PER_CONNECTION = 16;
     /** The largest I/O a configuration may name: 1 GiB, so that a call rebuilt from Read chunks fits an array. */
     public static final int MAX_IO = 1 << 30;
     /** Linux's defaults. */

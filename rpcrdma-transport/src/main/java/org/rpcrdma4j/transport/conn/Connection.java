@@ -134,11 +134,14 @@ public final class Connection {
      * @param xid     the call's XID
      * @param credits the grant to carry
      * @param error   the error
+     * @return whether it was sent
      */
-    void sendError(int xid, int credits, RdmaError error) {
-        if (state == State.CONNECTED) {
-            send(InlineMessage.error(RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits, error)), null);
+    boolean sendError(int xid, int credits, RdmaError error) {
+        if (state != State.CONNECTED) {
+            return false;
         }
+        send(InlineMessage.error(RpcRdmaHeader.error(xid, RpcRdmaHeader.VERSION, credits, error)), null);
+        return true;
     }
 
     /**

@@ -73,6 +73,11 @@ abstract class ConnectionEvents implements ConnectionListener {
      */
     abstract void onBadHeader(RpcRdmaDecodeException error);
 
+    /** Called after a message longer than the receive buffers was dropped and its buffer posted again. */
+    void onOversized() {
+        LOG.warn("dropped a message from {}: longer than the receive buffers", connection);
+    }
+
     /** Called after each received buffer is posted again: room for what waited on the receive. */
     void afterReceive() {
     }
@@ -110,8 +115,8 @@ abstract class ConnectionEvents implements ConnectionListener {
     public final void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
         if (status == FabricStatus.MESSAGE_TOO_LONG) {
             drop();
-            LOG.warn("dropped a message from {}: {}", connection, status);
             repost(buffer);
+            onOversized();
         }
     }
 

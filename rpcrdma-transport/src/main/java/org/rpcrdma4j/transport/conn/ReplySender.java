@@ -30,6 +30,7 @@ final class ReplySender {
     private final Fabric fabric;
     private final ResponderCredits credits;
     private final LongAdder copied;
+    private final LongAdder errorsSent;
     private final ChunkWork chunkWork;
     private final BiConsumer<Connection, String> lose;
 
@@ -37,14 +38,16 @@ final class ReplySender {
      * @param fabric    the fabric, which registers the result buffers
      * @param credits   the grant to carry
      * @param copied    counts the bytes copied to plan replies
+     * @param errorsSent counts the RDMA_ERRORs sent for replies that cannot be conveyed
      * @param chunkWork counts the replies whose chunk data is moving
      * @param lose      closes a connection for a reason, on the progress thread
      */
-    ReplySender(Fabric fabric, ResponderCredits credits, LongAdder copied, ChunkWork chunkWork,
+    ReplySender(Fabric fabric, ResponderCredits credits, LongAdder copied, LongAdder errorsSent, ChunkWork chunkWork,
                 BiConsumer<Connection, String> lose) {
         this.fabric = fabric;
         this.credits = credits;
         this.copied = copied;
+        this.errorsSent = errorsSent;
         this.chunkWork = chunkWork;
         this.lose = lose;
     }
@@ -64,7 +67,7 @@ final class ReplySender {
         ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
                 connection.thresholds().send(), copied);
         if (plan == null) {
-            execute(() -> connection.sendError(xid, credits.granted(), RdmaError.errChunk()), done,
+            execute(() -> errChunk(connection, xid), done,
                     new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
                             + Integer.toHexString(xid) + " of " + rpcMessage.length() + " bytes does not fit the chunks"
                             + " provided or the inline threshold; answered ERR_CHUNK"));
@@ -81,6 +84,12 @@ final class ReplySender {
         }, done, null);
     }
 
+    private void errChunk(Connection connection, int xid) {
+        if (connection.sendError(xid, credits.granted(), RdmaError.errChunk())) {
+            errorsSent.increment();
+        }
+    }
+
     /** RDMA-Writes the reply's chunk data, then sends the header (RFC 8166 §3.4.6: data before the Send). */
     private void writeThenSend(Connection connection, int xid, ReplyPlan plan, int invalidate,
                                Consumer<RdmaTransportException> done) {
@@ -89,7 +98,7 @@ final class ReplySender {
             Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
             if (source == null) {
                 sources.forEach(fabric::deregister);
-                connection.sendError(xid, credits.granted(), RdmaError.errChunk());
+                errChunk(connection, xid);
                 done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
                         + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
                 return;

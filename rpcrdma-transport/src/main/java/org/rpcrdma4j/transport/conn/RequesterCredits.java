@@ -5,7 +5,7 @@ package org.rpcrdma4j.transport.conn;
  * reply, asks for a configured number, and never has more calls outstanding than the responder last
  * granted. Not thread-safe: the progress thread owns it.
  */
-public final class RequesterCredits {
+final class RequesterCredits {
 
     private final int requested;
     private int limit = 1;

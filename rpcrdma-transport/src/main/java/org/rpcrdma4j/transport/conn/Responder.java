@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * data, and keeps the table of its connections, each with its own listener; decodes
  * and validates every data message and answers a bad one as Linux svcrdma does
  * ({@code svc_rdma_xdr_decode_req}): ERR_VERS, ERR_CHUNK or a silent drop, as the decoder's exception
- * names. A call with Read chunks (Position-zero included) is first rebuilt by RDMA Read
+ * names; at {@link TransportConfig#PROTOCOL_ERRORS_PER_CONNECTION} such messages on one connection
+ * ({@link #protocolError}) it closes the connection, where Linux would go on answering. A call
+ * with Read chunks (Position-zero included) is first rebuilt by RDMA Read
  * ({@link ReadChunkPull}; RFC 8166 §3.4.5, §3.5.4); the reads complete on the progress thread, which
  * never waits for them. A failed RDMA Read closes the connection, as svcrdma drops a connection whose
  * Read list it cannot pull. The call then goes to the {@link CallHandler} with the chunks it provided
@@ -82,6 +84,10 @@ public final class Responder {
     private boolean stopping;
     private final LongAdder dropped = new LongAdder();
     private final LongAdder copied = new LongAdder();
+    private final LongAdder rdmaErrorsSent = new LongAdder();
+    private final LongAdder protocolErrors = new LongAdder();
+    private final LongAdder closedForErrors = new LongAdder();
+    private volatile int connections;
     private final ChunkWork chunkWork = new ChunkWork();
     private final ReplySender replies;
 
@@ -98,7 +104,7 @@ public final class Responder {
         this.backward = new BackwardRequester(fabric, config.backwardRequesterCredits(),
                 Objects.requireNonNull(backwardReplies, "backwardReplies"));
         this.credits = new ResponderCredits(config.responderCredits());
-        this.replies = new ReplySender(fabric, credits, copied, chunkWork, this::closeWithPeer);
+        this.replies = new ReplySender(fabric, credits, copied, rdmaErrorsSent, chunkWork, this::closeWithPeer);
     }
 
     /** Accepts connections on the fabric from now on. Thread-safe. */
@@ -190,6 +196,26 @@ public final class Responder {
         return dropped.sum();
     }
 
+    /** @return RDMA_ERROR messages sent */
+    public long rdmaErrorsSent() {
+        return rdmaErrorsSent.sum();
+    }
+
+    /** @return received messages that broke the protocol ({@link #protocolError}) */
+    public long protocolErrors() {
+        return protocolErrors.sum();
+    }
+
+    /** @return connections closed because they kept breaking the protocol */
+    public long closedForErrors() {
+        return closedForErrors.sum();
+    }
+
+    /** @return connections in the table: accepted and not yet disconnected */
+    public int connections() {
+        return connections;
+    }
+
     /** Accepts a connection, or refuses it when stopping or full; progress thread. */
     private void onConnectRequest(Fabric.ConnectRequest request) {
         if (stopping || served.size() >= config.maxConnections()) {
@@ -207,6 +233,7 @@ public final class Responder {
         connection.connection = new Connection(accepted);
         served.put(connection.connection, connection);
         backward.opened(connection.connection);
+        connections = served.size();
     }
 
     /** One accepted connection's events: calls, backward answers and its end. Progress thread. */
@@ -215,6 +242,8 @@ public final class Responder {
         final InlineThresholds thresholds;
         /** Whether replies on it may invalidate the requester's handles (Send with Invalidate). */
         boolean remoteInvalidation;
+        /** Messages on it that broke the protocol ({@link #protocolError}). */
+        int protocolErrors;
 
         Served(InlineThresholds thresholds) {
             super(config.decodeLimits(), copied, dropped);
@@ -228,6 +257,12 @@ public final class Responder {
         }
 
         @Override
+        void onOversized() {
+            protocolError(connection, "a message longer than the " + config.inlineReceiveSize()
+                    + "-byte inline receive size");
+        }
+
+        @Override
         public void onSendCompleted(long context, FabricStatus status) {
             super.onSendCompleted(context, status);
             completeStopIfIdle();
@@ -237,6 +272,7 @@ public final class Responder {
         public void onDisconnected(FabricStatus status, String detail) {
             closeLocally(connection, status == FabricStatus.CLOSED ? "closed by the requester" : status + ": " + detail);
             served.remove(connection);
+            connections = served.size();
             completeStopIfIdle();
         }
 
@@ -247,8 +283,11 @@ public final class Responder {
                 return;
             }
             LOG.debug("bad message from {}: {} ({})", connection, e.getMessage(), e.rule().source());
-            e.answer(credits.granted()).ifPresentOrElse(
-                    answer -> connection.send(InlineMessage.error(answer), null), this::drop);
+            e.answer(credits.granted()).ifPresentOrElse(answer -> {
+                connection.send(InlineMessage.error(answer), null);
+                rdmaErrorsSent.increment();
+            }, this::drop);
+            protocolError(connection, e.getMessage());
         }
 
         @Override
@@ -264,12 +303,14 @@ public final class Responder {
                     LOG.debug("dropped a {} for xid 0x{} from {}: no such backward call outstanding", header.proc(),
                             Integer.toHexString(xid), connection);
                     drop();
+                    protocolError(connection, "a " + header.proc() + " for no backward call outstanding");
                 }
                 return;
             }
             if (header.proc() == Proc.RDMA_NOMSG && header.readSegmentCount() == 0) {
                 // RDMA_NOMSG without a Position-zero Read chunk carries no call (RFC 8166 §5.1).
                 sendError(connection, xid, RdmaError.errChunk());
+                protocolError(connection, "RDMA_NOMSG without a Position-zero Read chunk");
                 return;
             }
             if (header.readSegmentCount() == 0 && header.writeChunkCount() == 0 && !header.hasReplyChunk()) {
@@ -300,6 +341,7 @@ public final class Responder {
             pull = new ReadChunkPull(inlineLength, reads);
         } catch (IllegalArgumentException e) {
             sendError(connection, xid, RdmaError.errChunk());
+            protocolError(connection, e.getMessage());
             return;
         }
         long chunked = 0;
@@ -348,7 +390,29 @@ public final class Responder {
     }
 
     private void sendError(Connection connection, int xid, RdmaError error) {
-        connection.sendError(xid, credits.granted(), error);
+        if (connection.sendError(xid, credits.granted(), error)) {
+            rdmaErrorsSent.increment();
+        }
+    }
+
+    /**
+     * Counts a received message that broke RPC-over-RDMA or RPC, answered or dropped as Linux does,
+     * and closes its connection at the {@link TransportConfig#PROTOCOL_ERRORS_PER_CONNECTION}th: a
+     * peer that keeps sending what cannot be served costs no more than that. Progress thread only.
+     *
+     * @param connection the connection it came on
+     * @param what       what was wrong, for the log
+     */
+    public void protocolError(Connection connection, String what) {
+        protocolErrors.increment();
+        Served peer = served.get(connection);
+        if (peer == null || ++peer.protocolErrors < TransportConfig.PROTOCOL_ERRORS_PER_CONNECTION
+                || connection.state() == Connection.State.CLOSED) {
+            return;
+        }
+        closedForErrors.increment();
+        LOG.warn("closing {}: {} messages broke the protocol, the last: {}", connection, peer.protocolErrors, what);
+        disconnect(connection, "it kept breaking the protocol");
     }
 
     private void closeLocally(Connection connection, String reason) {

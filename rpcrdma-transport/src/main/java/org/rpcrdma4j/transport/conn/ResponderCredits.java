@@ -4,7 +4,7 @@ package org.rpcrdma4j.transport.conn;
  * A responder's grant (RFC 8166 §3.3.1): a fixed number, never 0, announced in every message it
  * sends, and backed by that many receive buffers posted per connection. Immutable.
  */
-public final class ResponderCredits {
+final class ResponderCredits {
 
     private final int granted;
 

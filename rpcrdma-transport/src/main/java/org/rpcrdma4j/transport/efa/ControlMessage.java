@@ -33,7 +33,7 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *                    receiver's for CLOSE; 0 for CONNECT
  * @param senderId    the id of the side that sends it (CONNECT, ACCEPT), else 0
  */
-public record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress address, int receiverId,
+record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress address, int receiverId,
                              int senderId) {
 
     /** The kinds of control message. */

@@ -96,6 +96,11 @@ final class EfaConnection implements FabricConnection {
         return state == State.CLOSED;
     }
 
+    /** @return why the connection ended, or {@code null} while it has not */
+    FabricStatus endStatus() {
+        return endStatus;
+    }
+
     /** The peer accepted (requester) or this side's ACCEPT went out (responder). */
     void established(ConnectPrivateData peerData, int acceptedPeerId) {
         if (requester) {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,8 +20,7 @@ import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointAddress;
-import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.efa.EndpointGauge;
+import org.rpcrdma4j.efa.EndpointStatistics;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
@@ -31,14 +31,15 @@ import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link Fabric} over one connectionless {@link EfaEndpoint}. Made by {@link EfaProgressLoop#attach};
- * the loop's thread is the fabric's progress thread.
+ * {@link Fabric} over one connectionless {@link EfaEndpoint}. Made by {@link SimulatedEfa#newFabric()};
+ * the network's progress thread is the fabric's.
  *
  * <h2>Connections</h2>
  * Set up and torn down by {@link ControlMessage}s on the control tag, which carry the RFC 8797 private
@@ -52,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * endpoint's address vector: the EFA protocol numbers a peer's messages from its insertion, so a
  * peer removed on one side only could not be heard again by the other. A peer that restarted (a new
  * connid on its GID and QPN) or stopped answering ends every connection with it
- * ({@link FabricStatus#PEER_UNREACHABLE}).
+ * ({@link FabricStatus#PEER_UNREACHABLE}), and is removed from the address vector with the last.
+ * The endpoint takes messages on the fabric's tags only ({@link #tags()}) when configured so, as
+ * {@link SimulatedEfa} configures it.
  *
  * <h2>Lifecycle</h2>
  * {@link #close()} ends every connection, tells every peer it talked to that it leaves (LEAVE), waits a
@@ -79,6 +82,11 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     public static final long CONTROL_TAG = 0x5244_4D41_0000_0002L;
     /** The data tags: "RDMA", then 1, then the receiver's connection id in the low 16 bits. */
     public static final long DATA_TAG = 0x5244_4D41_0001_0000L;
+    /**
+     * The counter, among a fabric's {@link TransportStatistics#fabricCounters()}, of the times its
+     * progress thread caught a fabric's progress failing (the first is logged); the thread serves on.
+     */
+    public static final String PROGRESS_LOOP_FAILURES = "PROGRESS_LOOP_FAILURES";
     /** The port of the requester's end of connection id 1; id n has port n + 49151. */
     public static final int FIRST_PORT = 49152;
     /** The most connection ids: their ports fill the dynamic range up to 65535. */
@@ -117,7 +125,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private boolean controlPosted;
     private int lastId;
     private long nextOp;
-    private volatile int registrations;
 
     EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
@@ -141,6 +148,20 @@ public final class EfaFabric implements Fabric, AutoCloseable {
      */
     public static long dataTag(int connectionId) {
         return DATA_TAG | connectionId;
+    }
+
+    /**
+     * @return every tag the fabric receives on, for {@link org.rpcrdma4j.efa.EndpointConfig#withTags}: the
+     *     control tag and the data tag of each connection id. Its endpoint then drops at once what a
+     *     peer sends on any other tag
+     */
+    public static long[] tags() {
+        long[] tags = new long[MAX_CONNECTIONS + 1];
+        tags[0] = CONTROL_TAG;
+        for (int id = 1; id <= MAX_CONNECTIONS; id++) {
+            tags[id] = dataTag(id);
+        }
+        return tags;
     }
 
     /**
@@ -204,7 +225,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
             return null;
         }
         regions.put(region.key(), region);
-        registrations = regions.size();
         return new Registration(region.key(), region.address(), region.length());
     }
 
@@ -214,7 +234,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
-        registrations = regions.size();
         endpoint.deregister(region);
     }
 
@@ -274,7 +293,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
         ops.clear();
         regions.clear();
-        registrations = 0;
         loop.detach(this);
         closing.complete(null);
     }
@@ -290,44 +308,30 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
     }
 
-    /** @return live registrations, for tests that check nothing leaks; thread-safe */
-    public int registrations() {
-        return registrations;
-    }
-
     /**
-     * Reads one of the endpoint's counters on the progress thread, which owns it. Thread-safe; waits
-     * for the loop.
-     *
-     * @param counter the counter
-     * @return its value
+     * @return what the fabric holds and has counted: its connections, its registrations, its
+     *     endpoint's counters and gauges and {@link #PROGRESS_LOOP_FAILURES} ({@link TransportStatistics}),
+     *     read at one moment on the progress thread. Thread-safe; waits for the loop
      * @throws IllegalStateException if the progress thread has stopped
      */
-    public long counter(EndpointCounter counter) {
-        CompletableFuture<Long> value = new CompletableFuture<>();
-        execute(() -> value.complete(endpoint.counter(counter)));
+    public TransportStatistics statistics() {
+        if (onProgressThread()) {
+            return snapshot();
+        }
+        CompletableFuture<TransportStatistics> value = new CompletableFuture<>();
+        execute(() -> value.complete(snapshot()));
         return await(value);
     }
 
-    /**
-     * Reads one of the endpoint's gauges (what it holds now) on the progress thread. Thread-safe;
-     * waits for the loop.
-     *
-     * @param gauge the gauge
-     * @return its value
-     * @throws IllegalStateException if the progress thread has stopped
-     */
-    public long gauge(EndpointGauge gauge) {
-        CompletableFuture<Long> value = new CompletableFuture<>();
-        execute(() -> value.complete(endpoint.gauge(gauge)));
-        return await(value);
-    }
-
-    /** @return connections open or ending now; thread-safe, waits for the loop */
-    public int connections() {
-        CompletableFuture<Integer> value = new CompletableFuture<>();
-        execute(() -> value.complete(connections.size()));
-        return await(value);
+    private TransportStatistics snapshot() {
+        EndpointStatistics endpointStatistics = endpoint.statistics();
+        Map<String, Long> counters = new LinkedHashMap<>();
+        endpointStatistics.counters().forEach((counter, value) -> counters.put(counter.name(), value));
+        counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
+        Map<String, Long> gauges = new LinkedHashMap<>();
+        endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
+        return new TransportStatistics(connections.size(), 0, 0, 0, 0, 0, 0, regions.size(), 0, 0, 0, 0, 0, Map.of(),
+                counters, gauges);
     }
 
     /** @return the value the progress thread gives, or an error if it does not within {@link #CLOSE_WAIT_S} */
@@ -357,9 +361,24 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         return connection;
     }
 
-    /** A connection has ended and reported all it held: its id is free again. */
+    /**
+     * A connection has ended and reported all it held: its id is free again. A peer the endpoint
+     * declared unreachable (or that restarted) is removed with its last connection: the endpoint
+     * drops everything from it, so it could not even say it leaves, and a new process on its address
+     * is a new peer.
+     */
     void forget(EfaConnection connection) {
         connections.remove(connection.id(), connection);
+        long peer = connection.peerHandle();
+        if (connection.endStatus() == FabricStatus.PEER_UNREACHABLE && !closed
+                && connections.values().stream().noneMatch(other -> other.peerHandle() == peer)) {
+            peers.remove(peer);
+            try {
+                endpoint.remove(peer);
+            } catch (IllegalArgumentException e) {
+                LOG.debug("peer {} was gone already", peer);
+            }
+        }
     }
 
     /** @return the endpoint context of a receive posted for a connection, or -1 if there was no room */

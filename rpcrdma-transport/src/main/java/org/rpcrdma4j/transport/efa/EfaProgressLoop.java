@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * {@link BackoffIdleStrategy#forProgress()}: spin, then yield for up to 1 ms, then park briefly.
  * {@link #execute} wakes a parked thread.
  */
-public final class EfaProgressLoop implements AutoCloseable {
+final class EfaProgressLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
     private static final int COMMANDS_PER_CYCLE = 256;

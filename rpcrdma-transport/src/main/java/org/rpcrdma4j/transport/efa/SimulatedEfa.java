@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
 
@@ -45,7 +46,7 @@ public final class SimulatedEfa implements AutoCloseable {
 
     private SimulatedEfa(long seed, EndpointConfig config) {
         this.sim = new SimFabric(seed);
-        this.config = Objects.requireNonNull(config, "config");
+        this.config = Objects.requireNonNull(config, "config").withTags(EfaFabric.tags());
         // The clock is read only on the loop's thread.
         this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, sim::progress);
     }
@@ -64,7 +65,8 @@ public final class SimulatedEfa implements AutoCloseable {
      * Starts a simulated network.
      *
      * @param seed   the seed of the simulation and of its endpoints
-     * @param config the configuration of every endpoint (its random seed is derived from {@code seed})
+     * @param config the configuration of every endpoint; its random seed is derived from {@code seed}
+     *               and its tags are the transport's ({@link EfaFabric#tags()})
      * @return the running network
      */
     public static SimulatedEfa start(long seed, EndpointConfig config) {
@@ -97,7 +99,22 @@ public final class SimulatedEfa implements AutoCloseable {
      */
     public void restart(EfaFabric fabric) {
         onLoop(() -> {
-            sim.restart(Objects.requireNonNull(devices.get(fabric), "not a fabric of this network"));
+            sim.restart(device(fabric));
+            return null;
+        });
+    }
+
+    /**
+     * Makes one fabric's device answer every packet from another's with receiver-not-ready, as the
+     * device of a process that stopped receiving does, or stops doing so. A fault for tests.
+     *
+     * @param from     the sender
+     * @param to       the fabric that stops receiving from it
+     * @param notReady whether it answers receiver-not-ready from now on
+     */
+    public void receiverNotReady(EfaFabric from, EfaFabric to, boolean notReady) {
+        onLoop(() -> {
+            sim.setLinkFaults(device(from), device(to), notReady ? FaultPlan.NONE.withRnr(1) : FaultPlan.NONE);
             return null;
         });
     }
@@ -111,6 +128,10 @@ public final class SimulatedEfa implements AutoCloseable {
     @Override
     public void close() {
         loop.close();
+    }
+
+    private SimDevice device(EfaFabric fabric) {
+        return Objects.requireNonNull(devices.get(fabric), "not a fabric of this network");
     }
 
     private <T> T onLoop(java.util.function.Supplier<T> work) {

@@ -1,7 +1,8 @@
 /**
  * The {@link org.rpcrdma4j.transport.Fabric} seam over the connectionless EFA RDM endpoint: the only
- * package that imports {@code org.rpcrdma4j.efa}. {@link org.rpcrdma4j.transport.efa.EfaProgressLoop}
- * is the one thread that drives its endpoints; {@link org.rpcrdma4j.transport.efa.EfaFabric} sets
+ * package that imports {@code org.rpcrdma4j.efa}. {@link org.rpcrdma4j.transport.efa.SimulatedEfa} makes
+ * ready fabrics on a simulated network, all driven by one progress thread ({@code EfaProgressLoop});
+ * {@link org.rpcrdma4j.transport.efa.EfaFabric} sets
  * connections up with {@link org.rpcrdma4j.transport.efa.ControlMessage}s on a control tag and gives
  * each connection a data tag of its own.
  */

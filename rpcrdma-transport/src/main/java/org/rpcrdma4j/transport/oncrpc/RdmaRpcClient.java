@@ -26,10 +26,10 @@ import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.ReplyHandler;
 import org.rpcrdma4j.transport.conn.Requester;
-import org.rpcrdma4j.transport.marshal.ChunkCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -181,49 +181,24 @@ public final class RdmaRpcClient implements AutoCloseable {
         callbackServices.remove(program);
     }
 
-    /** @return backward calls received and not yet answered; 0 when idle */
-    public int callbacksInProgress() {
-        return callbacksInProgress.get();
-    }
-
     /** @return the transport to make calls on */
     public RpcTransport transport() {
         return transport;
     }
 
-    /** @return calls sent and not yet answered */
-    public int outstandingCalls() {
-        return requester.outstandingCalls();
-    }
-
-    /** @return calls waiting for a credit */
-    public int waitingCalls() {
-        return requester.waitingCalls();
-    }
-
-    /** @return the most calls that were ever outstanding at once */
-    public int maxOutstandingCalls() {
-        return requester.maxOutstandingCalls();
-    }
-
-    /** @return how this client's calls and their replies travelled */
-    public ChunkCounters shapes() {
-        return requester.shapes();
-    }
-
-    /** @return bytes the transport copied on this side, counted where it copies (the fabric's moves not counted) */
-    public long copiedBytes() {
-        return requester.copiedBytes();
-    }
-
-    /** @return chunk buffers registered for unanswered calls; 0 when nothing leaks */
-    public int chunkBuffers() {
-        return requester.chunkBuffers();
-    }
-
-    /** @return how many calls may be outstanding now */
-    public int creditLimit() {
-        return requester.creditLimit();
+    /**
+     * @return what the client holds and has counted: its connection, calls in progress and waiting
+     *     for a credit, its credit limit, callbacks in progress, chunk registrations, bytes copied,
+     *     replies dropped and how its calls and replies travelled ({@link TransportStatistics});
+     *     thread-safe
+     */
+    public TransportStatistics statistics() {
+        Connection current = connection;
+        int connections = current != null && current.state() == Connection.State.CONNECTED ? 1 : 0;
+        return new TransportStatistics(connections, requester.outstandingCalls(), requester.waitingCalls(),
+                requester.maxOutstandingCalls(), requester.creditLimit(), callbacksInProgress.get(), 0,
+                requester.chunkBuffers(), requester.copiedBytes(), requester.droppedMessages(), 0, 0, 0,
+                requester.shapes().snapshot(), Map.of(), Map.of());
     }
 
     /**

@@ -19,6 +19,7 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conn.BackwardReplyHandler;
 import org.rpcrdma4j.transport.conn.CallHandler;
 import org.rpcrdma4j.transport.conn.Connection;
@@ -55,11 +56,13 @@ public final class RdmaRpcSvc {
     private final ReplyDelivery delivery = new ReplyDelivery(replyQueue, backwardReplies);
     private final Map<Connection, RdmaRpcTransport> transports = new ConcurrentHashMap<>();
     private final DdpPolicy policy;
+    private final int grant;
 
     RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
                Map<OncRpcProgram, RpcDispatchable> initialPrograms, DdpPolicy policy) {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
         this.policy = policy;
+        this.grant = config.responderCredits();
         this.dispatcher = new CallDispatcher(programs, workers);
         this.responder = new Responder(fabric, config, new Calls(), new BackwardReplies());
     }
@@ -115,40 +118,19 @@ public final class RdmaRpcSvc {
     }
 
     /**
-     * @return calls in the transport: Read chunks being pulled, replies being written, and calls
-     *     received and not yet replied to; 0 when idle
+     * @return what the service holds and has counted: its connections, calls in progress, backward
+     *     calls, chunk registrations, bytes copied, messages dropped, RDMA_ERRORs sent, protocol errors
+     *     and the connections closed for them ({@link TransportStatistics}); thread-safe
      */
-    public int pendingCalls() {
+    public TransportStatistics statistics() {
         int waiting = 0;
         for (RdmaRpcTransport transport : transports.values()) {
             waiting += transport.pendingCalls();
         }
-        return responder.pendingChunkWork() + waiting;
-    }
-
-    /** @return backward calls sent and not yet answered or waiting for a backward credit; 0 when idle */
-    public int pendingBackwardCalls() {
-        return responder.pendingBackwardCalls();
-    }
-
-    /** @return the most backward calls ever outstanding at once on one connection */
-    public int maxOutstandingBackwardCalls() {
-        return responder.maxOutstandingBackwardCalls();
-    }
-
-    /** @return chunk buffers registered now; 0 when nothing leaks */
-    public int chunkBuffers() {
-        return responder.chunkBuffers();
-    }
-
-    /** @return bytes the transport copied on this side, counted where it copies (the fabric's moves not counted) */
-    public long copiedBytes() {
-        return responder.copiedBytes();
-    }
-
-    /** @return received messages dropped without an answer (bad or unexpected) */
-    public long droppedMessages() {
-        return responder.dropped();
+        return new TransportStatistics(responder.connections(), responder.pendingChunkWork() + waiting, 0, 0,
+                grant, responder.pendingBackwardCalls(), responder.maxOutstandingBackwardCalls(),
+                responder.chunkBuffers(), responder.copiedBytes(), responder.dropped(), responder.rdmaErrorsSent(), responder.protocolErrors(),
+                responder.closedForErrors(), Map.of(), Map.of(), Map.of());
     }
 
     /** Receives calls on the progress thread; never waits. */
@@ -162,6 +144,7 @@ public final class RdmaRpcSvc {
             Runnable forget = transport.received(rpcMessage, provided);
             if (!dispatcher.accept(rpcMessage, transport)) {
                 forget.run();
+                responder.protocolError(connection, "an RPC message that is not a call or does not decode");
             }
         }
 

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>The send's {@link CompletionHandler} runs on the progress thread (oncrpc4j's reply handlers only
  * log); if the reply cannot be sent it gets an {@code RdmaTransportException}.
  */
-public final class RdmaRpcTransport extends ForwardDirection {
+final class RdmaRpcTransport extends ForwardDirection {
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaRpcTransport.class);
 

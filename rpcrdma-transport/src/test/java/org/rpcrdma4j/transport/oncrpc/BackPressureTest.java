@@ -46,7 +46,7 @@ class BackPressureTest extends SimTest {
         for (int i = 0; i < 2 * CREDITS; i++) {
             calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        SimHarness.waitFor(() -> program.inProgress.get() == CREDITS && client.waitingCalls() == CREDITS);
+        SimHarness.waitFor(() -> program.inProgress.get() == CREDITS && client.statistics().callsWaiting() == CREDITS);
     }
 
     BackPressureTest() {
@@ -78,7 +78,7 @@ class BackPressureTest extends SimTest {
 
         SimHarness.waitFor(() -> caller.getState() == Thread.State.WAITING);
         assertThat(next.get()).as("still in send").isNull();
-        assertThat(client.waitingCalls()).isEqualTo(CREDITS);
+        assertThat(client.statistics().callsWaiting()).isEqualTo(CREDITS);
 
         program.gate.countDown();
         caller.join(TimeUnit.SECONDS.toMillis(HANG_GUARD_S));
@@ -115,7 +115,7 @@ class BackPressureTest extends SimTest {
         Throwable error = outcome.get(HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(error).isInstanceOf(RdmaTransportException.class).hasMessageContaining("cannot wait for room");
         assertThat(((RdmaTransportException) error).scope()).isEqualTo(RdmaTransportException.Scope.CALL);
-        assertThat(client.waitingCalls()).isEqualTo(CREDITS);
+        assertThat(client.statistics().callsWaiting()).isEqualTo(CREDITS);
     }
 
     @Test

@@ -98,10 +98,11 @@ class BackchannelTest extends SimTest {
         } finally {
             callers.shutdownNow();
         }
-        SimHarness.waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
-        assertThat(svc.maxOutstandingBackwardCalls()).as("never more than the 2 backward credits asked for")
+        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+                && client.statistics().backwardCallsInProgress() == 0);
+        assertThat(svc.statistics().maxBackwardCallsInProgress()).as("never more than the 2 backward credits asked for")
                 .isLessThanOrEqualTo(TransportConfig.DEFAULT_BACKWARD_REQUESTER_CREDITS);
-        assertThat(svc.pendingCalls()).isZero();
+        assertThat(svc.statistics().callsInProgress()).isZero();
     }
 
     @Test
@@ -115,15 +116,17 @@ class BackchannelTest extends SimTest {
         for (int i = 0; i < 10; i++) {
             calls.add(BackchannelProgram.callback(server).call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1 && svc.pendingBackwardCalls() == 10);
-        assertThat(svc.maxOutstandingBackwardCalls()).as("one backward credit until the first reply").isEqualTo(1);
+        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1 && svc.statistics().backwardCallsInProgress() == 10);
+        assertThat(svc.statistics().maxBackwardCallsInProgress())
+                .as("one backward credit until the first reply").isEqualTo(1);
         callbacks.gate.countDown();
         for (CompletableFuture<XdrVoid> call : calls) {
             call.get(HANG_GUARD_S, TimeUnit.SECONDS);
         }
-        assertThat(svc.maxOutstandingBackwardCalls()).isEqualTo(3);
+        assertThat(svc.statistics().maxBackwardCallsInProgress()).isEqualTo(3);
         assertThat(callbacks.maxInProgress.get()).isLessThanOrEqualTo(3);
-        SimHarness.waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+                && client.statistics().backwardCallsInProgress() == 0);
     }
 
     @Test
@@ -152,7 +155,8 @@ class BackchannelTest extends SimTest {
         BackchannelProgram.callback(server).call(CallbackProgram.ECHO, new TestProgram.Opaque(new byte[] {7}),
                 answer, HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(answer.bytes).containsExactly(7);
-        SimHarness.waitFor(() -> svc.pendingBackwardCalls() == 0 && client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+                && client.statistics().backwardCallsInProgress() == 0);
     }
 
     @Test
@@ -166,10 +170,10 @@ class BackchannelTest extends SimTest {
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
                 .hasMessageContaining("closed by the requester");
-        assertThat(svc.pendingBackwardCalls()).isZero();
+        assertThat(svc.statistics().backwardCallsInProgress()).isZero();
         assertThat(server.getPeerTransport().isOpen()).isFalse();
         callbacks.gate.countDown();
-        SimHarness.waitFor(() -> client.callbacksInProgress() == 0);
+        SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
     }
 
     @Test

@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
@@ -57,6 +59,21 @@ class BadPeerTest extends SimTest {
         assertThat(result.bytes).containsExactly(7);
         // Answers come in order, so nothing answered the dropped messages in between.
         assertThat(peer.data).isEmpty();
+        TransportStatistics counted = svc.statistics();
+        assertThat(counted.protocolErrors()).isEqualTo(7);
+        assertThat(counted.rdmaErrorsSent()).isEqualTo(2);
+        assertThat(counted.connectionsClosedForErrors()).isZero();
+
+        // Up to the bound each is answered; the bound-th closes the connection.
+        int more = TransportConfig.PROTOCOL_ERRORS_PER_CONNECTION - 7;
+        for (int i = 0; i < more; i++) {
+            peer.send(words(0x2000 + i, 2, 128, 0, 0, 0, 0));
+        }
+        assertThat(peer.ends.poll(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(FabricStatus.CLOSED);
+        assertThat(peer.data).hasSize(more);
+        assertThat(svc.statistics().connectionsClosedForErrors()).isEqualTo(1);
+        assertThat(svc.statistics().protocolErrors()).isEqualTo(TransportConfig.PROTOCOL_ERRORS_PER_CONNECTION);
+        assertThat(svc.statistics().connections()).isEqualTo(1);
     }
 
     private static byte[] words(int... words) {

@@ -63,11 +63,13 @@ class ChunkTest {
     void nothingLeaks() throws Exception {
         try {
             program.gate.countDown();
-            SimHarness.waitFor(() -> svc.pendingCalls() == 0 && svc.chunkBuffers() == 0
-                    && sim.serverFabric.registrations() == 0);
+            SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0
+                    && svc.statistics().chunkRegistrations() == 0
+                    && sim.serverFabric.statistics().chunkRegistrations() == 0);
             if (client != null) {
-                SimHarness.waitFor(() -> client.outstandingCalls() == 0 && client.chunkBuffers() == 0
-                        && sim.clientFabric.registrations() == 0);
+                SimHarness.waitFor(() -> client.statistics().callsInProgress() == 0
+                        && client.statistics().chunkRegistrations() == 0
+                        && sim.clientFabric.statistics().chunkRegistrations() == 0);
                 client.close();
             }
             svc.stop();
@@ -101,7 +103,7 @@ class ChunkTest {
                 new ChunkProgram.GetResult()))
                 .isInstanceOf(RdmaTransportException.class)
                 .hasMessageContaining("more than the largest I/O of " + TransportConfig.DEFAULT.maxMessageSize());
-        assertThat(svc.droppedMessages()).isZero();
+        assertThat(svc.statistics().messagesDropped()).isZero();
         // The connection still serves.
         assertThat(call(ChunkProgram.GET, new ChunkProgram.IntPair(1, 0), new ChunkProgram.GetResult()).data)
                 .isEqualTo(ChunkProgram.pattern(1));
@@ -174,8 +176,8 @@ class ChunkTest {
     void neitherSideCopiesTheDataOfAChunk() throws Exception {
         int size = 1 << 20;
         byte[] data = ChunkProgram.pattern(size);
-        long server = svc.copiedBytes();
-        long caller = client.copiedBytes();
+        long server = svc.statistics().bytesCopied();
+        long caller = client.statistics().bytesCopied();
 
         // Read chunk in (PUT), Write chunk out (GET), both in one call (ECHO_DDP, whose call is kept for its reply).
         assertThat(call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
@@ -186,8 +188,8 @@ class ChunkTest {
                 .isEqualTo(data);
 
         // Only the inline parts, well under 100 bytes each way per call, are copied; the RDMA moves are the fabric's.
-        assertThat(svc.copiedBytes() - server).isBetween(1L, 600L);
-        assertThat(client.copiedBytes() - caller).isBetween(1L, 600L);
+        assertThat(svc.statistics().bytesCopied() - server).isBetween(1L, 600L);
+        assertThat(client.statistics().bytesCopied() - caller).isBetween(1L, 600L);
     }
 
     @Test
@@ -239,7 +241,8 @@ class ChunkTest {
         CompletableFuture<ChunkProgram.GetResult> pending = new RpcCall(ChunkProgram.PROGRAM.getNumber(),
                 ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
                 .call(ChunkProgram.GET, new ChunkProgram.IntPair(1 << 20, 0), ChunkProgram.GetResult.class);
-        SimHarness.waitFor(() -> client.chunkBuffers() == 1 && sim.clientFabric.registrations() == 1);
+        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 1
+                && sim.clientFabric.statistics().chunkRegistrations() == 1);
         svc.stop();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
@@ -254,8 +257,9 @@ class ChunkTest {
         assertThatThrownBy(() -> new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(),
                 new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(data),
                 new XdrInt(), TIMEOUT_MS, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-        SimHarness.waitFor(() -> client.chunkBuffers() == 0 && sim.clientFabric.registrations() == 0
-                && client.outstandingCalls() == 0);
+        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 0
+                && sim.clientFabric.statistics().chunkRegistrations() == 0
+                && client.statistics().callsInProgress() == 0);
 
         // Until the first answer the only credit is the timed-out call's: the next call waits for it.
         CompletableFuture<XdrInt> next = CompletableFuture.supplyAsync(() -> {
@@ -265,7 +269,7 @@ class ChunkTest {
                 throw new AssertionError(e);
             }
         });
-        SimHarness.waitFor(() -> client.waitingCalls() == 1);
+        SimHarness.waitFor(() -> client.statistics().callsWaiting() == 1);
         program.gate.countDown();
         assertThat(next.get(HANG_GUARD_S, TimeUnit.SECONDS).intValue()).isEqualTo(ChunkProgram.crc(data));
     }
@@ -277,7 +281,8 @@ class ChunkTest {
                 new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.GET,
                 new ChunkProgram.IntPair(65536, 0), new ChunkProgram.GetResult(), TIMEOUT_MS, TimeUnit.MILLISECONDS))
                 .isInstanceOf(TimeoutException.class);
-        SimHarness.waitFor(() -> client.chunkBuffers() == 0 && sim.clientFabric.registrations() == 0);
+        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 0
+                && sim.clientFabric.statistics().chunkRegistrations() == 0);
 
         // The Write chunk is deregistered: the server's RDMA Write fails and it disconnects, as svcrdma does.
         program.gate.countDown();

@@ -3,7 +3,6 @@ package org.rpcrdma4j.transport.oncrpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -12,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
@@ -33,9 +31,9 @@ class LifecycleTest {
                     .withRpcService(TestProgram.PROGRAM, new TestProgram()).build();
             svc.start();
             useOneClient(network, server, 0);
-            Map<EndpointGauge, Long> baseline = gauges(server);
+            Map<String, Long> baseline = gauges(server);
             List<String> threads = threadNames();
-            long heap = usedHeap();
+            long heap = SimHarness.usedHeap();
 
             for (int i = 1; i <= CLIENTS; i++) {
                 useOneClient(network, server, i);
@@ -43,14 +41,15 @@ class LifecycleTest {
 
             // The last goodbyes may still be on their way: wait for them (hang guard), then compare.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while ((server.connections() > 0 || !gauges(server).equals(baseline)) && System.nanoTime() < deadline) {
+            while ((server.statistics().connections() > 0 || !gauges(server).equals(baseline))
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(server.connections()).isZero();
+            assertThat(server.statistics().connections()).isZero();
             assertThat(gauges(server)).isEqualTo(baseline);
-            assertThat(server.registrations()).isZero();
+            assertThat(server.statistics().chunkRegistrations()).isZero();
             assertThat(network.devices()).as("only the server's device is left").isEqualTo(1);
-            assertThat(svc.pendingCalls()).isZero();
+            assertThat(svc.statistics().callsInProgress()).isZero();
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             // No thread beyond those of the baseline; one of those may have ended since (a JDK pool's
             // idle worker, the first client's reply-queue timer still winding down at the baseline).
@@ -59,7 +58,8 @@ class LifecycleTest {
             }
             assertThat(threadNames()).as("threads").isSubsetOf(threads);
             // What a closed client left behind would show here: 32 KiB each would already be 32 MiB.
-            assertThat(usedHeap() - heap).as("heap retained after %d clients", CLIENTS).isLessThan(32L << 20);
+            assertThat(SimHarness.usedHeap() - heap).as("heap retained after %d clients", CLIENTS)
+                    .isLessThan(32L << 20);
             svc.stop();
         } finally {
             workers.shutdownNow();
@@ -79,25 +79,11 @@ class LifecycleTest {
         }
     }
 
-    /** @return the heap in use after collecting what can be collected */
-    private static long usedHeap() throws InterruptedException {
-        Runtime runtime = Runtime.getRuntime();
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(50);
-        }
-        return runtime.totalMemory() - runtime.freeMemory();
-    }
-
     private static List<String> threadNames() {
         return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList();
     }
 
-    private static Map<EndpointGauge, Long> gauges(EfaFabric fabric) {
-        Map<EndpointGauge, Long> values = new EnumMap<>(EndpointGauge.class);
-        for (EndpointGauge gauge : EndpointGauge.values()) {
-            values.put(gauge, fabric.gauge(gauge));
-        }
-        return values;
+    private static Map<String, Long> gauges(EfaFabric fabric) {
+        return fabric.statistics().fabricGauges();
     }
 }

@@ -64,8 +64,8 @@ class MisbehavingPeerTest extends SimTest {
         call.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
 
         assertThat(result.bytes).containsExactly(7, 8);
-        assertThat(client.outstandingCalls()).isZero();
-        assertThat(client.chunkBuffers()).isZero();
+        assertThat(client.statistics().callsInProgress()).isZero();
+        assertThat(client.statistics().chunkRegistrations()).isZero();
     }
 
     @Test
@@ -98,7 +98,7 @@ class MisbehavingPeerTest extends SimTest {
                 client.transport()).call(TestProgram.ECHO, new TestProgram.Opaque(new byte[] {42}), result,
                 RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(result.bytes).containsExactly(42);
-        assertThat(svc.pendingCalls()).isZero();
+        assertThat(svc.statistics().callsInProgress()).isZero();
     }
 
     @Test
@@ -119,15 +119,15 @@ class MisbehavingPeerTest extends SimTest {
         program.gate.countDown();
 
         // The reply goes to a queue pair that no longer exists and is lost, as on EFA; the call is done.
-        SimHarness.waitFor(() -> svc.pendingCalls() == 0);
+        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0);
         client = sim.connect(TransportConfig.DEFAULT);
         TestProgram.Opaque result = new TestProgram.Opaque();
         new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
                 client.transport()).call(TestProgram.ECHO, new TestProgram.Opaque(new byte[] {5}), result,
                 RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(result.bytes).containsExactly(5);
-        assertThat(svc.pendingCalls()).isZero();
-        assertThat(svc.chunkBuffers()).isZero();
+        assertThat(svc.statistics().callsInProgress()).isZero();
+        assertThat(svc.statistics().chunkRegistrations()).isZero();
     }
 
     /** An RDMA_MSG carrying an ECHO call of the test program with AUTH_NONE. */

@@ -167,14 +167,14 @@ class RdmaRpcSvcTest extends SimTest {
         for (int i = 0; i < 10; i++) {
             calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        SimHarness.waitFor(() -> program.inProgress.get() == 1 && client.waitingCalls() == 9);
-        assertThat(client.outstandingCalls()).as("one credit until the first reply").isEqualTo(1);
+        SimHarness.waitFor(() -> program.inProgress.get() == 1 && client.statistics().callsWaiting() == 9);
+        assertThat(client.statistics().callsInProgress()).as("one credit until the first reply").isEqualTo(1);
         program.gate.countDown();
         for (CompletableFuture<XdrVoid> call : calls) {
             call.get(HANG_GUARD_S, TimeUnit.SECONDS);
         }
-        assertThat(client.creditLimit()).isEqualTo(2);
-        assertThat(client.maxOutstandingCalls()).isEqualTo(2);
+        assertThat(client.statistics().credits()).isEqualTo(2);
+        assertThat(client.statistics().maxCallsInProgress()).isEqualTo(2);
         assertThat(program.maxInProgress.get()).isLessThanOrEqualTo(2);
     }
 

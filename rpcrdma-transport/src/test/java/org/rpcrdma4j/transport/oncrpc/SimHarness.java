@@ -65,6 +65,16 @@ final class SimHarness implements AutoCloseable {
         }
     }
 
+    /** @return the heap in use after collecting what can be collected */
+    static long usedHeap() throws InterruptedException {
+        Runtime runtime = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
     @Override
     public void close() {
         rawFabric.close();

@@ -9,6 +9,7 @@ import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.EndpointStatistics;
 import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
 
@@ -287,9 +288,11 @@ public final class EfaBench {
     private String state() {
         StringBuilder text = new StringBuilder("A sent " + aSends + " received " + aRecvs + ", B sent " + bSends
                 + " received " + bRecvs + "; counters A/B:");
+        EndpointStatistics atEndpointA = a.statistics();
+        EndpointStatistics atEndpointB = b.statistics();
         for (EndpointCounter counter : EndpointCounter.values()) {
-            long atA = a.counter(counter);
-            long atB = b.counter(counter);
+            long atA = atEndpointA.counter(counter);
+            long atB = atEndpointB.counter(counter);
             if (atA != 0 || atB != 0) {
                 text.append(' ').append(counter).append('=').append(atA).append('/').append(atB);
             }

@@ -49,7 +49,7 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
  * WRITE data goes in a Read chunk once over the inline threshold (RFC 8267).
  *
  * <p>Over RDMA each run also reports the bytes the transport copied per call on the server's and the
- * client's side, as the transport counts them ({@code copiedBytes()} of the service and the client).
+ * client's side, as the transport counts them ({@code TransportStatistics.bytesCopied} of the service and the client).
  *
  * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
  * each runs for its time. The data of every READ is compared with the file's; every WRITE must report
@@ -223,7 +223,8 @@ public final class RpcBench {
             svc.start();
             try (RdmaRpcClient client = RdmaRpcClient.connect(network.client(), network.server().localAddress(),
                     TransportConfig.DEFAULT, new NfsDdpPolicy(), Duration.ofSeconds(CALL_TIMEOUT_S))) {
-                return runOn("rdma-sim", client.transport(), new CopyCounters(svc::copiedBytes, client::copiedBytes));
+                return runOn("rdma-sim", client.transport(), new CopyCounters(
+                        () -> svc.statistics().bytesCopied(), () -> client.statistics().bytesCopied()));
             } finally {
                 svc.stop();
             }

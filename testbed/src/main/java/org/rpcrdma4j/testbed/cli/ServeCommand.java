@@ -11,6 +11,7 @@ import org.rpcrdma4j.testbed.serve.NfsServer;
 import org.rpcrdma4j.testbed.serve.VerbsFabric;
 import org.rpcrdma4j.testbed.sim.SimulatedNetwork;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.TransportStatistics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -105,9 +106,12 @@ public final class ServeCommand implements Callable<Integer> {
             } finally {
                 closeFabric(on);
             }
+            TransportStatistics rdma = server.statistics();
             out.printf("stopped after %.1f s: %d NFS calls and %d MOUNT calls over RDMA, %d MOUNT calls over TCP, "
-                    + "%d messages dropped%n", (System.nanoTime() - start) / 1e9, server.nfsCalls(),
-                    server.rdmaMountCalls(), server.tcpMountCalls(), server.droppedMessages());
+                    + "%d messages dropped, %d RDMA_ERRORs sent, %d connections closed for protocol errors%n",
+                    (System.nanoTime() - start) / 1e9, server.nfsCalls(), server.rdmaMountCalls(),
+                    server.tcpMountCalls(), rdma.messagesDropped(), rdma.rdmaErrorsSent(),
+                    rdma.connectionsClosedForErrors());
             out.flush();
             summarised.countDown();
         }, "testbed-serve-stop"));

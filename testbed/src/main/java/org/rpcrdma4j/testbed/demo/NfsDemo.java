@@ -33,10 +33,10 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Service;
 import org.rpcrdma4j.testbed.sim.SimulatedNetwork;
 import org.rpcrdma4j.testbed.term.Progress;
 import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.transport.MessageShape;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.efa.EfaFabric;
-import org.rpcrdma4j.transport.marshal.ChunkCounters;
-import org.rpcrdma4j.transport.marshal.ChunkCounters.Shape;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -117,7 +117,7 @@ public final class NfsDemo {
                 smallFiles(client, root);
                 directory(client, root);
                 symlink(client, root);
-                report(rdma.shapes(), network.client(), network.server());
+                report(rdma.statistics(), network.client(), network.server());
             } finally {
                 svc.stop();
             }
@@ -296,22 +296,25 @@ public final class NfsDemo {
         out.printf("link: a %d-byte symbolic link read back %s%n", LINK_LENGTH, same ? "ok" : "DIFFERENT");
     }
 
-    private void report(ChunkCounters shapes, EfaFabric client, EfaFabric server) {
+    private void report(TransportStatistics shapes, EfaFabric client, EfaFabric server) {
         out.println("what moved how (RPC-over-RDMA, client side):");
         out.printf("  calls:   inline %d, Read chunks %d, Position-zero %d; provided Write chunks %d, Reply chunks %d%n",
-                shapes.get(Shape.CALL_INLINE), shapes.get(Shape.CALL_READ_CHUNKS), shapes.get(Shape.CALL_POSITION_ZERO),
-                shapes.get(Shape.CALL_WRITE_CHUNKS), shapes.get(Shape.CALL_REPLY_CHUNK));
+                shapes.shape(MessageShape.CALL_INLINE), shapes.shape(MessageShape.CALL_READ_CHUNKS),
+                shapes.shape(MessageShape.CALL_POSITION_ZERO), shapes.shape(MessageShape.CALL_WRITE_CHUNKS),
+                shapes.shape(MessageShape.CALL_REPLY_CHUNK));
         out.printf("  replies: inline %d, data in Write chunks %d, whole in Reply chunks %d%n",
-                shapes.get(Shape.REPLY_INLINE), shapes.get(Shape.REPLY_WRITE_CHUNKS),
-                shapes.get(Shape.REPLY_REPLY_CHUNK));
+                shapes.shape(MessageShape.REPLY_INLINE), shapes.shape(MessageShape.REPLY_WRITE_CHUNKS),
+                shapes.shape(MessageShape.REPLY_REPLY_CHUNK));
         out.println("what moved how (EFA RDM protocol, messages sent / RDMA operations started):");
         for (EfaFabric side : new EfaFabric[] {client, server}) {
+            TransportStatistics at = side.statistics();
             out.printf("  %s: eager %d, medium %d, long-CTS %d, long-read %d; RDMA reads %d, writes %d%n",
-                    side == client ? "client" : "server", side.counter(EndpointCounter.EAGER_MESSAGES_SENT),
-                    side.counter(EndpointCounter.MEDIUM_MESSAGES_SENT),
-                    side.counter(EndpointCounter.LONG_CTS_MESSAGES_SENT),
-                    side.counter(EndpointCounter.LONG_READ_MESSAGES_SENT),
-                    side.counter(EndpointCounter.DIRECT_READS), side.counter(EndpointCounter.DIRECT_WRITES));
+                    side == client ? "client" : "server", at.fabricCounter(EndpointCounter.EAGER_MESSAGES_SENT.name()),
+                    at.fabricCounter(EndpointCounter.MEDIUM_MESSAGES_SENT.name()),
+                    at.fabricCounter(EndpointCounter.LONG_CTS_MESSAGES_SENT.name()),
+                    at.fabricCounter(EndpointCounter.LONG_READ_MESSAGES_SENT.name()),
+                    at.fabricCounter(EndpointCounter.DIRECT_READS.name()),
+                    at.fabricCounter(EndpointCounter.DIRECT_WRITES.name()));
         }
     }
 

@@ -19,6 +19,7 @@ import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Service;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
@@ -101,9 +102,9 @@ public final class NfsServer implements AutoCloseable {
         return tcpMountCalls.sum();
     }
 
-    /** @return messages the RDMA service dropped (undecodable or without a connection) */
-    public long droppedMessages() {
-        return rdma.droppedMessages();
+    /** @return what the RDMA service holds and has counted */
+    public TransportStatistics statistics() {
+        return rdma.statistics();
     }
 
     /** Stops the services: RDMA first, then MOUNT over TCP and the rpcbind this JVM started. */

@@ -83,8 +83,8 @@ class NfsOverRdmaTest {
             assertThat(Files.readAllBytes(export.resolve("file-" + size))).as("%d bytes on disk", size).isEqualTo(data);
             assertThat(client.readAll(fh, 256 << 10)).as("%d bytes read back", size).isEqualTo(data);
         }
-        assertThat(rdma.chunkBuffers()).isZero();
-        assertThat(rdma.outstandingCalls()).isZero();
+        assertThat(rdma.statistics().chunkRegistrations()).isZero();
+        assertThat(rdma.statistics().callsInProgress()).isZero();
     }
 
     @Test
@@ -110,6 +110,6 @@ class NfsOverRdmaTest {
         assertThat(plus).hasSize(2000);
         assertThat(client.readlink(client.lookup(root, "link"))).isEqualTo(target);
         assertThat(client.readlinkBytes(client.lookup(root, new byte[] {'r', (byte) 0xFF}))).isEqualTo(raw);
-        assertThat(rdma.chunkBuffers()).isZero();
+        assertThat(rdma.statistics().chunkRegistrations()).isZero();
     }
 }

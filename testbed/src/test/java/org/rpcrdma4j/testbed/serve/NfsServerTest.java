@@ -43,7 +43,7 @@ class NfsServerTest {
             assertThat(server.rdmaMountCalls()).isEqualTo(1);
             assertThat(server.nfsCalls()).isEqualTo(3);
             assertThat(server.tcpMountCalls()).isZero();
-            assertThat(server.droppedMessages()).isZero();
+            assertThat(server.statistics().messagesDropped()).isZero();
         }
     }
 }

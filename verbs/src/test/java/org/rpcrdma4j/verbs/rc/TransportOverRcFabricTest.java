@@ -224,7 +224,7 @@ class TransportOverRcFabricTest {
     private void othersUnharmed() throws Exception {
         assertArrayEquals(pattern(100), echo(pattern(100)));
         assertArrayEquals(pattern(200_000), echo(pattern(200_000)));
-        waitFor(() -> registrations(serverFabric) == 0 && svc.chunkBuffers() == 0);
+        waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0);
     }
 
     private interface Condition {
@@ -307,7 +307,7 @@ class TransportOverRcFabricTest {
         assertTrue(serverDevice.heldReads() > 0, "the server was still reading");
         serverDevice.releaseReads();
         waitFor(() -> !client.transport().isOpen());
-        waitFor(() -> registrations(serverFabric) == 0 && svc.chunkBuffers() == 0);
+        waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0);
     }
 
     @Test

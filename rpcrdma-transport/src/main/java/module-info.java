@@ -1,0 +1,23 @@
+/**
+ * RPC-over-RDMA for oncrpc4j: the fabric seam and the transport's configuration and statistics
+ * ({@code org.rpcrdma4j.transport}), the EFA fabric and the simulated network
+ * ({@code org.rpcrdma4j.transport.efa}), and the oncrpc4j server and client
+ * ({@code org.rpcrdma4j.transport.oncrpc}). Connections, marshalling and RDMA work queues
+ * ({@code conn}, {@code marshal}, {@code rw}) are not exported.
+ *
+ * <p>oncrpc4j ({@code org.dcache.oncrpc4j}, from its manifest) and Grizzly ({@code grizzly.framework},
+ * derived from its jar's name) have no module descriptors: on the module path they are automatic
+ * modules.
+ */
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+module org.rpcrdma4j.transport {
+    requires transitive org.rpcrdma4j.xdr;
+    requires transitive org.rpcrdma4j.efa;
+    requires transitive org.dcache.oncrpc4j;
+    requires grizzly.framework;
+    requires org.slf4j;
+
+    exports org.rpcrdma4j.transport;
+    exports org.rpcrdma4j.transport.efa;
+    exports org.rpcrdma4j.transport.oncrpc;
+}

@@ -1,0 +1,140 @@
+package org.rpcrdma4j.transport.efa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
+import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.EfaEndpoint;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointConfig;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.efa.EndpointGauge;
+import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.sim.SimDevice;
+import org.rpcrdma4j.efa.device.sim.SimFabric;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+
+/**
+ * A peer that floods a server with 60 KB messages on a tag the transport never uses (4,000 of them
+ * once held 172 MiB until the peer went away): an endpoint that declares the transport's tags
+ * ({@link EfaFabric#tags()}, as {@link SimulatedEfa} does) drops each on arrival and holds nothing,
+ * while a client of the same server keeps being served.
+ */
+class UndeclaredTagFloodTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166_5);
+    private static final long UNUSED_TAG = EfaFabric.DATA_TAG - 1;
+    private static final int FLOOD = 4000;
+    private static final int FLOOD_SIZE = 60_000;
+    private static final int SAMPLES = 5;
+    private static final long HANG_GUARD_S = 30;
+
+    @Test
+    void aFloodOnATagNoReceiveWillMatchIsDroppedOnArrivalWhileAClientIsServed() throws Exception {
+        SimFabric sim = new SimFabric(SEED);
+        AtomicLong now = new AtomicLong();
+        EndpointConfig transportTags = EndpointConfig.DEFAULT.withTags(EfaFabric.tags());
+        // Made before the loop starts: from then on only its thread touches the simulation.
+        EfaEndpoint serverEndpoint = new EfaEndpoint(device(sim, 1), transportTags);
+        EfaEndpoint clientEndpoint = new EfaEndpoint(device(sim, 2), transportTags);
+        EfaEndpoint attacker = new EfaEndpoint(device(sim, 3), EndpointConfig.DEFAULT);
+        ExecutorService workers = Executors.newFixedThreadPool(2);
+        try (EfaProgressLoop loop = EfaProgressLoop.start("flood-test", () -> now.addAndGet(1_000), sim::progress);
+             EfaFabric server = loop.attach(serverEndpoint);
+             EfaFabric client = loop.attach(clientEndpoint);
+             EfaFabric attackerFabric = loop.attach(attacker)) {
+            RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(server).withWorkerThreadExecutionService(workers)
+                    .withRpcService(new OncRpcProgram(100000, 2), new OncRpcbindServer()).build();
+            svc.start();
+            try (RdmaRpcClient rdma = RdmaRpcClient.connect(client, server.localAddress(), TransportConfig.DEFAULT,
+                    Duration.ofSeconds(HANG_GUARD_S))) {
+                GenericPortmapClient portmap = new GenericPortmapClient(rdma.transport());
+                AtomicLong pings = new AtomicLong();
+                AtomicReference<Throwable> failed = new AtomicReference<>();
+                Thread good = new Thread(() -> {
+                    try {
+                        while (!Thread.currentThread().isInterrupted() && portmap.ping()) {
+                            pings.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        failed.set(e);
+                    }
+                }, "good-client");
+                good.start();
+
+                AtomicInteger sent = new AtomicInteger();
+                long serverHandle = onLoop(loop, () -> attacker.insert(
+                        EndpointAddress.decode(ByteBuffer.wrap(server.localAddress().raw()), 0)));
+                int bothRose = 0;
+                while (dropped(server) < FLOOD) {
+                    loop.execute(() -> {
+                        while (sent.get() < FLOOD
+                                && attacker.sendTagged(serverHandle, ByteBuffer.allocate(FLOOD_SIZE), UNUSED_TAG, 0)) {
+                            sent.incrementAndGet();
+                        }
+                    });
+                    long pingsThen = pings.get();
+                    long droppedThen = dropped(server);
+                    waitFor(() -> failed.get() != null || dropped(server) >= FLOOD
+                            || pings.get() > pingsThen && dropped(server) > droppedThen);
+                    assertThat(failed.get()).as("the good client's calls").isNull();
+                    assertThat(server.statistics().fabricGauge(EndpointGauge.UNEXPECTED_BYTES.name())).isZero();
+                    if (pings.get() > pingsThen && dropped(server) > droppedThen) {
+                        bothRose++;
+                    }
+                }
+                assertThat(bothRose).as("samples in which the client was served while the flood was dropped")
+                        .isGreaterThanOrEqualTo(SAMPLES);
+                good.interrupt();
+                good.join(TimeUnit.SECONDS.toMillis(HANG_GUARD_S));
+                assertThat(failed.get()).as("the good client's calls").isNull();
+                assertThat(server.statistics().fabricCounter(EndpointCounter.UNEXPECTED_MESSAGES.name())).isZero();
+                assertThat(server.statistics().fabricGauge(EndpointGauge.UNEXPECTED_MESSAGES.name())).isZero();
+                System.out.printf("undeclared tag: %d messages of %d bytes dropped on arrival; %d NULL calls served"
+                        + " meanwhile%n", FLOOD, FLOOD_SIZE, pings.get());
+            } finally {
+                svc.stop();
+            }
+        } finally {
+            workers.shutdownNow();
+        }
+    }
+
+    private static SimDevice device(SimFabric sim, int host) {
+        return sim.createDevice(new Gid(0xfe80_0000_0000_0000L, host), SimulatedEfa.QPN);
+    }
+
+    private static long dropped(EfaFabric server) {
+        return server.statistics().fabricCounter(EndpointCounter.UNDECLARED_TAG_MESSAGES.name());
+    }
+
+    private static long onLoop(EfaProgressLoop loop, LongSupplier value) throws Exception {
+        CompletableFuture<Long> result = new CompletableFuture<>();
+        loop.execute(() -> result.complete(value.getAsLong()));
+        return result.get(HANG_GUARD_S, TimeUnit.SECONDS);
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition reached within the hang guard").isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+}
