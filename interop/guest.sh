@@ -137,6 +137,15 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # files and link target does the same workload (files written and read back, the 2,000-entry
 # directory, the 4,000-byte link target, everything removed, UMNT); its report becomes the lines
 # run.sh checks. MOUNT goes over TCP via the server's rpcbind, as mount.nfs does.
+testbed_demo() { # OUT: runs the demo, its output to OUT and, as it comes, to the console
+  timeout 1100 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
+    -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main \
+    demo --fabric verbs --server "$SERVER_IP" --export /export \
+    --files $(for f in $FILES; do echo "/tmp/src/$f"; done) --link-target /rig/data/symlink-target \
+    2>&1 | tee "$1" | sed -u "s/^/RIG $ROLE demo: /" >&3
+  return "${PIPESTATUS[0]}"
+}
+
 client_testbed() {
   local f out=/tmp/demo.out rc
   step wait-server wait_server || fatal "the server's NFS service did not answer within 600 s"
@@ -145,13 +154,8 @@ client_testbed() {
   step stage-data cp $(for f in $FILES; do echo "/rig/data/$f"; done) /tmp/src/ || fatal "copy from /rig/data"
   for f in $FILES; do log "RIG-SRC $f $(sha256sum < "/tmp/src/$f" | cut -d' ' -f1)"; done
   log "testbed demo --fabric verbs --server $SERVER_IP --export /export"
-  step demo timeout 1100 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
-    -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main \
-    demo --fabric verbs --server "$SERVER_IP" --export /export \
-    --files $(for f in $FILES; do echo "/tmp/src/$f"; done) --link-target /rig/data/symlink-target \
-    > "$out" 2>&1
+  step demo testbed_demo "$out"
   rc=$?
-  sed "s/^/RIG $ROLE demo: /" "$out" >&3
   # its report, line by line, as the RIG- lines client_linux prints
   sed -n 's/^  \(file-[^ ]*\) .* sha256 \([0-9a-f]\{64\}\) .*/\1 \2/p' "$out" | while read -r f sum; do
     log "RIG-SUM $f $sum"

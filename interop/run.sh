@@ -42,7 +42,7 @@ linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_
 testbed-to-linux        testbed  linux    -                         -
 testbed-to-testbed      testbed  testbed  -                         -
 "
-DEFAULT_SCENARIOS="linux-to-testbed"
+DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed"
 
 # ---------------- the guest image ----------------
 SUITE=bookworm

@@ -100,10 +100,13 @@ public final class NfsWorkload {
         }
         directory(client, work);
         symlink(client, work);
+        long start = System.nanoTime();
         int removed = removeTree(client, work);
         client.rmdir(root, WORK_DIR);
+        double seconds = (System.nanoTime() - start) / 1e9;
         int left = client.list(root, false, LIST_COUNT).size();
-        out.printf("removed: %d entries and %s; the export's root holds %d entries%n", removed, WORK_DIR, left);
+        out.printf("removed: %d entries and %s in %.1f s; the export's root holds %d entries%n", removed, WORK_DIR,
+                seconds, left);
         return ok;
     }
 
@@ -275,16 +278,20 @@ public final class NfsWorkload {
 
     private void directory(Nfs3Client client, byte[] work) throws IOException {
         byte[] dir = client.mkdir(work, "bigdir");
+        long start = System.nanoTime();
         for (int i = 0; i < DIRECTORY_ENTRIES; i++) {
             client.create(dir, String.format("entry_with_a_longish_name_%04d", i));
             progress.show("create entries", i + 1, DIRECTORY_ENTRIES);
         }
         progress.clear();
+        long created = System.nanoTime();
         List<Entry> listed = client.list(dir, true, LIST_COUNT);
+        long done = System.nanoTime();
         boolean complete = listed.size() == DIRECTORY_ENTRIES;
         ok &= complete;
-        out.printf("bigdir: %d entries created, READDIRPLUS listed %d %s, names sha256 %s%n", DIRECTORY_ENTRIES,
-                listed.size(), complete ? "ok" : "MISSING ENTRIES", namesSha256(listed));
+        out.printf("bigdir: %d entries created in %.1f s, READDIRPLUS listed %d %s in %.1f s, names sha256 %s%n",
+                DIRECTORY_ENTRIES, (created - start) / 1e9, listed.size(), complete ? "ok" : "MISSING ENTRIES",
+                (done - created) / 1e9, namesSha256(listed));
     }
 
     /** The SHA-256 of the names sorted bytewise, each followed by a newline: {@code ls | LC_ALL=C sort | sha256sum}. */

@@ -85,13 +85,13 @@ public final class RemoteDemo {
             out.printf("MOUNT v3 over TCP at %s: %s mounted as uid %d%n", mountd, exportPath,
                     auth.uid());
             try (RdmaRpcClient client = connectRdma(fabric, rdma, server)) {
-                out.printf("NFSv3 over RPC-over-RDMA v1 to %s (inline thresholds %d/%d, %d credits asked, %d "
-                        + "granted)%n", server, TransportConfig.DEFAULT_INLINE_SIZE, TransportConfig.DEFAULT_INLINE_SIZE,
-                        TransportConfig.DEFAULT.requesterCredits(), client.creditLimit());
+                out.printf("NFSv3 over RPC-over-RDMA v1 to %s (inline thresholds %d/%d, %d credits asked)%n", server,
+                        TransportConfig.DEFAULT_INLINE_SIZE, TransportConfig.DEFAULT_INLINE_SIZE,
+                        TransportConfig.DEFAULT.requesterCredits());
                 ok = workload.run(new Nfs3Client(client.transport(), auth, CALL_TIMEOUT_S, TimeUnit.SECONDS), root);
                 NfsWorkload.reportShapes(out, client.shapes());
-                out.printf("  at most %d calls outstanding at once, %d chunk buffers left registered%n",
-                        client.maxOutstandingCalls(), client.chunkBuffers());
+                out.printf("  credits granted %d, at most %d calls outstanding at once, %d chunk buffers left "
+                        + "registered%n", client.creditLimit(), client.maxOutstandingCalls(), client.chunkBuffers());
             }
             mount.umount(exportPath);
             out.printf("unmounted %s after %.1f s%n", exportPath, (System.nanoTime() - start) / 1e9);

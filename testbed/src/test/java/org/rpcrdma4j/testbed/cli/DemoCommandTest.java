@@ -37,10 +37,11 @@ class DemoCommandTest {
                         + "sha256 20 of 20 ok")
                 .doesNotContain("MISMATCH")
                 .doesNotContain("\r")
-                .containsPattern("bigdir: 2000 entries created, READDIRPLUS listed 2000 ok, names sha256 "
-                        + NAMES_SHA256)
+                .containsPattern("bigdir: 2000 entries created in \\d+\\.\\d s, READDIRPLUS listed 2000 ok in "
+                        + "\\d+\\.\\d s, names sha256 " + NAMES_SHA256)
                 .containsPattern("link: a 4000-byte symbolic link target, 4000 bytes read back, sha256 \\p{XDigit}{64} ok")
-                .contains("removed: 2065 entries and rpcrdma4j-demo; the export's root holds 0 entries")
+                .containsPattern("removed: 2065 entries and rpcrdma4j-demo in \\d+\\.\\d s; the export's root holds 0 "
+                        + "entries")
                 .containsPattern("calls: +inline \\d+, Read chunks [1-9]\\d*, Position-zero \\d+; provided Write chunks [1-9]")
                 .containsPattern("replies: inline \\d+, data in Write chunks [1-9]\\d*, whole in Reply chunks [1-9]")
                 .containsPattern("server: eager [1-9]\\d*, .*RDMA reads [1-9]\\d*, writes [1-9]")
@@ -62,7 +63,8 @@ class DemoCommandTest {
                 .containsPattern("  file-3KiB +3 KiB WRITE .* sha256 "
                         + "e80232b4d18d0bb7e794be263ba937626f383f9917d4b8a737ba893a8f752293 ok")
                 .contains("link: a 100-byte symbolic link target, 100 bytes read back, sha256 ")
-                .contains("removed: 2003 entries and rpcrdma4j-demo; the export's root holds 0 entries")
+                .containsPattern("removed: 2003 entries and rpcrdma4j-demo in \\d+\\.\\d s; the export's root holds 0 "
+                        + "entries")
                 .doesNotContain("large files");
     }
 
