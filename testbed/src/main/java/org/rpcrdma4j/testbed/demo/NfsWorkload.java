@@ -317,6 +317,7 @@ public final class NfsWorkload {
     private int removeTree(Nfs3Client client, byte[] dir) throws IOException {
         int removed = 0;
         List<Entry> entries = client.list(dir, true, LIST_COUNT);
+        int done = 0;
         for (Entry entry : entries) {
             boolean directory = entry.attr() != null ? entry.attr().type == Nfs3.NF3DIR
                     : client.getattr(client.lookup(dir, entry.rawName())).type == Nfs3.NF3DIR;
@@ -328,7 +329,7 @@ public final class NfsWorkload {
                 client.remove(dir, entry.rawName());
             }
             removed++;
-            progress.show("remove", removed, removed + entries.size());
+            progress.show("remove entries", ++done, entries.size());
         }
         progress.clear();
         return removed;

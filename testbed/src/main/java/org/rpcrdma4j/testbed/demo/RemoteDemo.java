@@ -2,6 +2,7 @@ package org.rpcrdma4j.testbed.demo;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -82,10 +83,10 @@ public final class RemoteDemo {
             Nfs3Client mount = new Nfs3Client(connect(tcp, "MOUNT at " + mountd), auth, CALL_TIMEOUT_S,
                     TimeUnit.SECONDS);
             byte[] root = mount.mount(exportPath);
-            out.printf("MOUNT v3 over TCP at %s: %s mounted as uid %d%n", mountd, exportPath,
-                    auth.uid());
+            out.printf("MOUNT v3 over TCP at %s: %s mounted as uid %d%n", text(mountd), exportPath, auth.uid());
             try (RdmaRpcClient client = connectRdma(fabric, rdma, server)) {
-                out.printf("NFSv3 over RPC-over-RDMA v1 to %s (inline thresholds %d/%d, %d credits asked)%n", server,
+                out.printf("NFSv3 over RPC-over-RDMA v1 to %s (inline thresholds %d/%d, %d credits asked)%n",
+                        text(server),
                         TransportConfig.DEFAULT_INLINE_SIZE, TransportConfig.DEFAULT_INLINE_SIZE,
                         TransportConfig.DEFAULT.requesterCredits());
                 ok = workload.run(new Nfs3Client(client.transport(), auth, CALL_TIMEOUT_S, TimeUnit.SECONDS), root);
@@ -99,6 +100,12 @@ public final class RemoteDemo {
         out.println(ok ? "all checks passed" : "SOME CHECKS FAILED");
         out.flush();
         return ok;
+    }
+
+    /** An address as {@code --server} takes one: {@code 10.99.0.1:20049}, {@code [fe80::1]:20049}. */
+    private static String text(InetSocketAddress address) {
+        String host = address.getAddress().getHostAddress();
+        return (address.getAddress() instanceof Inet6Address ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 
     /**
