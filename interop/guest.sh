@@ -133,6 +133,40 @@ client_linux() {
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
+# The testbed's NFSv3 client over the verbs RC fabric: 'testbed demo --fabric verbs' with the rig's
+# files and link target does the same workload (files written and read back, the 2,000-entry
+# directory, the 4,000-byte link target, everything removed, UMNT); its report becomes the lines
+# run.sh checks. MOUNT goes over TCP via the server's rpcbind, as mount.nfs does.
+testbed_demo() { # OUT: runs the demo, its output to OUT and, as it comes, to the console
+  timeout 1100 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
+    -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main \
+    demo --fabric verbs --server "$SERVER_IP" --export /export \
+    --files $(for f in $FILES; do echo "/tmp/src/$f"; done) --link-target /rig/data/symlink-target \
+    2>&1 | tee "$1" | sed -u "s/^/RIG $ROLE demo: /" >&3
+  return "${PIPESTATUS[0]}"
+}
+
+client_testbed() {
+  local f out=/tmp/demo.out rc
+  step wait-server wait_server || fatal "the server's NFS service did not answer within 600 s"
+  mkdir -p /tmp/src || fatal "mkdir /tmp/src"
+  # the files in guest memory first, as client_linux does, so the timings are NFS, not 9p
+  step stage-data cp $(for f in $FILES; do echo "/rig/data/$f"; done) /tmp/src/ || fatal "copy from /rig/data"
+  for f in $FILES; do log "RIG-SRC $f $(sha256sum < "/tmp/src/$f" | cut -d' ' -f1)"; done
+  log "testbed demo --fabric verbs --server $SERVER_IP --export /export"
+  step demo testbed_demo "$out"
+  rc=$?
+  # its report, line by line, as the RIG- lines client_linux prints
+  sed -n 's/^  \(file-[^ ]*\) .* sha256 \([0-9a-f]\{64\}\) .*/\1 \2/p' "$out" | while read -r f sum; do
+    log "RIG-SUM $f $sum"
+  done
+  log "RIG-DIR $(sed -n 's/^bigdir: .* listed \([0-9]*\) .*names sha256 \([0-9a-f]*\).*/\1 \2/p' "$out")"
+  log "RIG-LINK $(sed -n 's/^link: .* \([0-9]*\) bytes read back, sha256 \([0-9a-f]*\).*/\1 \2/p' "$out")"
+  log "RIG-LEFT $(sed -n "s/^removed: .*the export's root holds \([0-9]*\) entries.*/\1/p" "$out")"
+  grep -q '^unmounted /export' "$out" && log "RIG-UMOUNTED"
+  [ $rc = 0 ] || fatal "testbed demo failed (rc=$rc)"
+}
+
 workload_files() {
   local f sum
   mkdir -p /tmp/src /mnt/rig-files || fatal "mkdir /mnt/rig-files"
@@ -186,6 +220,10 @@ case "$ROLE:$SERVER_KIND:$CLIENT_KIND" in
     while :; do sleep 3600; done ;;
   client:*:linux)
     client_linux
+    log "RIG-CLIENT-DONE"
+    off ;;
+  client:*:testbed)
+    client_testbed
     log "RIG-CLIENT-DONE"
     off ;;
   *) fatal "no $ROLE for this scenario (server $SERVER_KIND, client $CLIENT_KIND)" ;;

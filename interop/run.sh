@@ -3,15 +3,15 @@
 # Soft-RoCE, each scenario checked byte for byte and its capture replayed by `testbed replay`.
 #
 #   sudo interop/run.sh                 # the default scenarios (see DEFAULT_SCENARIOS)
-#   sudo interop/run.sh all             # every scenario that can run today
+#   sudo interop/run.sh all             # every scenario
 #   sudo interop/run.sh NAME...         # the named scenarios
-#   interop/run.sh --list               # the scenario table, with what is not yet available
+#   interop/run.sh --list               # the scenario table
 #
 # It installs what it lacks (Debian packages), builds the guest image once and caches it, boots a
 # server and a client guest per scenario (TCG, no network but a private link between the two),
 # captures their link, checks the results, replays the capture, and cleans up. Exit status:
 # 0 every scenario passed, 1 a scenario failed, 2 the rig cannot run here (the reason is printed),
-# 3 a named scenario is unknown or not yet available. See interop/README.md.
+# 3 a named scenario is unknown. See interop/README.md.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -42,13 +42,7 @@ linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_
 testbed-to-linux        testbed  linux    -                         -
 testbed-to-testbed      testbed  testbed  -                         -
 "
-DEFAULT_SCENARIOS="linux-to-testbed"
-# Guest roles not written yet. A scenario needing one is listed as not yet available, never run
-# or passed. To add one: write its server_KIND or client_KIND function in guest.sh (the built
-# jars are in the guests at /rig/jars, Temurin 25 at /opt/jdk) and remove its line here.
-declare -A MISSING_ROLE=(
-  [client:testbed]="needs the testbed's NFSv3 client on the verbs fabric (issue 12, section 3)"
-)
+DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed"
 
 # ---------------- the guest image ----------------
 SUITE=bookworm
@@ -250,13 +244,6 @@ scenario_field() { # NAME FIELD(1=client 2=server 3=mopts 4=sysctls)
   awk -v n="$1" -v f="$2" '$1 == n { v = $(f + 1); print (v == "-" ? "" : v) }' <<< "$SCENARIO_TABLE"
 }
 scenario_names() { awk 'NF { print $1 }' <<< "$SCENARIO_TABLE"; }
-not_available() { # NAME -> reason, empty when it can run
-  local c s
-  c=$(scenario_field "$1" 1); s=$(scenario_field "$1" 2)
-  [ -n "${MISSING_ROLE[server:$s]:-}" ] && { echo "${MISSING_ROLE[server:$s]}"; return; }
-  [ -n "${MISSING_ROLE[client:$c]:-}" ] && { echo "${MISSING_ROLE[client:$c]}"; return; }
-  true
-}
 
 qemu_guest() { # ROLE SHARE SOCK LOG [PCAP]: starts one guest in the background, pid in QEMU_PIDS
   local role=$1 share=$2 sock=$3 log=$4 pcap=${5:-} net mac
@@ -420,30 +407,26 @@ replay() { # PCAP OUT [OPTION...]
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 
 list() {
-  local n why
-  printf '%-26s %-8s %-8s %-26s %s\n' scenario client server "mount options" "client sysctls / state"
+  local n
+  printf '%-26s %-8s %-8s %-26s %s\n' scenario client server "mount options" "client sysctls"
   for n in $(scenario_names); do
     printf '%-26s %-8s %-8s %-26s %s\n' "$n" "$(scenario_field "$n" 1)" "$(scenario_field "$n" 2)" \
       "$(scenario_field "$n" 3)" "$(scenario_field "$n" 4)"
-    why=$(not_available "$n")
-    [ -n "$why" ] && printf '%26s NOT YET AVAILABLE: %s\n' "" "$why"
   done
   return 0
 }
 
 main() {
-  local selected=() n why t0=$SECONDS failed=0 rundir
+  local selected=() n t0=$SECONDS failed=0 rundir
   case "${1:-}" in
     -h|--help) usage; exit 0 ;;
     --list) list; exit 0 ;;
-    all) for n in $(scenario_names); do [ -z "$(not_available "$n")" ] && selected+=("$n"); done ;;
+    all) selected=($(scenario_names)) ;;
     "") selected=($DEFAULT_SCENARIOS) ;;
     *) selected=("$@") ;;
   esac
   for n in "${selected[@]}"; do
     scenario_names | grep -qx "$n" || { say "unknown scenario '$n' (interop/run.sh --list)"; exit 3; }
-    why=$(not_available "$n")
-    [ -z "$why" ] || { say "scenario '$n' is not yet available: $why"; exit 3; }
   done
   mkdir -p "$RIG_CACHE" "$RESULTS"
   timed "host packages" host_packages
@@ -458,9 +441,6 @@ main() {
   for n in "${selected[@]}"; do run_scenario "$n" "$rundir" || failed=1; done
   {
     echo "results:"; printf '  %s\n' "${RESULT_LINES[@]}"
-    for n in $(scenario_names); do
-      why=$(not_available "$n"); [ -n "$why" ] && echo "  NOT YET AVAILABLE $n: $why"
-    done
     echo "timings (wall clock; TCG guests on a shared host):"; printf '  %s\n' "${TIMINGS[@]}"
     echo "  total $((SECONDS - t0)) s"
   } | tee "$rundir/summary.txt"

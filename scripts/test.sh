@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command of the README: every module's tests, then the interop rig's default scenario (the
-# Linux kernel NFS client mounting `testbed serve` over Soft-RoCE in QEMU guests; interop/README.md).
+# The test command of the README: every module's tests, then the interop rig's default scenarios over
+# Soft-RoCE in QEMU guests (the Linux kernel NFS client against `testbed serve`, the testbed's client
+# against Linux's nfsd and against `testbed serve`; interop/README.md).
 # The tests run on a JDK 22 or newer when this machine has one (the verbs module needs the FFM API;
 # Temurin 25 on these machines), else on the default JDK, which leaves verbs out and says so; the rig
 # then refuses to run, saying why, since it needs the verbs module.

@@ -1,39 +1,129 @@
 package org.rpcrdma4j.testbed.cli;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import org.rpcrdma4j.testbed.cli.ServeCommand.FabricKind;
 import org.rpcrdma4j.testbed.demo.NfsDemo;
+import org.rpcrdma4j.testbed.demo.NfsWorkload;
+import org.rpcrdma4j.testbed.demo.RemoteDemo;
+import org.rpcrdma4j.testbed.serve.VerbsFabric;
 import org.rpcrdma4j.testbed.term.Progress;
+import org.rpcrdma4j.transport.Fabric;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code testbed demo}: NFSv3 over RPC-over-RDMA over the simulated EFA device, end to end, in one JVM. */
+/**
+ * {@code testbed demo}: the NFSv3 workload over RPC-over-RDMA, on the simulated EFA device in one JVM
+ * or against a server on another host over the verbs RC fabric.
+ */
 @Command(
         name = "demo",
         mixinStandardHelpOptions = true,
         description = {
-            "Serve the NFSv3 test service over RPC-over-RDMA on the simulated EFA device, all in this JVM, and "
-                    + "mount it with the client helper. Files of 16 and 64 MiB are written, committed and read "
-                    + "back with 16 READs or WRITEs of 1 MiB in flight (MiB/s, COMMIT timed apart); files of 1 KiB, "
-                    + "64 KiB and 1 MiB one call at a time (median time per call); every file's SHA-256 is "
-                    + "compared. Then a directory of 2,000 entries is created and listed, a 4,000-byte symbolic "
-                    + "link read back, and what moved how is printed (inline, Read, Write and Reply chunks; EFA "
-                    + "subprotocols). It uses about ten seconds of CPU time; the figures measure the simulation on "
-                    + "this CPU.",
-            "Exits 0 when every check passed, 1 otherwise."
+            "Mount an NFSv3 export over RPC-over-RDMA with the client helper and, in a directory of its own that "
+                    + "it removes at the end: write, commit and read back files of 16 and 64 MiB with 16 READs or "
+                    + "WRITEs of the server's transfer size in flight (MiB/s, COMMIT timed apart), and files of "
+                    + "1 KiB, 64 KiB and 1 MiB one call at a time (median time per call), comparing every file's "
+                    + "SHA-256; create and list a directory of 2,000 entries; read back a 4,000-byte symbolic link; "
+                    + "then print what moved how (inline, Read, Write and Reply chunks).",
+            "--fabric sim (the default): serve the NFSv3 test service on the simulated EFA device in this JVM "
+                    + "and mount it; about ten seconds of CPU time; the figures measure the simulation on this CPU.",
+            "--fabric verbs --server ADDRESS[:PORT]: mount the server's --export as Linux's 'mount -o "
+                    + "vers=3,proto=rdma' does: MOUNT over TCP at the port its rpcbind gives, NFS over an RC "
+                    + "connection to PORT (default 20049) with this user's Unix credentials. Works with "
+                    + "'testbed serve --fabric verbs' and Linux's nfsd ('rdma 20049' in /proc/fs/nfsd/portlist). "
+                    + "Needs JDK 22+, the verbs jar on the class path and --enable-native-access=ALL-UNNAMED.",
+            "--files and --link-target move the given files and link target instead of generated ones; the "
+                    + "SHA-256 of what came back is printed whole, to be checked elsewhere.",
+            "Exits 0 when every check passed, 1 when one failed or the demo could not run (the reason on "
+                    + "stderr: the verbs fabric unavailable, the server unreachable, a call that failed), 2 for "
+                    + "wrong options."
         })
 public final class DemoCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
+    @Option(names = "--fabric", description = "sim or verbs (default: ${DEFAULT-VALUE}).")
+    private FabricKind fabric = FabricKind.sim;
+
+    @Option(names = "--server", paramLabel = "ADDRESS[:PORT]",
+            description = "With verbs: the server's IP address and NFS/RDMA port (default port: 20049).")
+    private String server;
+
+    @Option(names = "--export", paramLabel = "PATH",
+            description = "With verbs: the server's export to mount (default: ${DEFAULT-VALUE}).")
+    private String export = "/export";
+
+    @Option(names = "--files", paramLabel = "FILE", arity = "1..*",
+            description = "Files to write and read back (under their own names) instead of generated ones.")
+    private List<Path> files = new ArrayList<>();
+
+    @Option(names = "--link-target", paramLabel = "FILE",
+            description = "A file whose bytes are the symbolic link's target, instead of a generated one.")
+    private Path linkTarget;
+
     @Option(names = "--seed", description = "Seed of the simulation and the file contents (default: ${DEFAULT-VALUE}).")
     private long seed = 1;
 
     @Override
     public Integer call() throws Exception {
-        boolean interactive = Progress.onTerminal();
-        return new NfsDemo(spec.commandLine().getOut(), interactive, seed).run() ? 0 : 1;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        for (Path file : files) {
+            if (!Files.isRegularFile(file)) {
+                throw new ParameterException(spec.commandLine(), "--files " + file + " is not a file");
+            }
+        }
+        byte[] target = null;
+        if (linkTarget != null) {
+            try {
+                target = Files.readAllBytes(linkTarget);
+            } catch (IOException e) {
+                throw new ParameterException(spec.commandLine(), "--link-target " + linkTarget + ": " + e);
+            }
+        }
+        NfsWorkload workload = new NfsWorkload(out, new Progress(out, Progress.onTerminal()), seed, files, target);
+        if (fabric == FabricKind.sim) {
+            if (server != null) {
+                throw new ParameterException(spec.commandLine(), "--server needs --fabric verbs");
+            }
+            return new NfsDemo(out, workload, seed).run() ? 0 : 1;
+        }
+        if (server == null) {
+            throw new ParameterException(spec.commandLine(), "--fabric verbs needs --server ADDRESS[:PORT]");
+        }
+        InetSocketAddress rdma = ServeCommand.parseAddress("--server", server);
+        Fabric rc;
+        try {
+            // a fabric that only connects: RDMA-CM picks the device by the route to the server
+            rc = VerbsFabric.open(new InetSocketAddress(0));
+        } catch (VerbsFabric.UnavailableException e) {
+            err.println("testbed demo: " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            err.println("testbed demo: cannot open the verbs fabric: " + e.getMessage());
+            return 1;
+        }
+        try {
+            return new RemoteDemo(out, workload).run(rc, VerbsFabric.addressOf(rdma), rdma, export) ? 0 : 1;
+        } catch (RemoteDemo.UnreachableException e) {
+            err.println("testbed demo: " + e.getMessage());
+            return 1;
+        } catch (IOException e) {
+            err.println("testbed demo: the workload broke off: " + e + (e.getCause() == null ? "" : ", " + e.getCause()));
+            return 1;
+        } finally {
+            ((AutoCloseable) rc).close();
+        }
     }
 }

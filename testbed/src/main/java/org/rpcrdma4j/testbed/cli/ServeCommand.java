@@ -67,7 +67,7 @@ public final class ServeCommand implements Callable<Integer> {
             if (listen == null) {
                 throw new ParameterException(spec.commandLine(), "--fabric verbs needs --listen ADDRESS[:PORT]");
             }
-            InetSocketAddress bind = parseListen(listen);
+            InetSocketAddress bind = parseAddress("--listen", listen);
             Fabric rc;
             try {
                 rc = VerbsFabric.open(bind);
@@ -132,10 +132,11 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
+     * @param option the option given, for the messages
      * @param listen {@code ADDRESS[:PORT]}, an IPv6 address in brackets when it has a port
      * @return the socket address, port {@value #DEFAULT_PORT} when none is given
      */
-    static InetSocketAddress parseListen(String listen) {
+    static InetSocketAddress parseAddress(String option, String listen) {
         String host = listen;
         int port = DEFAULT_PORT;
         int colon = listen.lastIndexOf(':');
@@ -145,10 +146,10 @@ public final class ServeCommand implements Callable<Integer> {
             try {
                 port = Integer.parseInt(listen.substring(colon + 1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not a port in --listen " + listen);
+                throw new IllegalArgumentException("not a port in " + option + " " + listen);
             }
             if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("port out of range in --listen " + listen);
+                throw new IllegalArgumentException("port out of range in " + option + " " + listen);
             }
         }
         if (bracketed) {

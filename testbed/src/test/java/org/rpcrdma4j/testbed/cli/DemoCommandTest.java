@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.testbed.Main;
 
 /**
@@ -12,6 +15,9 @@ import org.rpcrdma4j.testbed.Main;
  * MiB/s and small ones as time per call, and what moved how; off a terminal it draws no progress.
  */
 class DemoCommandTest {
+
+    /** {@code seq -f 'entry_with_a_longish_name_%04g' 0 1999 | LC_ALL=C sort | sha256sum}, what the rig checks. */
+    private static final String NAMES_SHA256 = "dc9621c57758f13213cd89e8fd3428920eaf870afb91f5dd970b798abf5f594e";
 
     @Test
     void everyCheckPassesAndTheChunksAreReported() {
@@ -31,11 +37,51 @@ class DemoCommandTest {
                         + "sha256 20 of 20 ok")
                 .doesNotContain("MISMATCH")
                 .doesNotContain("\r")
-                .contains("bigdir: 2000 entries created, READDIRPLUS listed 2000 ok")
-                .contains("link: a 4000-byte symbolic link read back ok")
+                .containsPattern("bigdir: 2000 entries created in \\d+\\.\\d s, READDIRPLUS listed 2000 ok in "
+                        + "\\d+\\.\\d s, names sha256 " + NAMES_SHA256)
+                .containsPattern("link: a 4000-byte symbolic link target, 4000 bytes read back, sha256 \\p{XDigit}{64} ok")
+                .containsPattern("removed: 2065 entries and rpcrdma4j-demo in \\d+\\.\\d s; the export's root holds 0 "
+                        + "entries")
                 .containsPattern("calls: +inline \\d+, Read chunks [1-9]\\d*, Position-zero \\d+; provided Write chunks [1-9]")
                 .containsPattern("replies: inline \\d+, data in Write chunks [1-9]\\d*, whole in Reply chunks [1-9]")
                 .containsPattern("server: eager [1-9]\\d*, .*RDMA reads [1-9]\\d*, writes [1-9]")
                 .endsWith("all checks passed" + System.lineSeparator());
+    }
+
+    @Test
+    void givenFilesAndLinkTargetComeBackWithTheirWholeSha256(@TempDir Path dir) throws Exception {
+        Path file = Files.write(dir.resolve("file-3KiB"), new byte[3072]);
+        Path target = Files.writeString(dir.resolve("target"), "x/".repeat(50));
+        StringWriter out = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out))
+                .execute("demo", "--files", file.toString(), "--link-target", target.toString());
+
+        assertThat(exit).isZero();
+        // sha256sum of 3,072 zero bytes and of the 100-byte target
+        assertThat(out.toString())
+                .containsPattern("  file-3KiB +3 KiB WRITE .* sha256 "
+                        + "e80232b4d18d0bb7e794be263ba937626f383f9917d4b8a737ba893a8f752293 ok")
+                .contains("link: a 100-byte symbolic link target, 100 bytes read back, sha256 ")
+                .containsPattern("removed: 2003 entries and rpcrdma4j-demo in \\d+\\.\\d s; the export's root holds 0 "
+                        + "entries")
+                .doesNotContain("large files");
+    }
+
+    @Test
+    void verbsNeedsAServerAndTheVerbsModule() {
+        StringWriter err = new StringWriter();
+
+        int noServer = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--fabric", "verbs");
+        int serverOnSim = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--server", "10.0.0.1");
+        // the verbs module is not on the testbed's test class path
+        int noModule = Main.commandLine().setErr(new PrintWriter(err))
+                .execute("demo", "--fabric", "verbs", "--server", "127.0.0.1");
+
+        assertThat(noServer).isEqualTo(2);
+        assertThat(serverOnSim).isEqualTo(2);
+        assertThat(noModule).isEqualTo(1);
+        assertThat(err.toString()).contains("--fabric verbs needs --server").contains("--server needs --fabric verbs")
+                .contains("testbed demo: --fabric verbs needs");
     }
 }

@@ -20,12 +20,12 @@ class ServeCommandTest {
 
     @Test
     void listenTakesAnAddressWithOrWithoutAPort() {
-        assertThat(ServeCommand.parseListen("10.99.0.1")).isEqualTo(new InetSocketAddress("10.99.0.1", 20049));
-        assertThat(ServeCommand.parseListen("10.99.0.1:2050")).isEqualTo(new InetSocketAddress("10.99.0.1", 2050));
-        assertThat(ServeCommand.parseListen("[fe80::1]:2050")).isEqualTo(new InetSocketAddress("fe80::1", 2050));
-        assertThat(ServeCommand.parseListen("fe80::1")).isEqualTo(new InetSocketAddress("fe80::1", 20049));
-        assertThatThrownBy(() -> ServeCommand.parseListen("10.99.0.1:nfs")).hasMessageContaining("not a port");
-        assertThatThrownBy(() -> ServeCommand.parseListen("10.99.0.1:70000")).hasMessageContaining("out of range");
+        assertThat(ServeCommand.parseAddress("--listen", "10.99.0.1")).isEqualTo(new InetSocketAddress("10.99.0.1", 20049));
+        assertThat(ServeCommand.parseAddress("--listen", "10.99.0.1:2050")).isEqualTo(new InetSocketAddress("10.99.0.1", 2050));
+        assertThat(ServeCommand.parseAddress("--listen", "[fe80::1]:2050")).isEqualTo(new InetSocketAddress("fe80::1", 2050));
+        assertThat(ServeCommand.parseAddress("--listen", "fe80::1")).isEqualTo(new InetSocketAddress("fe80::1", 20049));
+        assertThatThrownBy(() -> ServeCommand.parseAddress("--listen", "10.99.0.1:nfs")).hasMessageContaining("not a port");
+        assertThatThrownBy(() -> ServeCommand.parseAddress("--listen", "10.99.0.1:70000")).hasMessageContaining("out of range");
     }
 
     @Test
