@@ -313,13 +313,9 @@ public final class EfaFabric implements Fabric, AutoCloseable {
      *     read at one moment on the progress thread. Thread-safe; waits for the loop
      * @throws IllegalStateException if the progress thread has stopped
      */
+    @Override
     public TransportStatistics statistics() {
-        if (onProgressThread()) {
-            return snapshot();
-        }
-        CompletableFuture<TransportStatistics> value = new CompletableFuture<>();
-        execute(() -> value.complete(snapshot()));
-        return await(value);
+        return Fabric.callOnProgressThread(this, this::snapshot);
     }
 
     private TransportStatistics snapshot() {
@@ -329,20 +325,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
         Map<String, Long> gauges = new LinkedHashMap<>();
         endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
-        return new TransportStatistics(connections.size(), 0, 0, 0, 0, 0, 0, regions.size(), 0, 0, 0, 0, 0, Map.of(),
-                counters, gauges);
-    }
-
-    /** @return the value the progress thread gives, or an error if it does not within {@link #CLOSE_WAIT_S} */
-    private static <T> T await(CompletableFuture<T> value) {
-        try {
-            return value.get(CLOSE_WAIT_S, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the progress thread", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("the progress thread did not answer within " + CLOSE_WAIT_S + " s", e);
-        }
+        return TransportStatistics.ofFabric(connections.size(), regions.size(), counters, gauges);
     }
 
     /** Opens a connection under a free id. */
