@@ -130,6 +130,39 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
+     * Takes messages on a tag from now on: declares it beside those of
+     * {@link EndpointConfig#withTags(long...)}, or, on an endpoint that takes every tag, opens again
+     * a tag {@link #closeTag closed} before. Nothing that arrived on it while it was closed is
+     * delivered: a tag reopened starts clean.
+     *
+     * @param tag the tag
+     * @throws EndpointClosedException if the endpoint is closed
+     */
+    public void openTag(long tag) {
+        requireOpen();
+        engine.openTag(tag);
+    }
+
+    /**
+     * Stops taking messages on a tag, as one stream of messages ends (an application's connection
+     * multiplexed on tags): receives posted for exactly this tag (no ignore bits) complete with
+     * {@link EfaErrorCode#CANCELED}; unexpected messages on it are dropped
+     * ({@link EndpointCounter#CLOSED_TAG_MESSAGES}), so that they cannot reach a later user of the
+     * tag; what arrives on it from now on is dropped at once
+     * ({@link EndpointCounter#UNDECLARED_TAG_MESSAGES}) until {@link #openTag} takes it again. A
+     * message a receive has matched already completes as usual. libfabric has no such call: it is
+     * what closing a tagged receive context does, or an {@code fi_cancel} of every receive on the
+     * tag together with discarding its unexpected messages (which {@code fi_cancel} cannot reach).
+     *
+     * @param tag the tag
+     * @throws EndpointClosedException if the endpoint is closed
+     */
+    public void closeTag(long tag) {
+        requireOpen();
+        engine.closeTag(tag);
+    }
+
+    /**
      * Registers memory for RDMA ({@code fi_mr_reg}).
      *
      * @param memory the bytes between position and limit

@@ -241,7 +241,8 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
 
     /**
      * Declares the tags this endpoint receives on: a message untagged or on any other tag is then
-     * dropped as soon as it arrives, before it can take an RX entry or bytes.
+     * dropped as soon as it arrives, before it can take an RX entry or bytes. The set changes at run
+     * time with {@link EfaEndpoint#openTag(long)} and {@link EfaEndpoint#closeTag(long)}.
      *
      * @param values the tags, matched exactly; none to accept everything again
      * @return a copy with them

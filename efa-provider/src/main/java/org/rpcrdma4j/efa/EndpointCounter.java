@@ -39,9 +39,12 @@ public enum EndpointCounter {
     UNEXPECTED_DROPPED_MESSAGES,
     /**
      * Messages dropped at once because they arrived untagged or on a tag the endpoint did not
-     * declare ({@link EndpointConfig#withTags(long...)}).
+     * declare ({@link EndpointConfig#withTags(long...)}), or on a tag it closed
+     * ({@link EfaEndpoint#closeTag(long)}).
      */
     UNDECLARED_TAG_MESSAGES,
+    /** Unexpected messages dropped from the queue because their tag was closed ({@link EfaEndpoint#closeTag(long)}). */
+    CLOSED_TAG_MESSAGES,
     /** Received packets from a peer the endpoint declared unreachable or that was replaced by a restart. */
     DEAD_PEER_PACKETS,
     /** Peers declared unreachable ({@link EfaErrorCode#PEER_UNREACHABLE}). */

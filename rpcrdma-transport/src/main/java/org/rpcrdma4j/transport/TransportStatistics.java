@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * What a server ({@code RdmaRpcSvc.statistics()}), a client ({@code RdmaRpcClient.statistics()}) or
- * an EFA fabric ({@code EfaFabric.statistics()}) holds now and has counted so far: an immutable
+ * a fabric ({@link Fabric#statistics()}) holds now and has counted so far: an immutable
  * snapshot, for monitoring and for tests that show nothing leaks. Each figure is exact when read;
  * a snapshot that is not taken on the progress thread may mix figures of consecutive moments. A
  * figure that does not apply to its source is 0 (or an empty map), as each component says.
@@ -39,9 +39,10 @@ import java.util.Map;
  *                             protocol ({@link TransportConfig#PROTOCOL_ERRORS_PER_CONNECTION})
  * @param shapes               how a client's calls and their replies travelled, per shape
  * @param fabricCounters       a fabric's own counters by name; for the EFA fabric its endpoint's
- *                             {@code EndpointCounter}s and {@code EfaFabric.PROGRESS_LOOP_FAILURES}
+ *                             {@code EndpointCounter}s and {@code EfaFabric.PROGRESS_LOOP_FAILURES},
+ *                             for verbs RC its {@code RcCounter}s and RDMA-CM events by kind
  * @param fabricGauges         what a fabric's own layer holds now, by name; for the EFA fabric its
- *                             endpoint's {@code EndpointGauge}s
+ *                             endpoint's {@code EndpointGauge}s, for verbs RC its {@code RcGauge}s
  */
 public record TransportStatistics(int connections, int callsInProgress, int callsWaiting, int maxCallsInProgress,
                                   int credits, int backwardCallsInProgress, int maxBackwardCallsInProgress,
@@ -78,6 +79,21 @@ public record TransportStatistics(int connections, int callsInProgress, int call
         shapes = Collections.unmodifiableMap(allShapes);
         fabricCounters = Collections.unmodifiableMap(new LinkedHashMap<>(fabricCounters));
         fabricGauges = Collections.unmodifiableMap(new LinkedHashMap<>(fabricGauges));
+    }
+
+    /**
+     * A fabric's statistics: the figures of servers and clients are 0.
+     *
+     * @param connections   the fabric's connections
+     * @param registrations its registrations
+     * @param counters      its own counters by name, in the order to show them
+     * @param gauges        its own gauges by name, in the order to show them
+     * @return the snapshot
+     */
+    public static TransportStatistics ofFabric(int connections, int registrations, Map<String, Long> counters,
+                                               Map<String, Long> gauges) {
+        return new TransportStatistics(connections, 0, 0, 0, 0, 0, 0, registrations, 0, 0, 0, 0, 0, Map.of(),
+                counters, gauges);
     }
 
     /**

@@ -140,6 +140,16 @@ public final class ProgressEngine {
         return rx.cancel(context);
     }
 
+    /** @param tag a tag to take messages on again; see {@link org.rpcrdma4j.efa.EfaEndpoint#openTag(long)} */
+    public void openTag(long tag) {
+        rx.openTag(tag);
+    }
+
+    /** @param tag a tag to stop taking messages on; see {@link org.rpcrdma4j.efa.EfaEndpoint#closeTag(long)} */
+    public void closeTag(long tag) {
+        rx.closeTag(tag);
+    }
+
     /**
      * Removes a peer; see {@link org.rpcrdma4j.efa.EfaEndpoint#remove(long)}.
      *

@@ -82,6 +82,18 @@ final class RxMatcher {
         takeAll(unexpectedTagged, entry -> entry.peer == peer, unexpected);
     }
 
+    /**
+     * Takes out the tagged receives posted for exactly this tag (no ignore bits) and the unexpected
+     * messages on it.
+     *
+     * @param posted receives the receives taken out
+     * @param unexpected receives the unexpected messages taken out
+     */
+    void closeTag(long tag, Consumer<RxEntry> posted, Consumer<RxEntry> unexpected) {
+        takeAll(postedTagged, entry -> entry.tag == tag && entry.ignore == 0, posted);
+        takeAll(unexpectedTagged, entry -> entry.msgTag == tag, unexpected);
+    }
+
     /** Empties every list: the endpoint is closing. */
     void clear() {
         postedMsg.clear();

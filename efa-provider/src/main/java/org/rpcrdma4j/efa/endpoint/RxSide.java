@@ -1,6 +1,7 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import java.util.HashSet;
 import java.util.Set;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointConfig;
@@ -16,8 +17,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  * completion. The subprotocol classes call in here
  * with what their packets say; the matching itself is {@link RxMatcher}'s.
  *
- * <p>Bounds ({@link EndpointLimits}): a message on an undeclared tag is dropped before it takes
- * anything; an unexpected message takes an RX entry and its staged bytes only within the per-peer
+ * <p>Bounds ({@link EndpointLimits}): a message on an undeclared or closed tag is dropped before it
+ * takes anything; an unexpected message takes an RX entry and its staged bytes only within the per-peer
  * and total limits; packets the reorder window holds count against the same byte limits.
  */
 final class RxSide {
@@ -28,7 +29,10 @@ final class RxSide {
     private final CompletionQueue cq;
     private final Counters counters;
     private final EndpointLimits limits;
+    /** Whether the endpoint declared its tags: then it takes those in {@link #tags} only, else all but {@link #closed}. */
+    private final boolean declared;
     private final Set<Long> tags;
+    private final Set<Long> closed = new HashSet<>();
     private int unexpectedMessages;
     private long heldBytes;
     private LongCtsReceiver longCts;
@@ -39,7 +43,8 @@ final class RxSide {
         this.cq = cq;
         this.counters = counters;
         this.limits = config.limits();
-        this.tags = config.tags();
+        this.declared = !config.tags().isEmpty();
+        this.tags = new HashSet<>(config.tags());
     }
 
     void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver) {
@@ -86,7 +91,7 @@ final class RxSide {
     RxEntry arrive(Peer peer, Protocol protocol, ByteBuffer buffer, DecodedPacket packet, int msgId, long tag,
                    long msgLength, int stagingCapacity) {
         final boolean tagged = packet.type().isTagged();
-        if (!tags.isEmpty() && (!tagged || !tags.contains(tag))) {
+        if (!takes(tagged, tag)) {
             counters.increment(EndpointCounter.UNDECLARED_TAG_MESSAGES);
             return null;
         }
@@ -121,6 +126,42 @@ final class RxSide {
             matcher.addUnexpected(message, tagged);
         }
         return message;
+    }
+
+    private boolean takes(boolean tagged, long tag) {
+        return declared ? tagged && tags.contains(tag) : !tagged || !closed.contains(tag);
+    }
+
+    /** Takes messages on a tag again, or for the first time; see {@link #closeTag}. */
+    void openTag(long tag) {
+        if (declared) {
+            tags.add(tag);
+        } else {
+            closed.remove(tag);
+        }
+    }
+
+    /**
+     * Stops taking messages on a tag: receives posted for exactly it complete with
+     * {@link EfaErrorCode#CANCELED}, its unexpected messages are dropped and counted
+     * ({@link EndpointCounter#CLOSED_TAG_MESSAGES}), and what arrives on it from now on is dropped at
+     * once. Messages a receive has matched already go on to their completion.
+     */
+    void closeTag(long tag) {
+        if (declared) {
+            tags.remove(tag);
+        } else {
+            closed.add(tag);
+        }
+        matcher.closeTag(tag, posted -> {
+            entries.remove(posted.id);
+            cq.recvDone(posted, 0, EfaErrorCode.CANCELED);
+        }, message -> {
+            counters.increment(EndpointCounter.CLOSED_TAG_MESSAGES);
+            // Its later segments, if any, are orphans from now on.
+            message.peer.mediumInProgress.remove(message.msgId, message);
+            drop(message);
+        });
     }
 
     /** @return the matched long-CTS receive a CTSDATA names, or null */

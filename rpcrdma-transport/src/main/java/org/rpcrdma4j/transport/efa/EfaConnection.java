@@ -3,7 +3,6 @@ package org.rpcrdma4j.transport.efa;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.transport.ConnectionListener;
@@ -20,7 +19,8 @@ import org.rpcrdma4j.xdr.Segment;
  * what is posted on it. Messages go on the data tag of the receiver's id, so the endpoint matches
  * each message to this connection's receives alone. Progress thread only.
  *
- * <p>When the connection ends, its posted receives are cancelled and come back flushed, and its sends
+ * <p>When the connection ends, its data tag is closed ({@link EfaFabric#closeTag}): its posted receives are
+ * cancelled and come back flushed, and what the peer sent that no receive took is dropped; its sends
  * and RDMA operations when the endpoint ends them; then the listener hears
  * {@link ConnectionListener#onDisconnected}. A completion that fails with a connection-wide status
  * ends the connection, as a failed work request puts an RC queue pair in the error state.
@@ -197,9 +197,7 @@ final class EfaConnection implements FabricConnection {
         state = State.CLOSED;
         endStatus = status;
         endDetail = detail;
-        for (long receive : List.copyOf(receives.keySet())) {
-            fabric.cancel(receive);
-        }
+        fabric.closeTag(id);
         fabric.defer(this::disconnectIfDone);
     }
 

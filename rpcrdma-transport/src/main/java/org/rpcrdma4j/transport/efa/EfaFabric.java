@@ -49,13 +49,17 @@ import org.slf4j.LoggerFactory;
  * connection, so one fabric serves peers and is the client of any number of servers, the same peer
  * included, and the data tags carry nothing but RPC-over-RDMA messages.
  *
- * <p>An ended connection's receives are cancelled ({@code fi_cancel}). Its peer stays in the
+ * <p>A connection's data tag is open on the endpoint while the connection lives
+ * ({@link EfaEndpoint#openTag}). When the connection ends, the tag is closed ({@link EfaEndpoint#closeTag}):
+ * its receives are cancelled, what its peer sent that no receive took is dropped, and what the peer still
+ * sends on it is dropped on arrival, so a later connection under the same id starts clean. Its peer stays in the
  * endpoint's address vector: the EFA protocol numbers a peer's messages from its insertion, so a
  * peer removed on one side only could not be heard again by the other. A peer that restarted (a new
  * connid on its GID and QPN) or stopped answering ends every connection with it
  * ({@link FabricStatus#PEER_UNREACHABLE}), and is removed from the address vector with the last.
- * The endpoint takes messages on the fabric's tags only ({@link #tags()}) when configured so, as
- * {@link SimulatedEfa} configures it.
+ * The endpoint takes messages on the fabric's tags only when it declares the control tag alone
+ * ({@link #tags()}), as {@link SimulatedEfa} configures it; an endpoint that takes every tag still drops
+ * what comes on the tags of ended connections.
  *
  * <h2>Lifecycle</h2>
  * {@link #close()} ends every connection, tells every peer it talked to that it leaves (LEAVE), waits a
@@ -151,17 +155,12 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     }
 
     /**
-     * @return every tag the fabric receives on, for {@link org.rpcrdma4j.efa.EndpointConfig#withTags}: the
-     *     control tag and the data tag of each connection id. Its endpoint then drops at once what a
-     *     peer sends on any other tag
+     * @return the tags the fabric receives on from the start, for
+     *     {@link org.rpcrdma4j.efa.EndpointConfig#withTags}: the control tag. Each connection opens its
+     *     data tag while it lives; the endpoint drops at once what a peer sends on any other tag
      */
     public static long[] tags() {
-        long[] tags = new long[MAX_CONNECTIONS + 1];
-        tags[0] = CONTROL_TAG;
-        for (int id = 1; id <= MAX_CONNECTIONS; id++) {
-            tags[id] = dataTag(id);
-        }
-        return tags;
+        return new long[] {CONTROL_TAG};
     }
 
     /**
@@ -314,13 +313,9 @@ public final class EfaFabric implements Fabric, AutoCloseable {
      *     read at one moment on the progress thread. Thread-safe; waits for the loop
      * @throws IllegalStateException if the progress thread has stopped
      */
+    @Override
     public TransportStatistics statistics() {
-        if (onProgressThread()) {
-            return snapshot();
-        }
-        CompletableFuture<TransportStatistics> value = new CompletableFuture<>();
-        execute(() -> value.complete(snapshot()));
-        return await(value);
+        return Fabric.callOnProgressThread(this, this::snapshot);
     }
 
     private TransportStatistics snapshot() {
@@ -330,20 +325,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
         Map<String, Long> gauges = new LinkedHashMap<>();
         endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
-        return new TransportStatistics(connections.size(), 0, 0, 0, 0, 0, 0, regions.size(), 0, 0, 0, 0, 0, Map.of(),
-                counters, gauges);
-    }
-
-    /** @return the value the progress thread gives, or an error if it does not within {@link #CLOSE_WAIT_S} */
-    private static <T> T await(CompletableFuture<T> value) {
-        try {
-            return value.get(CLOSE_WAIT_S, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the progress thread", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("the progress thread did not answer within " + CLOSE_WAIT_S + " s", e);
-        }
+        return TransportStatistics.ofFabric(connections.size(), regions.size(), counters, gauges);
     }
 
     /** Opens a connection under a free id. */
@@ -357,6 +339,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         } while (connections.containsKey(lastId));
         EfaConnection connection = new EfaConnection(this, lastId, handle, peer, requester, peerId, listener);
         connections.put(lastId, connection);
+        endpoint.openTag(dataTag(lastId));
         peers.add(handle);
         return connection;
     }
@@ -419,10 +402,13 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         return started;
     }
 
-    /** Cancels a receive of an ended connection; it completes, cancelled or with its message, as usual. */
-    void cancel(long context) {
+    /**
+     * Closes an ended connection's data tag: its receives complete, cancelled or with the message they
+     * took, as usual, and what its peer sends on it from now on is dropped.
+     */
+    void closeTag(int connectionId) {
         if (!closed) {
-            endpoint.cancel(context);
+            endpoint.closeTag(dataTag(connectionId));
         }
     }
 

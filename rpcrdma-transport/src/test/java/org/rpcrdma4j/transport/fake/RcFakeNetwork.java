@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
 
@@ -45,6 +47,8 @@ import org.rpcrdma4j.xdr.Segment;
  */
 public final class RcFakeNetwork implements AutoCloseable {
 
+    /** The gauge, among a fake fabric's statistics, of the receives posted on its connections. */
+    public static final String POSTED_RECEIVES = "POSTED_RECEIVES";
     /** Messages that may wait for a receive before the sender's RNR retries run out. */
     public static final int RNR_RETRIES = 7;
     /** The REQ's private data room, as librdmacm reports it. */
@@ -119,6 +123,8 @@ public final class RcFakeNetwork implements AutoCloseable {
 
         private final FabricAddress address;
         private final Map<Integer, Region> regions = new HashMap<>();
+        /** Connections not yet disconnected. */
+        private final Set<Side> sides = new HashSet<>();
         private Consumer<ConnectRequest> acceptor;
 
         FakeFabric(FabricAddress address) {
@@ -192,6 +198,16 @@ public final class RcFakeNetwork implements AutoCloseable {
             if (regions.remove(registration.handle()) == null) {
                 throw new IllegalStateException("not registered: " + registration);
             }
+        }
+
+        @Override
+        public TransportStatistics statistics() {
+            return Fabric.callOnProgressThread(this, this::snapshot);
+        }
+
+        private TransportStatistics snapshot() {
+            long posted = sides.stream().mapToLong(side -> side.receives.size()).sum();
+            return TransportStatistics.ofFabric(sides.size(), regions.size(), Map.of(), Map.of(POSTED_RECEIVES, posted));
         }
 
         /** @return the bytes a segment names, or null if they are not registered with that access */
@@ -310,6 +326,7 @@ public final class RcFakeNetwork implements AutoCloseable {
             this.listener = listener;
             this.localSocket = new InetSocketAddress(local.inetAddress(), local.number());
             this.remoteSocket = new InetSocketAddress(remote.inetAddress(), remote.number());
+            fabric.sides.add(this);
         }
 
         @Override
@@ -472,6 +489,7 @@ public final class RcFakeNetwork implements AutoCloseable {
             if (outstanding > 0) {
                 later(() -> disconnect(status, detail));
             } else {
+                fabric.sides.remove(this);
                 listener.onDisconnected(status, detail);
             }
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -91,6 +93,7 @@ class CallPlanTest {
 
         chunked.release(fabric);
         assertThat(fabric.deregistered).isEqualTo(1);
+        assertThat(fabric.statistics().chunkRegistrations()).isZero();
     }
 
     @Test
@@ -168,6 +171,11 @@ class CallPlanTest {
         @Override
         public boolean onProgressThread() {
             return true;
+        }
+
+        @Override
+        public TransportStatistics statistics() {
+            return TransportStatistics.ofFabric(0, registered.size() - deregistered, Map.of(), Map.of());
         }
     }
 }

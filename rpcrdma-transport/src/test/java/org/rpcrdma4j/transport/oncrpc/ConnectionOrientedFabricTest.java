@@ -20,6 +20,7 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.fake.RcFakeNetwork;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -101,8 +102,14 @@ class ConnectionOrientedFabricTest {
 
     @Test
     void stoppingTheServerDisconnectsItsClients() throws Exception {
+        TransportStatistics serving = serverFabric.statistics();
+        assertThat(serving.connections()).isEqualTo(1);
+        assertThat(serving.fabricGauge(RcFakeNetwork.POSTED_RECEIVES)).isPositive();
         svc.stop();
-        SimHarness.waitFor(() -> !client.transport().isOpen());
+        SimHarness.waitFor(() -> !client.transport().isOpen() && serverFabric.statistics().connections() == 0);
+        TransportStatistics stopped = serverFabric.statistics();
+        assertThat(stopped.chunkRegistrations()).isZero();
+        assertThat(stopped.fabricGauge(RcFakeNetwork.POSTED_RECEIVES)).isZero();
         assertThatThrownBy(() -> call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers).build();

@@ -99,8 +99,10 @@ public final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch summarised = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            TransportStatistics fabricFigures = null;
             try {
                 server.close();
+                fabricFigures = on.statistics();
             } catch (Exception e) {
                 out.println("stopping: " + e.getMessage());
             } finally {
@@ -112,6 +114,9 @@ public final class ServeCommand implements Callable<Integer> {
                     (System.nanoTime() - start) / 1e9, server.nfsCalls(), server.rdmaMountCalls(),
                     server.tcpMountCalls(), rdma.messagesDropped(), rdma.rdmaErrorsSent(),
                     rdma.connectionsClosedForErrors());
+            if (fabricFigures != null) {
+                out.println(fabricSummary(fabricFigures));
+            }
             out.flush();
             summarised.countDown();
         }, "testbed-serve-stop"));
@@ -119,6 +124,22 @@ public final class ServeCommand implements Callable<Integer> {
         out.flush();
         summarised.await();
         return 0;
+    }
+
+    /**
+     * @param fabric a fabric's statistics
+     * @return one line of them: connections, registrations, the counters that are not 0, the gauges
+     */
+    static String fabricSummary(TransportStatistics fabric) {
+        StringBuilder line = new StringBuilder("fabric: ").append(fabric.connections()).append(" connections, ")
+                .append(fabric.chunkRegistrations()).append(" registrations");
+        fabric.fabricCounters().forEach((name, value) -> {
+            if (value != 0) {
+                line.append(", ").append(name).append('=').append(value);
+            }
+        });
+        fabric.fabricGauges().forEach((name, value) -> line.append(", ").append(name).append('=').append(value));
+        return line.toString();
     }
 
     private static void closeFabric(Fabric fabric) {

@@ -7,9 +7,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.testbed.Main;
+import org.rpcrdma4j.transport.TransportStatistics;
 
 /**
  * {@code testbed serve}'s command line: {@code --listen} with and without a port, and the refusals
@@ -26,6 +29,20 @@ class ServeCommandTest {
         assertThat(ServeCommand.parseAddress("--listen", "fe80::1")).isEqualTo(new InetSocketAddress("fe80::1", 20049));
         assertThatThrownBy(() -> ServeCommand.parseAddress("--listen", "10.99.0.1:nfs")).hasMessageContaining("not a port");
         assertThatThrownBy(() -> ServeCommand.parseAddress("--listen", "10.99.0.1:70000")).hasMessageContaining("out of range");
+    }
+
+    @Test
+    void theStopSummaryShowsTheFabricsCountersThatAreNotZeroAndEveryGauge() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("PER_CALL_REGISTRATIONS", 0L);
+        counters.put("RDMA_CM_EVENT_ESTABLISHED", 3L);
+        Map<String, Long> gauges = new LinkedHashMap<>();
+        gauges.put("QUEUE_PAIRS", 0L);
+        gauges.put("CHUNK_POOL_BYTES_REGISTERED", 1048576L);
+
+        assertThat(ServeCommand.fabricSummary(TransportStatistics.ofFabric(2, 1, counters, gauges)))
+                .isEqualTo("fabric: 2 connections, 1 registrations, RDMA_CM_EVENT_ESTABLISHED=3, QUEUE_PAIRS=0, "
+                        + "CHUNK_POOL_BYTES_REGISTERED=1048576");
     }
 
     @Test

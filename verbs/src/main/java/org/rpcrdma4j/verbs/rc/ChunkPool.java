@@ -47,6 +47,7 @@ final class ChunkPool implements AutoCloseable {
     private final List<ArrayDeque<Block>> free = new ArrayList<>(CLASSES);
     private final List<RcDevice.Memory> slabs = new ArrayList<>();
     private long registeredBytes;
+    private long bytesInUse;
 
     /**
      * @param device   where slabs are registered
@@ -75,12 +76,20 @@ final class ChunkPool implements AutoCloseable {
         if (blocks.isEmpty() && !grow(sizeClass)) {
             return null;
         }
-        return blocks.poll();
+        Block block = blocks.poll();
+        bytesInUse += block.memory().byteSize();
+        return block;
     }
 
     /** Returns a block taken before; its bytes are left as they are. */
     void give(Block block) {
+        bytesInUse -= block.memory().byteSize();
         free.get(block.sizeClass()).add(block);
+    }
+
+    /** @return bytes of the blocks taken and not yet given back */
+    long bytesInUse() {
+        return bytesInUse;
     }
 
     /** @return bytes registered for the pool now: whole slabs, free or not */

@@ -100,6 +100,11 @@ final class RcConnection implements FabricConnection {
         return id;
     }
 
+    /** @return receives posted on the queue pair, or given before it was made */
+    int postedReceives() {
+        return early.size() + (int) ops.values().stream().filter(op -> op.kind() == Kind.RECEIVE).count();
+    }
+
     int qpNum() {
         return qpNum;
     }
@@ -350,6 +355,7 @@ final class RcConnection implements FabricConnection {
         }
         release(op);
         FabricStatus status = RcStatus.of(wcStatus);
+        fabric.completed(status);
         switch (op.kind()) {
             case RECEIVE -> {
                 if (status.ok()) {

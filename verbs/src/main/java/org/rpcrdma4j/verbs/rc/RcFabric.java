@@ -7,7 +7,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,6 +26,7 @@ import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -59,6 +62,10 @@ import org.slf4j.LoggerFactory;
  * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
  * failed (not flushed) completion, a queue pair the device reports broken, and {@code close()}; each
  * ends that connection only (statuses: {@link RcStatus}).
+ *
+ * <h2>Statistics</h2>
+ * {@link #statistics()}: connections, registrations, the {@link RcCounter}s, the {@link RcGauge}s and
+ * the RDMA-CM events received by kind ({@link #cmEventCounter}).
  */
 public final class RcFabric implements Fabric, AutoCloseable {
 
@@ -123,7 +130,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private volatile boolean sleeping;
     private Consumer<ConnectRequest> acceptor;
     private long listenId = -1;
-    private long ownRegistrations;
+    private long perCallRegistrations;
+    private long flushedCompletions;
+    private long failedCompletions;
+    private final Map<CmEventType, Long> cmEvents = new EnumMap<>(CmEventType.class);
 
     /**
      * Opens a fabric on the verbs device that has {@code bind}'s address and listens there when asked
@@ -320,7 +330,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             }
             throw e;
         }
-        ownRegistrations++;
+        perCallRegistrations++;
         return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()), segment,
                 registered, bytes.isDirect() ? null : bytes, arena, null, access);
     }
@@ -366,19 +376,49 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
     }
 
-    /** @return the live registrations made through {@link #register}, for tests that check nothing leaks */
-    int registrations() {
-        return regions.size();
+    /**
+     * @return what the fabric holds and has counted, read at one moment on the progress thread: its
+     *     connections, its registrations, the {@link RcCounter}s, the RDMA-CM events by kind
+     *     ({@link #cmEventCounter}) and the {@link RcGauge}s. Thread-safe; waits for the progress thread
+     * @throws IllegalStateException if the fabric is closed or its progress thread does not answer
+     */
+    @Override
+    public TransportStatistics statistics() {
+        return Fabric.callOnProgressThread(this, this::snapshot);
     }
 
-    /** @return the chunk registrations made with an {@code ibv_reg_mr} of their own since the fabric opened */
-    long ownRegistrations() {
-        return ownRegistrations;
+    /**
+     * @param type an RDMA-CM event type
+     * @return the name its count has among the fabric counters: what {@code rdma_event_str} calls it
+     */
+    public static String cmEventCounter(CmEventType type) {
+        return type.description();
     }
 
-    /** @return bytes registered for the chunk pool */
-    long pooledBytes() {
-        return pool.registeredBytes();
+    private TransportStatistics snapshot() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put(RcCounter.PER_CALL_REGISTRATIONS.name(), perCallRegistrations);
+        counters.put(RcCounter.FLUSHED_COMPLETIONS.name(), flushedCompletions);
+        counters.put(RcCounter.FAILED_COMPLETIONS.name(), failedCompletions);
+        for (CmEventType type : CmEventType.values()) {
+            counters.put(cmEventCounter(type), cmEvents.getOrDefault(type, 0L));
+        }
+        Map<String, Long> gauges = new LinkedHashMap<>();
+        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) byQp.size());
+        gauges.put(RcGauge.POSTED_RECEIVES.name(),
+                byId.values().stream().mapToLong(RcConnection::postedReceives).sum());
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE.name(), pool.bytesInUse());
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED.name(), pool.registeredBytes());
+        return TransportStatistics.ofFabric(byId.size(), regions.size(), counters, gauges);
+    }
+
+    /** Counts a work completion of a connection by its outcome. */
+    void completed(FabricStatus status) {
+        if (status == FabricStatus.FLUSHED) {
+            flushedCompletions++;
+        } else if (!status.ok()) {
+            failedCompletions++;
+        }
     }
 
     /** @return the region of a registration of this fabric */
@@ -506,6 +546,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
         @Override
         public void cmEvent(long id, CmEventType type, int status, byte[] privateData) {
+            cmEvents.merge(type, 1L, Long::sum);
             if (type == CmEventType.CONNECT_REQUEST) {
                 request(id, privateData);
                 return;

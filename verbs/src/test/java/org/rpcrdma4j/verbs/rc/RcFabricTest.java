@@ -30,6 +30,7 @@ import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
@@ -354,6 +355,50 @@ class RcFabricTest {
     }
 
     @Test
+    void statisticsShowQueuePairsReceivesCmEventsAndFlushedCompletions() throws Exception {
+        acceptAll(5);
+        Recorder clientEvents = new Recorder();
+        connect(client, clientEvents, 6);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        a.recorder().established.get(10, TimeUnit.SECONDS);
+        TransportStatistics serving = server.statistics();
+        TransportStatistics calling = client.statistics();
+        assertEquals(1, serving.connections());
+        assertEquals(1, gauge(serving, RcGauge.QUEUE_PAIRS));
+        assertEquals(5, gauge(serving, RcGauge.POSTED_RECEIVES));
+        assertEquals(6, gauge(calling, RcGauge.POSTED_RECEIVES));
+        assertEquals(1, serving.fabricCounter(RcFabric.cmEventCounter(CmEventType.CONNECT_REQUEST)));
+        assertEquals(1, serving.fabricCounter("RDMA_CM_EVENT_ESTABLISHED"));
+        assertEquals(1, calling.fabricCounter(RcFabric.cmEventCounter(CmEventType.ADDR_RESOLVED)));
+        assertEquals(1, calling.fabricCounter(RcFabric.cmEventCounter(CmEventType.ROUTE_RESOLVED)));
+        assertEquals(1, calling.fabricCounter(RcFabric.cmEventCounter(CmEventType.ESTABLISHED)));
+
+        on(server, () -> {
+            a.connection().close();
+            return null;
+        });
+        a.recorder().untilDisconnected();
+        clientEvents.untilDisconnected();
+        TransportStatistics closed = server.statistics();
+        assertEquals(0, closed.connections());
+        assertEquals(0, gauge(closed, RcGauge.QUEUE_PAIRS));
+        assertEquals(0, gauge(closed, RcGauge.POSTED_RECEIVES));
+        assertEquals(5, counter(closed, RcCounter.FLUSHED_COMPLETIONS));
+        assertEquals(0, counter(closed, RcCounter.FAILED_COMPLETIONS));
+        assertEquals(6, counter(client.statistics(), RcCounter.FLUSHED_COMPLETIONS));
+        assertEquals(1, client.statistics().fabricCounter(RcFabric.cmEventCounter(CmEventType.DISCONNECTED)));
+    }
+
+    private static long counter(TransportStatistics statistics, RcCounter counter) {
+        return statistics.fabricCounter(counter.name());
+    }
+
+    private static long gauge(TransportStatistics statistics, RcGauge gauge) {
+        return statistics.fabricGauge(gauge.name());
+    }
+
+    @Test
     void completionsGoToTheirOwnConnection() throws Exception {
         acceptAll(4);
         RcFabric second = new RcFabric(network.device(otherIp), new InetSocketAddress(otherIp, 0), CONFIG);
@@ -413,6 +458,10 @@ class RcFabricTest {
         java.util.Arrays.fill(pulled, 0, 100, (byte) 0x22);
         Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        TransportStatistics pulling = server.statistics();
+        assertEquals(ChunkPool.MIN_BLOCK, gauge(pulling, RcGauge.CHUNK_POOL_BYTES_IN_USE), "one pool block");
+        assertEquals(ChunkPool.SLAB, gauge(pulling, RcGauge.CHUNK_POOL_BYTES_REGISTERED), "one slab");
+        assertEquals(1, pulling.chunkRegistrations());
         on(server, () -> a.connection().read(target, 100, readable.segment(0, 3000), 31));
         assertEquals("rdma 31 SUCCESS", a.recorder().next());
         on(server, () -> {
@@ -451,10 +500,16 @@ class RcFabricTest {
             server.deregister(source);
             return null;
         });
-        assertEquals(0, on(client, client::registrations));
-        assertEquals(0, on(server, server::registrations));
-        assertEquals(0, on(server, server::ownRegistrations), "the server's chunk memory came from its pool");
-        assertEquals(2, on(client, client::ownRegistrations), "memory a peer touches is registered on its own");
+        TransportStatistics serverFigures = server.statistics();
+        TransportStatistics clientFigures = client.statistics();
+        assertEquals(0, clientFigures.chunkRegistrations());
+        assertEquals(0, serverFigures.chunkRegistrations());
+        assertEquals(0, counter(serverFigures, RcCounter.PER_CALL_REGISTRATIONS),
+                "the server's chunk memory came from its pool");
+        assertEquals(0, gauge(serverFigures, RcGauge.CHUNK_POOL_BYTES_IN_USE), "every block is back");
+        assertEquals(ChunkPool.SLAB, gauge(serverFigures, RcGauge.CHUNK_POOL_BYTES_REGISTERED), "the slab stays");
+        assertEquals(2, counter(clientFigures, RcCounter.PER_CALL_REGISTRATIONS),
+                "memory a peer touches is registered on its own");
         assertTrue(clientSide.peer() != null);
     }
 

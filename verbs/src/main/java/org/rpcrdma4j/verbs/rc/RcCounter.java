@@ -1,0 +1,19 @@
+package org.rpcrdma4j.verbs.rc;
+
+/**
+ * Events an {@link RcFabric} counts, by name among its statistics'
+ * {@link org.rpcrdma4j.transport.TransportStatistics#fabricCounters()}. Beside them the fabric counts
+ * each RDMA-CM event it received, under the name {@code rdma_event_str} gives the event
+ * ({@link RcFabric#cmEventCounter}).
+ */
+public enum RcCounter {
+    /**
+     * Chunk registrations made with an {@code ibv_reg_mr} of their own, per call: memory a peer reads
+     * or writes, and what the chunk pool had no room for.
+     */
+    PER_CALL_REGISTRATIONS,
+    /** Work completions flushed: the connection was ending, its queue pair in the error state. */
+    FLUSHED_COMPLETIONS,
+    /** Work completions that failed otherwise; each ends its connection. */
+    FAILED_COMPLETIONS
+}

@@ -1,0 +1,16 @@
+package org.rpcrdma4j.verbs.rc;
+
+/**
+ * What an {@link RcFabric} holds now, by name among its statistics'
+ * {@link org.rpcrdma4j.transport.TransportStatistics#fabricGauges()}.
+ */
+public enum RcGauge {
+    /** Queue pairs made and not yet destroyed. */
+    QUEUE_PAIRS,
+    /** Receives posted on the connections' queue pairs, or waiting for their queue pair. */
+    POSTED_RECEIVES,
+    /** Bytes of the chunk pool's blocks in use by registrations. */
+    CHUNK_POOL_BYTES_IN_USE,
+    /** Bytes registered for the chunk pool: whole slabs, free or in use. */
+    CHUNK_POOL_BYTES_REGISTERED
+}
