@@ -1,14 +1,18 @@
 package org.rpcrdma4j.testbed.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,8 +20,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -28,13 +34,17 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.FileHandles;
 import org.rpcrdma4j.testbed.nfs.MountService;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
+import org.rpcrdma4j.testbed.nfs.Nfs3Args;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
+import org.rpcrdma4j.testbed.nfs.Nfs3Results;
 import org.rpcrdma4j.testbed.nfs.Nfs3Service;
+import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
 import org.rpcrdma4j.testbed.sim.SimulatedNetwork;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
@@ -42,25 +52,44 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
- * The same oncrpc4j program, the testbed's NFSv3 service over a file in a temporary export, served
+ * The same oncrpc4j program, the testbed's NFSv3 service over files in a temporary export, served
  * over oncrpc4j's TCP transport on loopback and over rpcrdma4j on the simulated EFA device, in one
- * run, each with a pool of {@value #WORKERS} workers: NFS NULL at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE)
- * of 4 KiB, 64 KiB and 1 MiB at queue depth 1. Over RDMA, READ data comes back in a Write chunk and
- * WRITE data goes in a Read chunk once over the inline threshold (RFC 8267).
+ * run, each with a pool of {@value #WORKERS} workers: NFS NULL and the metadata calls most NFS traffic
+ * is made of (GETATTR, LOOKUP, ACCESS, CREATE followed by REMOVE, READDIRPLUS of a directory of
+ * {@value #DIR_ENTRIES} files) at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE) of 4 KiB,
+ * 64 KiB and 1 MiB at queue depth 1. Over RDMA, READ data comes back in a Write chunk and WRITE data
+ * goes in a Read chunk once over the inline threshold (RFC 8267).
  *
- * <p>Over RDMA each run also reports the bytes the transport copied per call on the server's and the
- * client's side, as the transport counts them ({@code TransportStatistics.bytesCopied} of the service and the client).
+ * <p>Each run reports the mean, median and 99th percentile of the time from a call to its reply, the
+ * operations per second, and the CPU time the whole process used per operation while the workload ran
+ * (client and server share the process, and on RDMA the simulated device's thread too), so that a gain
+ * bought by spinning shows. Over RDMA it also reports the bytes the transport copied per operation on
+ * the server's and the client's side, as the transport counts them ({@code TransportStatistics.bytesCopied} of the service
+ * and the client).
  *
  * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
- * each runs for its time. The data of every READ is compared with the file's; every WRITE must report
- * its whole count written.
+ * each runs for its time. Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
+ * size, LOOKUP's handle, ACCESS's bits, the new file's handle, the directory's whole listing.
  */
 public final class RpcBench {
 
-    /** What a run does: a procedure, its size and how many calls are in flight. */
+    /**
+     * What a run does: a procedure, its size and how many operations are in flight. An operation is one
+     * call, except for {@code create-remove}, where it is a CREATE of a new name and the REMOVE of it.
+     */
     public enum Workload {
         NULL_QD1("null-qd1", Nfs3.NFSPROC3_NULL, 0, 1),
         NULL_QD32("null-qd32", Nfs3.NFSPROC3_NULL, 0, 32),
+        GETATTR_QD1("getattr-qd1", Nfs3.NFSPROC3_GETATTR, 0, 1),
+        GETATTR_QD32("getattr-qd32", Nfs3.NFSPROC3_GETATTR, 0, 32),
+        LOOKUP_QD1("lookup-qd1", Nfs3.NFSPROC3_LOOKUP, 0, 1),
+        LOOKUP_QD32("lookup-qd32", Nfs3.NFSPROC3_LOOKUP, 0, 32),
+        ACCESS_QD1("access-qd1", Nfs3.NFSPROC3_ACCESS, 0, 1),
+        ACCESS_QD32("access-qd32", Nfs3.NFSPROC3_ACCESS, 0, 32),
+        CREATE_REMOVE_QD1("create-remove-qd1", Nfs3.NFSPROC3_CREATE, 0, 1),
+        CREATE_REMOVE_QD32("create-remove-qd32", Nfs3.NFSPROC3_CREATE, 0, 32),
+        READDIRPLUS_QD1("readdirplus-qd1", Nfs3.NFSPROC3_READDIRPLUS, 0, 1),
+        READDIRPLUS_QD32("readdirplus-qd32", Nfs3.NFSPROC3_READDIRPLUS, 0, 32),
         READ_4K("read-4k", Nfs3.NFSPROC3_READ, 4 << 10, 1),
         READ_64K("read-64k", Nfs3.NFSPROC3_READ, 64 << 10, 1),
         READ_1M("read-1m", Nfs3.NFSPROC3_READ, 1 << 20, 1),
@@ -89,25 +118,36 @@ public final class RpcBench {
     /**
      * One measured run.
      *
-     * @param transport "tcp" or "rdma-sim"
-     * @param workload  the workload's label
-     * @param latencyUs mean time from a call to its reply
-     * @param opsPerSec calls completed per second
-     * @param mbPerSec  data moved per second (10^6 bytes), 0 for NULL
-     * @param verified  whether every reply was right
-     * @param copies    bytes the transport copied per call on each side, as it counts them; {@code null}
-     *                  for TCP, which does not count
+     * @param transport   "tcp" or "rdma-sim"
+     * @param workload    the workload's label
+     * @param latency     time from an operation's call to its reply
+     * @param opsPerSec   operations completed per second
+     * @param mbPerSec    data moved per second (10^6 bytes), 0 but for READ and WRITE
+     * @param cpuUsPerOp  CPU time the process used per operation, in microseconds
+     * @param verified    whether every reply was right
+     * @param copies      bytes the transport copied per operation on each side, as it counts them;
+     *                    {@code null} for TCP, which does not count
      */
-    public record Run(String transport, String workload, double latencyUs, double opsPerSec, double mbPerSec,
-                      boolean verified, Copies copies) {
+    public record Run(String transport, String workload, Latency latency, double opsPerSec, double mbPerSec,
+                      double cpuUsPerOp, boolean verified, Copies copies) {
     }
 
     /**
-     * Bytes the transport copied per call, counted by the transport itself (RDMA Reads and Writes,
+     * Time from an operation's call to its reply, in microseconds.
+     *
+     * @param mean the mean
+     * @param p50  the median
+     * @param p99  the 99th percentile
+     */
+    public record Latency(double mean, double p50, double p99) {
+    }
+
+    /**
+     * Bytes the transport copied per operation, counted by the transport itself (RDMA Reads and Writes,
      * the fabric's moves, are not copies).
      *
-     * @param server per call on the server's side
-     * @param client per call on the client's side
+     * @param server per operation on the server's side
+     * @param client per operation on the client's side
      */
     public record Copies(double server, double client) {
     }
@@ -119,9 +159,9 @@ public final class RpcBench {
             return new long[] {server.getAsLong(), client.getAsLong()};
         }
 
-        Copies since(long[] before, long calls) {
+        Copies since(long[] before, long ops) {
             long[] now = read();
-            return new Copies((double) (now[0] - before[0]) / calls, (double) (now[1] - before[1]) / calls);
+            return new Copies((double) (now[0] - before[0]) / ops, (double) (now[1] - before[1]) / ops);
         }
     }
 
@@ -129,10 +169,17 @@ public final class RpcBench {
     private static final int MAX_SIZE = 1 << 20;
     private static final int WORKERS = 4;
     private static final long CALL_TIMEOUT_S = 60;
+    private static final int DIR_ENTRIES = 20;
+    /** READDIRPLUS dircount and maxcount as the Linux client asks for them with 4 KiB pages and wsize 32 KiB. */
+    private static final int DIRCOUNT = 4096;
+    private static final int MAXCOUNT = 32768;
+    private static final int ACCESS_ALL = Nfs3.ACCESS3_READ | Nfs3.ACCESS3_LOOKUP | Nfs3.ACCESS3_MODIFY
+            | Nfs3.ACCESS3_EXTEND | Nfs3.ACCESS3_DELETE | Nfs3.ACCESS3_EXECUTE;
 
     private final Duration perRun;
     private final List<Workload> workloads;
     private final byte[] content = new byte[MAX_SIZE];
+    private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private ObjIntConsumer<String> steps;
     private int step;
 
@@ -181,19 +228,27 @@ public final class RpcBench {
         ExecutorService rdmaWorkers = Executors.newFixedThreadPool(WORKERS);
         try {
             Files.write(export.resolve("read"), content);
-            FileHandles handles = new FileHandles(export, 16);
+            Path dir = Files.createDirectory(export.resolve("dir"));
+            for (int i = 0; i < DIR_ENTRIES; i++) {
+                Files.createFile(dir.resolve("f" + i));
+            }
+            // Room for every handle the workloads hold at once: the files, the directory and its entries, the new names.
+            FileHandles handles = new FileHandles(export, 4096);
             List<Run> runs = new ArrayList<>(tcp(handles, tcpWorkers));
             runs.addAll(rdma(handles, rdmaWorkers, seed));
             return runs;
         } finally {
             tcpWorkers.shutdownNow();
             rdmaWorkers.shutdownNow();
-            try (Stream<Path> files = Files.list(export)) {
-                for (Path file : files.toList()) {
-                    Files.delete(file);
-                }
+            deleteTree(export);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
             }
-            Files.delete(export);
         }
     }
 
@@ -234,90 +289,230 @@ public final class RpcBench {
     private List<Run> runOn(String transport, RpcTransport on, CopyCounters copies) throws Exception {
         Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS);
         byte[] root = client.mount(EXPORT);
-        BenchFiles files = new BenchFiles(client.lookup(root, "read"), client.create(root, "write-" + transport));
+        BenchFiles files = new BenchFiles(root, client.lookup(root, "read"), client.create(root, "write-" + transport),
+                client.lookup(root, "dir"), "new-" + transport + "-", new AtomicLong());
+        Operations operations = new Operations(new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on),
+                client, files);
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             steps.accept(transport + " warm-up " + workload.label, step++);
-            measure(transport, workload, on, client, files, perRun.dividedBy(3), copies);
+            measure(transport, workload, operations, perRun.dividedBy(3), copies);
         }
         List<Run> runs = new ArrayList<>();
         for (Workload workload : workloads) {
             steps.accept(transport + " " + workload.label, step++);
-            runs.add(measure(transport, workload, on, client, files, perRun, copies));
+            runs.add(measure(transport, workload, operations, perRun, copies));
         }
         return runs;
     }
 
-    /** The file READs read and the one WRITEs write. */
-    private record BenchFiles(byte[] read, byte[] write) {
+    /** The export's root, the file READs read, the one WRITEs write, the directory READDIRPLUS lists, new names. */
+    private record BenchFiles(byte[] root, byte[] read, byte[] write, byte[] dir, String prefix, AtomicLong created) {
+
+        String newName() {
+            return prefix + created.incrementAndGet();
+        }
     }
 
-    private Run measure(String transport, Workload workload, RpcTransport on, Nfs3Client client, BenchFiles files,
-                        Duration time, CopyCounters copies) throws Exception {
-        return workload.depth > 1 ? measureAsync(transport, workload, on, time, copies)
-                : measureSync(transport, workload, client, files, time, copies);
+    /** What the run counted, whatever the depth. */
+    private record Counted(long ops, long nanos, long[] latencies, boolean verified) {
     }
 
-    private Run measureSync(String transport, Workload workload, Nfs3Client client, BenchFiles files, Duration time,
-                            CopyCounters copies) throws IOException {
+    private Run measure(String transport, Workload workload, Operations operations, Duration time, CopyCounters copies)
+            throws Exception {
         long[] copied = copies == null ? null : copies.read();
-        byte[] data = Arrays.copyOf(content, workload.size);
-        ByteBuffer expected = ByteBuffer.wrap(data);
-        boolean verified = true;
-        long ops = 0;
-        long start = System.nanoTime();
-        long end = start + time.toNanos();
-        long now;
-        do {
-            switch (workload.procedure) {
-                case Nfs3.NFSPROC3_NULL -> client.ping();
-                case Nfs3.NFSPROC3_READ -> verified &= client.read(files.read, 0, workload.size).data.equals(expected);
-                default -> verified &= client.write(files.write, 0, data, Nfs3.UNSTABLE).count == workload.size;
-            }
-            ops++;
-            now = System.nanoTime();
-        } while (now < end);
-        double seconds = (now - start) / 1e9;
-        return new Run(transport, workload.label, seconds * 1e6 / ops, ops / seconds,
-                (double) ops * workload.size / seconds / 1e6, verified,
+        long cpu = os.getProcessCpuTime();
+        Counted counted = workload.depth > 1 ? operations.async(workload, time) : operations.sync(workload, time);
+        long cpuNanos = os.getProcessCpuTime() - cpu;
+        long ops = Math.max(1, counted.ops);
+        double seconds = counted.nanos / 1e9;
+        long[] latencies = counted.latencies;
+        Arrays.sort(latencies);
+        double mean = Arrays.stream(latencies).average().orElse(0) / 1e3;
+        Latency latency = new Latency(mean, percentile(latencies, 50) / 1e3, percentile(latencies, 99) / 1e3);
+        return new Run(transport, workload.label, latency, counted.ops / seconds,
+                (double) counted.ops * workload.size / seconds / 1e6, cpuNanos / 1e3 / ops, counted.verified,
                 copies == null ? null : copies.since(copied, ops));
     }
 
-    /** NULL calls kept {@link Workload#depth} in flight by oncrpc4j's asynchronous call. */
-    private Run measureAsync(String transport, Workload workload, RpcTransport on, Duration time,
-                             CopyCounters copies) throws InterruptedException, IOException {
-        long[] copied = copies == null ? null : copies.read();
-        RpcCall nfs = new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on);
-        Semaphore window = new Semaphore(workload.depth);
-        AtomicLong done = new AtomicLong();
-        AtomicLong waitedNanos = new AtomicLong();
-        AtomicBoolean failed = new AtomicBoolean();
-        long start = System.nanoTime();
-        long end = start + time.toNanos();
-        while (System.nanoTime() < end && !failed.get()) {
-            window.acquire();
-            long sent = System.nanoTime();
-            nfs.call(workload.procedure, XdrVoid.XDR_VOID, new CompletionHandler<RpcReply, RpcTransport>() {
+    /** The nearest-rank percentile of sorted values. */
+    private static long percentile(long[] sorted, int percent) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(percent / 100.0 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
+    }
+
+    /** Each workload's operation, made and checked, one at a time or many in flight. */
+    private final class Operations {
+
+        private final RpcCall nfs;
+        private final Nfs3Client client;
+        private final BenchFiles files;
+
+        Operations(RpcCall nfs, Nfs3Client client, BenchFiles files) {
+            this.nfs = nfs;
+            this.client = client;
+            this.files = files;
+        }
+
+        /** One operation at a time through the blocking calls, as an application thread makes them. */
+        Counted sync(Workload workload, Duration time) throws IOException {
+            byte[] data = Arrays.copyOf(content, workload.size);
+            ByteBuffer expected = ByteBuffer.wrap(data);
+            Latencies latencies = new Latencies();
+            boolean verified = true;
+            long start = System.nanoTime();
+            long end = start + time.toNanos();
+            long now = start;
+            do {
+                long sent = now;
+                verified &= switch (workload.procedure) {
+                    case Nfs3.NFSPROC3_NULL -> {
+                        client.ping();
+                        yield true;
+                    }
+                    case Nfs3.NFSPROC3_GETATTR -> client.getattr(files.read).size == MAX_SIZE;
+                    case Nfs3.NFSPROC3_LOOKUP -> Arrays.equals(client.lookup(files.root, "read"), files.read);
+                    case Nfs3.NFSPROC3_ACCESS -> client.access(files.read, ACCESS_ALL) != 0;
+                    case Nfs3.NFSPROC3_CREATE -> {
+                        String name = files.newName();
+                        byte[] fh = client.create(files.root, name);
+                        client.remove(files.root, name);
+                        yield fh.length > 0;
+                    }
+                    case Nfs3.NFSPROC3_READDIRPLUS -> listsTheDirectory(
+                            client.readdir(files.dir, true, 0, 0, DIRCOUNT, MAXCOUNT));
+                    case Nfs3.NFSPROC3_READ -> client.read(files.read, 0, workload.size).data.equals(expected);
+                    default -> client.write(files.write, 0, data, Nfs3.UNSTABLE).count == workload.size;
+                };
+                now = System.nanoTime();
+                latencies.add(now - sent);
+            } while (now < end);
+            return new Counted(latencies.size(), now - start, latencies.values(), verified);
+        }
+
+        /** {@link Workload#depth} operations kept in flight through oncrpc4j's asynchronous call. */
+        Counted async(Workload workload, Duration time) throws InterruptedException, IOException {
+            Semaphore window = new Semaphore(workload.depth);
+            Latencies latencies = new Latencies();
+            AtomicBoolean wrong = new AtomicBoolean();
+            AtomicBoolean failed = new AtomicBoolean();
+            long start = System.nanoTime();
+            long end = start + time.toNanos();
+            while (System.nanoTime() < end && !failed.get()) {
+                window.acquire();
+                long sent = System.nanoTime();
+                start(workload, (right, error) -> {
+                    if (error != null) {
+                        failed.set(true);
+                    } else {
+                        latencies.add(System.nanoTime() - sent);
+                        wrong.compareAndSet(false, !right);
+                    }
+                    window.release();
+                });
+            }
+            if (!window.tryAcquire(workload.depth, CALL_TIMEOUT_S, TimeUnit.SECONDS)) {
+                failed.set(true);
+            }
+            long nanos = System.nanoTime() - start;
+            return new Counted(latencies.size(), nanos, latencies.values(), !failed.get() && !wrong.get());
+        }
+
+        /** Starts one operation; {@code done} gets whether its replies were right, or why it failed. */
+        private void start(Workload workload, BiConsumer<Boolean, Throwable> done) throws IOException {
+            switch (workload.procedure) {
+                case Nfs3.NFSPROC3_NULL -> call(Nfs3.NFSPROC3_NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, r -> true, done);
+                case Nfs3.NFSPROC3_GETATTR -> call(Nfs3.NFSPROC3_GETATTR, new Nfs3Args.Fh(files.read),
+                        new Nfs3Results.Getattr(), r -> r.ok() && r.attr.size == MAX_SIZE, done);
+                case Nfs3.NFSPROC3_LOOKUP -> call(Nfs3.NFSPROC3_LOOKUP, new Nfs3Args.DirOp(files.root, utf8("read")),
+                        new Nfs3Results.Lookup(), r -> r.ok() && Arrays.equals(r.fh, files.read), done);
+                case Nfs3.NFSPROC3_ACCESS -> call(Nfs3.NFSPROC3_ACCESS, new Nfs3Args.Access(files.read, ACCESS_ALL),
+                        new Nfs3Results.Access(), r -> r.ok() && r.access != 0, done);
+                case Nfs3.NFSPROC3_CREATE -> {
+                    byte[] name = utf8(files.newName());
+                    call(Nfs3.NFSPROC3_CREATE,
+                            new Nfs3Args.Create(files.root, name, Nfs3.GUARDED, Sattr3.ofMode(0644), 0),
+                            new Nfs3Results.Create(), Nfs3Results.Result::ok, (created, error) -> {
+                                if (error != null || !created) {
+                                    done.accept(created, error);
+                                    return;
+                                }
+                                try {
+                                    // On the reply thread, which never waits: at most depth calls are in flight.
+                                    call(Nfs3.NFSPROC3_REMOVE, new Nfs3Args.DirOp(files.root, name),
+                                            new Nfs3Results.Wcc(), Nfs3Results.Result::ok, done);
+                                } catch (IOException e) {
+                                    done.accept(false, e);
+                                }
+                            });
+                }
+                case Nfs3.NFSPROC3_READDIRPLUS -> call(Nfs3.NFSPROC3_READDIRPLUS,
+                        new Nfs3Args.Readdir(true, files.dir, 0, 0, DIRCOUNT, MAXCOUNT), new Nfs3Results.Readdir(true),
+                        RpcBench::listsTheDirectory, done);
+                default -> throw new IllegalArgumentException(workload.label + " runs at queue depth 1 only");
+            }
+        }
+
+        private <R extends XdrAble> void call(int procedure, XdrAble args, R result, Predicate<R> right,
+                                              BiConsumer<Boolean, Throwable> done) throws IOException {
+            nfs.call(procedure, args, new CompletionHandler<RpcReply, RpcTransport>() {
                 @Override
                 public void completed(RpcReply reply, RpcTransport transport) {
-                    waitedNanos.addAndGet(System.nanoTime() - sent);
-                    done.incrementAndGet();
-                    window.release();
+                    try {
+                        reply.getReplyResult(result);
+                    } catch (IOException | RuntimeException e) {
+                        done.accept(false, e);
+                        return;
+                    }
+                    done.accept(right.test(result), null);
                 }
 
                 @Override
                 public void failed(Throwable error, RpcTransport transport) {
-                    failed.set(true);
-                    window.release();
+                    done.accept(false, error);
                 }
             });
         }
-        if (!window.tryAcquire(workload.depth, CALL_TIMEOUT_S, TimeUnit.SECONDS)) {
-            failed.set(true);
+    }
+
+    /** Whether one READDIRPLUS reply lists the whole directory: every file, with attributes and handle. */
+    private static boolean listsTheDirectory(Nfs3Results.Readdir listing) {
+        if (!listing.ok() || !listing.eof) {
+            return false;
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long ops = Math.max(1, done.get());
-        return new Run(transport, workload.label, waitedNanos.get() / 1e3 / ops, done.get() / seconds, 0,
-                !failed.get(), copies == null ? null : copies.since(copied, ops));
+        long files = listing.entries.stream()
+                .filter(e -> !e.name().equals(".") && !e.name().equals(".."))
+                .filter(e -> e.attr() != null && e.fh() != null)
+                .count();
+        return files == DIR_ENTRIES;
+    }
+
+    private static byte[] utf8(String name) {
+        return name.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Each operation's time from call to reply, in nanoseconds, added from any thread. */
+    private static final class Latencies {
+
+        private long[] values = new long[1 << 16];
+        private int size;
+
+        synchronized void add(long nanos) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = nanos;
+        }
+
+        synchronized int size() {
+            return size;
+        }
+
+        synchronized long[] values() {
+            return Arrays.copyOf(values, size);
+        }
     }
 }

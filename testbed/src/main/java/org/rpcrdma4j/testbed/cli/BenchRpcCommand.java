@@ -23,9 +23,11 @@ import picocli.CommandLine.TypeConversionException;
         mixinStandardHelpOptions = true,
         description = {
             "The testbed's NFSv3 service served over oncrpc4j's TCP transport on loopback and over rpcrdma4j on "
-                    + "the simulated EFA device, in one run: NFS NULL latency at queue depth 1, NULL calls per "
-                    + "second at queue depth 32, and 4 KiB, 64 KiB and 1 MiB READs and WRITEs in MB/s. Each "
-                    + "workload first warms up for a third of its time, all before any is measured.",
+                    + "the simulated EFA device, in one run: NULL, GETATTR, LOOKUP, ACCESS, CREATE+REMOVE and "
+                    + "READDIRPLUS of a 20-entry directory at queue depth 1 and 32, and 4 KiB, 64 KiB and 1 MiB READs "
+                    + "and WRITEs at queue depth 1: latency (p50, p99), operations per second, MB/s and the "
+                    + "process's CPU time per operation. Each workload first warms up for a third of its time, all "
+                    + "before any is measured.",
             "Exits 1 if a reply was wrong or a call failed."
         })
 public final class BenchRpcCommand implements Callable<Integer> {
@@ -64,20 +66,28 @@ public final class BenchRpcCommand implements Callable<Integer> {
 
     private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads) {
         StringBuilder table = new StringBuilder(String.format(
-                "%-10s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %s%n",
-                "workload", "tcp us", "rdma us", "ratio", "tcp op/s", "rdma op/s", "ratio", "tcp MB/s", "rdma MB/s",
-                "ratio", "srv copy B", "cli copy B", "replies"));
+                "%-18s %8s %8s %5s %8s %8s %5s %9s %9s %5s %7s %7s %5s %9s %9s %5s %10s %10s %s%n",
+                "workload", "tcp p50", "rdma p50", "ratio", "tcp p99", "rdma p99", "ratio", "tcp op/s", "rdma op/s",
+                "ratio", "tcp cpu", "rdma cpu", "ratio", "tcp MB/s", "rdma MB/s", "ratio", "srv copy B",
+                "cli copy B", "replies"));
         for (RpcBench.Workload workload : workloads) {
             Run tcp = find(runs, "tcp", workload);
             Run rdma = find(runs, "rdma-sim", workload);
-            table.append(String.format("%-10s %11.1f %11.1f %7.2f %11.0f %11.0f %7.2f %11.1f %11.1f %7s %11.0f %11.0f %s%n",
-                    workload.label(), tcp.latencyUs(), rdma.latencyUs(), rdma.latencyUs() / tcp.latencyUs(),
-                    tcp.opsPerSec(), rdma.opsPerSec(), rdma.opsPerSec() / tcp.opsPerSec(), tcp.mbPerSec(),
+            table.append(String.format(
+                    "%-18s %8.1f %8.1f %5.2f %8.1f %8.1f %5.2f %9.0f %9.0f %5.2f %7.1f %7.1f %5.2f %9.1f %9.1f %5s %10.0f %10.0f %s%n",
+                    workload.label(), tcp.latency().p50(), rdma.latency().p50(), rdma.latency().p50() / tcp.latency().p50(),
+                    tcp.latency().p99(), rdma.latency().p99(), rdma.latency().p99() / tcp.latency().p99(),
+                    tcp.opsPerSec(), rdma.opsPerSec(), rdma.opsPerSec() / tcp.opsPerSec(),
+                    tcp.cpuUsPerOp(), rdma.cpuUsPerOp(), rdma.cpuUsPerOp() / tcp.cpuUsPerOp(), tcp.mbPerSec(),
                     rdma.mbPerSec(), tcp.mbPerSec() > 0 ? String.format("%.2f", rdma.mbPerSec() / tcp.mbPerSec()) : "-",
                     rdma.copies().server(), rdma.copies().client(), tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
         }
-        return table.append("ratios are rdma-sim / tcp: below 1 is better for latency, above 1 for op/s and MB/s;"
-                        + " copy B: bytes rpcrdma4j copied per call on the server's and the client's side, as it counts them")
+        return table.append("p50, p99: microseconds from call to reply; cpu: microseconds of the process's CPU time"
+                        + " per operation (client and server in one process); an operation is one call, but a CREATE"
+                        + " and its REMOVE in create-remove%n".formatted())
+                .append("ratios are rdma-sim / tcp: below 1 is better for latency and cpu, above 1 for op/s and MB/s;"
+                        + " copy B: bytes rpcrdma4j copied per operation on the server's and the client's side, as it"
+                        + " counts them")
                 .toString();
     }
 
@@ -90,8 +100,10 @@ public final class BenchRpcCommand implements Callable<Integer> {
         Json json = new Json().beginObject().name("runs").beginArray();
         for (Run r : runs) {
             json.beginObject().name("transport").value(r.transport()).name("workload").value(r.workload())
-                    .name("latencyUs").value(r.latencyUs()).name("opsPerSec").value(r.opsPerSec())
-                    .name("mbPerSec").value(r.mbPerSec());
+                    .name("latencyUs").value(r.latency().mean()).name("p50Us").value(r.latency().p50())
+                    .name("p99Us").value(r.latency().p99()).name("opsPerSec").value(r.opsPerSec())
+                    .name("mbPerSec").value(r.mbPerSec()).name("cpuUsPerOp").value(r.cpuUsPerOp())
+                    .name("verified").value(r.verified());
             if (r.copies() != null) {
                 json.name("serverCopiedPerCall").value(r.copies().server())
                         .name("clientCopiedPerCall").value(r.copies().client());

@@ -14,8 +14,10 @@ import org.rpcrdma4j.testbed.Main;
 /** Runs {@code testbed bench rpc} briefly: every workload runs on both transports with right replies. */
 class BenchRpcCommandTest {
 
-    private static final List<String> WORKLOADS = List.of("null-qd1", "null-qd32", "read-4k", "read-64k", "read-1m",
-            "write-4k", "write-64k", "write-1m");
+    private static final List<String> WORKLOADS = List.of("null-qd1", "null-qd32", "getattr-qd1", "getattr-qd32",
+            "lookup-qd1", "lookup-qd32", "access-qd1", "access-qd32", "create-remove-qd1", "create-remove-qd32",
+            "readdirplus-qd1", "readdirplus-qd32", "read-4k", "read-64k", "read-1m", "write-4k", "write-64k",
+            "write-1m");
 
     @Test
     void runsEveryWorkloadOverTcpAndRdmaAsOneJsonDocument() throws Exception {
@@ -26,13 +28,17 @@ class BenchRpcCommandTest {
         List<String> runs = new ArrayList<>();
         for (JsonNode run : runs(out)) {
             runs.add(run.get("transport").asText() + " " + run.get("workload").asText());
+            assertThat(run.get("verified").asBoolean()).isTrue();
             assertThat(run.get("latencyUs").asDouble()).isPositive();
+            assertThat(run.get("p50Us").asDouble()).isPositive().isLessThanOrEqualTo(run.get("p99Us").asDouble());
             assertThat(run.get("opsPerSec").asDouble()).isPositive();
+            // The process ran client and server for the whole run: some CPU time went into every operation.
+            assertThat(run.get("cpuUsPerOp").asDouble()).isPositive();
             double mb = run.get("mbPerSec").asDouble();
-            if (run.get("workload").asText().startsWith("null")) {
-                assertThat(mb).isZero();
-            } else {
+            if (run.get("workload").asText().matches("(read|write)-.*")) {
                 assertThat(mb).isPositive();
+            } else {
+                assertThat(mb).isZero();
             }
             if (run.get("transport").asText().equals("rdma-sim")) {
                 // Every call's inline part is copied out of a receive buffer on both sides, at least.
@@ -65,7 +71,8 @@ class BenchRpcCommandTest {
         int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "15");
 
         assertThat(exit).isZero();
-        assertThat(out.toString()).contains("workload", "read-1m", "write-1m", "ratios are rdma-sim / tcp");
+        assertThat(out.toString()).contains("workload", "tcp p50", "rdma p99", "rdma cpu", "getattr-qd32",
+                "create-remove-qd1", "readdirplus-qd32", "read-1m", "write-1m", "ratios are rdma-sim / tcp");
     }
 
     @Test
