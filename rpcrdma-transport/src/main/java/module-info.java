@@ -16,6 +16,8 @@ module org.rpcrdma4j.transport {
     requires transitive org.dcache.oncrpc4j;
     requires grizzly.framework;
     requires org.slf4j;
+    // CallStepEvent: JFR marks of each step of a call; disabled unless a recording enables them.
+    requires jdk.jfr;
 
     exports org.rpcrdma4j.transport;
     exports org.rpcrdma4j.transport.efa;

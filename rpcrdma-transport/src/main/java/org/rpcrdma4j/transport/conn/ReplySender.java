@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.rpcrdma4j.transport.CallStepEvent;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
@@ -78,6 +79,7 @@ final class ReplySender {
                 done.accept(notSent(connection, xid));
             } else if (plan.writes().isEmpty()) {
                 connection.send(plan.message(), provided.invalidateHandle(), done);
+                CallStepEvent.mark(xid, CallStepEvent.REPLY_SENT);
             } else {
                 writeThenSend(connection, xid, plan, provided.invalidateHandle(), done);
             }
@@ -117,6 +119,7 @@ final class ReplySender {
                 done.accept(notSent(connection, xid));
             } else {
                 connection.send(plan.message(), invalidate, done);
+                CallStepEvent.mark(xid, CallStepEvent.REPLY_SENT);
             }
         });
         for (ReplyPlan.Write write : plan.writes()) {

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import org.rpcrdma4j.transport.CallStepEvent;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
@@ -193,6 +194,7 @@ public final class Requester {
             leave(1);
             throw closed(current, xid);
         }
+        CallStepEvent.mark(xid, CallStepEvent.CALL_PLANNED);
     }
 
     /** Takes room for a call among those waiting for a credit, waiting for it off the progress thread. */
@@ -421,6 +423,7 @@ public final class Requester {
                 } else {
                     reply = ReplySplicer.reply(call, header, buffer, copied);
                     shapes.onReply(header);
+                    CallStepEvent.mark(xid, CallStepEvent.REPLY_RECEIVED);
                 }
             } catch (RdmaTransportException e) {
                 failure = e;
@@ -429,6 +432,7 @@ public final class Requester {
                 handler.onFailed(xid, failure);
             } else {
                 handler.onReply(xid, reply);
+                CallStepEvent.mark(xid, CallStepEvent.REPLY_DELIVERED);
             }
         }
     }
@@ -475,6 +479,7 @@ public final class Requester {
                     credits.onUnanswered();
                 }
             });
+            CallStepEvent.mark(plan.xid(), CallStepEvent.CALL_SENT);
         }
         outstandingCount = outstanding.size();
         waitingCount = waiting.size();

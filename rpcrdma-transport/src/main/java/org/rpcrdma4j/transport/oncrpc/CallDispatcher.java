@@ -2,7 +2,7 @@ package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -16,13 +16,15 @@ import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.CallStepEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Decodes received calls as oncrpc4j's protocol filter does ({@link #accept}) and runs them with
  * oncrpc4j's own semantics (its {@code RpcDispatcher}): a program is looked
- * up by number and version, missing means PROG_UNAVAIL; the program runs on a worker; an
+ * up by number and version, missing means PROG_UNAVAIL; the program runs on a worker (or, with the
+ * same-thread strategy, at once on the thread that dispatches); an
  * {@link RpcException} becomes a reject with its reply, any other {@link IOException} (including
  * {@link OncRpcException}) GARBAGE_ARGS, a {@link RuntimeException} SYSTEM_ERR.
  *
@@ -33,10 +35,17 @@ final class CallDispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(CallDispatcher.class);
 
-    private final Map<OncRpcProgram, RpcDispatchable> programs;
-    private final ExecutorService workers;
+    /** Runs each program at once on the thread that dispatches its call: oncrpc4j's SAME_THREAD strategy. */
+    static final Executor SAME_THREAD = Runnable::run;
 
-    CallDispatcher(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService workers) {
+    private final Map<OncRpcProgram, RpcDispatchable> programs;
+    private final Executor workers;
+
+    /**
+     * @param programs the programs by number and version
+     * @param workers  where programs run; {@link #SAME_THREAD} runs them on the dispatching thread
+     */
+    CallDispatcher(Map<OncRpcProgram, RpcDispatchable> programs, Executor workers) {
         this.programs = programs;
         this.workers = workers;
     }
@@ -79,7 +88,8 @@ final class CallDispatcher {
     }
 
     /**
-     * Looks the program up and hands the call to a worker. Called on the progress thread; never waits.
+     * Looks the program up and hands the call to a worker. Called on the progress thread; never waits
+     * (but for what the program does, with {@link #SAME_THREAD}).
      *
      * @param call an accepted call
      */
@@ -94,6 +104,7 @@ final class CallDispatcher {
             return;
         }
         try {
+            CallStepEvent.mark(call.getXid(), CallStepEvent.CALL_DISPATCHED);
             workers.execute(() -> run(program, call));
         } catch (RejectedExecutionException e) {
             LOG.warn("no worker for {}: {}", call, e.getMessage());
@@ -102,6 +113,7 @@ final class CallDispatcher {
     }
 
     private static void run(RpcDispatchable program, RpcCall call) {
+        CallStepEvent.mark(call.getXid(), CallStepEvent.PROGRAM_STARTED);
         try {
             program.dispatchOncRpcCall(call);
         } catch (RpcException e) {

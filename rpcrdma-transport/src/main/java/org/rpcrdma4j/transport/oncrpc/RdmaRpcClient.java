@@ -20,6 +20,7 @@ import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.CallStepEvent;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
@@ -264,7 +265,9 @@ public final class RdmaRpcClient implements AutoCloseable {
         @Override
         public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
             MessageBytes call = XdrBytes.view(xdr);
-            CallSend.send(call.length(), () -> requester.submit(XdrBytes.xid(call), call), attachment, handler);
+            int xid = XdrBytes.xid(call);
+            CallStepEvent.mark(xid, CallStepEvent.CALL_SUBMITTED);
+            CallSend.send(call.length(), () -> requester.submit(xid, call), attachment, handler);
         }
 
         @Override

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The progress thread hands each call to {@link CallDispatcher}, which parses its header as
  * oncrpc4j's protocol filter does (rejecting a bad RPC version or credential there); the program runs
- * on a worker and its reply goes back through the connection's {@link RdmaRpcTransport}. The call's
+ * on a worker, or on the progress thread itself with {@link RdmaRpcSvcBuilder#withSameThreadIoStrategy},
+ * and its reply goes back through the connection's {@link RdmaRpcTransport}. The call's
  * bytes are not copied: the reply is encoded into a buffer of its own.
  *
  * <p>Programs call the client's callback service through {@code getPeerTransport()} of that
@@ -58,7 +60,7 @@ public final class RdmaRpcSvc {
     private final DdpPolicy policy;
     private final int grant;
 
-    RdmaRpcSvc(Fabric fabric, TransportConfig config, ExecutorService workers,
+    RdmaRpcSvc(Fabric fabric, TransportConfig config, Executor workers,
                Map<OncRpcProgram, RpcDispatchable> initialPrograms, DdpPolicy policy) {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
         this.policy = policy;

@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
@@ -19,7 +20,7 @@ public final class RdmaRpcSvcBuilder {
     private final Map<OncRpcProgram, RpcDispatchable> programs = new HashMap<>();
     private Fabric fabric;
     private TransportConfig config = TransportConfig.DEFAULT;
-    private ExecutorService workers;
+    private Executor workers;
     private DdpPolicy policy = DdpPolicy.NONE;
 
     /**
@@ -41,11 +42,30 @@ public final class RdmaRpcSvcBuilder {
     }
 
     /**
-     * @param executor where programs run (required); the service does not shut it down
+     * Runs programs on workers of this executor: the default strategy, as oncrpc4j's
+     * {@code withWorkerThreadIoStrategy}. Either this or {@link #withSameThreadIoStrategy} is required;
+     * the later call wins.
+     *
+     * @param executor where programs run; the service does not shut it down
      * @return this builder
      */
     public RdmaRpcSvcBuilder withWorkerThreadExecutionService(ExecutorService executor) {
         this.workers = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
+    /**
+     * Runs every program on the fabric's progress thread, as soon as its call is received, without
+     * handing it to a worker: oncrpc4j's {@code withSameThreadIoStrategy}. It saves a thread hand-off
+     * and a worker's wake-up per call, and suits only programs that never block (no file or network
+     * I/O that can wait, no lock held long, no backward call waited for): while a program runs, no
+     * connection of the fabric makes progress. The later of this and
+     * {@link #withWorkerThreadExecutionService} wins.
+     *
+     * @return this builder
+     */
+    public RdmaRpcSvcBuilder withSameThreadIoStrategy() {
+        this.workers = CallDispatcher.SAME_THREAD;
         return this;
     }
 
@@ -77,14 +97,15 @@ public final class RdmaRpcSvcBuilder {
 
     /**
      * @return the service, not started
-     * @throws IllegalArgumentException if the fabric or the executor is missing
+     * @throws IllegalArgumentException if the fabric or where programs run is missing
      */
     public RdmaRpcSvc build() {
         if (fabric == null) {
             throw new IllegalArgumentException("a fabric to bind to is required: withFabric(...)");
         }
         if (workers == null) {
-            throw new IllegalArgumentException("a worker executor is required: withWorkerThreadExecutionService(...)");
+            throw new IllegalArgumentException("a worker executor is required: withWorkerThreadExecutionService(...),"
+                    + " or withSameThreadIoStrategy() for programs that never block");
         }
         return new RdmaRpcSvc(fabric, config, workers, programs, policy);
     }

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.CallStepEvent;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.conn.Connection;
@@ -83,6 +84,7 @@ final class RdmaRpcTransport extends ForwardDirection {
         MessageBytes bytes = MessageBytes.of(call);
         // The reply carries the call's XID (RFC 5531 §9); a message without one is never answered.
         int xid = bytes.length() < 4 ? 0 : XdrBytes.xid(bytes);
+        CallStepEvent.mark(xid, CallStepEvent.CALL_RECEIVED);
         PendingCall pendingCall = new PendingCall(provided, null, null);
         if (!provided.writeList().isEmpty()) {
             try {
@@ -112,6 +114,7 @@ final class RdmaRpcTransport extends ForwardDirection {
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
         MessageBytes reply = XdrBytes.view(xdr);
         int xid = XdrBytes.xid(reply);
+        CallStepEvent.mark(xid, CallStepEvent.REPLY_SUBMITTED);
         PendingCall call = pending.remove(xid);
         ProvidedChunks provided = call == null ? ProvidedChunks.NONE : call.provided();
         responder.reply(connection, xid, reply, provided, payloads(call, reply), error -> {
@@ -126,6 +129,7 @@ final class RdmaRpcTransport extends ForwardDirection {
                 xdr.close();
             }
         });
+        CallStepEvent.mark(xid, CallStepEvent.REPLY_PLANNED);
     }
 
     private List<XdrItem> payloads(PendingCall call, MessageBytes reply) {

@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -66,6 +68,12 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
  * bought by spinning shows. Over RDMA it also reports the bytes the transport copied per operation on
  * the server's and the client's side, as the transport counts them ({@code TransportStatistics.bytesCopied} of the service
  * and the client).
+ *
+ * <p>Programs run on a worker pool on both transports, or, with the same-thread strategy, on the thread that
+ * received the call (oncrpc4j's selector thread, rpcrdma4j's progress thread) on both.
+ *
+ * <p>{@link #breakdown} runs blocking workloads over rpcrdma4j only, recording the transport's JFR
+ * {@code CallStepEvent}s, and tells where the time of a call goes ({@link StepBreakdown}).
  *
  * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
  * each runs for its time. Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
@@ -178,18 +186,22 @@ public final class RpcBench {
 
     private final Duration perRun;
     private final List<Workload> workloads;
+    private final boolean sameThread;
     private final byte[] content = new byte[MAX_SIZE];
     private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private ObjIntConsumer<String> steps;
     private int step;
 
     /**
-     * @param perRun    how long each workload is measured on each transport
-     * @param workloads which workloads run, in this order
+     * @param perRun     how long each workload is measured on each transport
+     * @param workloads  which workloads run, in this order
+     * @param sameThread whether programs run on the thread that received the call instead of a worker pool,
+     *                   on both transports
      */
-    public RpcBench(Duration perRun, List<Workload> workloads) {
+    public RpcBench(Duration perRun, List<Workload> workloads, boolean sameThread) {
         this.perRun = perRun;
         this.workloads = List.copyOf(workloads);
+        this.sameThread = sameThread;
         for (int i = 0; i < content.length; i++) {
             content[i] = (byte) (i * 131 + (i >>> 8));
         }
@@ -222,10 +234,60 @@ public final class RpcBench {
     public List<Run> runAll(long seed, ObjIntConsumer<String> steps) throws Exception {
         this.steps = steps;
         step = 0;
+        return inExport(handles -> {
+            List<Run> runs = new ArrayList<>(tcp(handles, this::runOn));
+            runs.addAll(rdma(handles, seed, this::runOn));
+            return runs;
+        });
+    }
+
+    /**
+     * Runs each workload over rpcrdma4j alone, after all have warmed up, recording where the time of each
+     * call goes.
+     *
+     * @param seed the seed of the simulated fabric
+     * @return the breakdown of each workload, in the order of the workloads
+     * @throws Exception if the service cannot start or a call fails outright
+     * @throws IllegalArgumentException if a workload keeps more than one call in flight
+     */
+    public Map<Workload, StepBreakdown.Breakdown> breakdown(long seed) throws Exception {
+        for (Workload workload : workloads) {
+            if (workload.depth > 1) {
+                throw new IllegalArgumentException(workload.label + ": only workloads at queue depth 1 break down");
+            }
+        }
+        steps = (what, index) -> { };
+        return inExport(handles -> rdma(handles, seed, (transport, on, copies) -> {
+            Operations operations = operations(transport, on);
+            for (Workload workload : workloads) {
+                measure(transport, workload, operations, perRun.dividedBy(3), copies);
+            }
+            Map<Workload, StepBreakdown.Breakdown> breakdowns = new LinkedHashMap<>();
+            for (Workload workload : workloads) {
+                try (StepBreakdown recording = new StepBreakdown()) {
+                    measure(transport, workload, operations, perRun, copies);
+                    breakdowns.put(workload, recording.finish());
+                }
+            }
+            return breakdowns;
+        }));
+    }
+
+    /** What runs against one transport. */
+    @FunctionalInterface
+    private interface OnTransport<T> {
+        T run(String transport, RpcTransport on, CopyCounters copies) throws Exception;
+    }
+
+    /** What runs in the export. */
+    @FunctionalInterface
+    private interface InExport<T> {
+        T run(FileHandles handles) throws Exception;
+    }
+
+    /** Runs {@code work} in a new export holding the file READs read and a directory of {@value #DIR_ENTRIES} files. */
+    private <T> T inExport(InExport<T> work) throws Exception {
         Path export = Files.createTempDirectory("rpcrdma4j-bench");
-        // oncrpc4j's TCP service shuts its worker pool down when it stops: each service gets its own.
-        ExecutorService tcpWorkers = Executors.newFixedThreadPool(WORKERS);
-        ExecutorService rdmaWorkers = Executors.newFixedThreadPool(WORKERS);
         try {
             Files.write(export.resolve("read"), content);
             Path dir = Files.createDirectory(export.resolve("dir"));
@@ -233,13 +295,8 @@ public final class RpcBench {
                 Files.createFile(dir.resolve("f" + i));
             }
             // Room for every handle the workloads hold at once: the files, the directory and its entries, the new names.
-            FileHandles handles = new FileHandles(export, 4096);
-            List<Run> runs = new ArrayList<>(tcp(handles, tcpWorkers));
-            runs.addAll(rdma(handles, rdmaWorkers, seed));
-            return runs;
+            return work.run(new FileHandles(export, 4096));
         } finally {
-            tcpWorkers.shutdownNow();
-            rdmaWorkers.shutdownNow();
             deleteTree(export);
         }
     }
@@ -252,47 +309,74 @@ public final class RpcBench {
         }
     }
 
-    private List<Run> tcp(FileHandles handles, ExecutorService workers) throws Exception {
-        OncRpcSvc svc = new OncRpcSvcBuilder().withTCP().withBindAddress("127.0.0.1").withPort(0).withoutAutoPublish()
-                .withWorkerThreadIoStrategy().withWorkerThreadExecutionService(workers)
-                .withRpcService(new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3), new Nfs3Service(handles))
-                .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3), new MountService(EXPORT, handles))
-                .build();
-        svc.start();
-        try (OncRpcClient client = new OncRpcClient(InetAddress.getLoopbackAddress(), IpProtocolType.TCP,
-                svc.getInetSocketAddress(IpProtocolType.TCP).getPort())) {
-            return runOn("tcp", client.connect(), null);
+    private <T> T tcp(FileHandles handles, OnTransport<T> work) throws Exception {
+        // oncrpc4j's TCP service shuts its worker pool down when it stops: each service gets its own.
+        ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+        try {
+            OncRpcSvcBuilder builder = new OncRpcSvcBuilder().withTCP().withBindAddress("127.0.0.1").withPort(0)
+                    .withoutAutoPublish();
+            if (sameThread) {
+                builder.withSameThreadIoStrategy();
+            } else {
+                builder.withWorkerThreadIoStrategy().withWorkerThreadExecutionService(workers);
+            }
+            OncRpcSvc svc = builder
+                    .withRpcService(new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3), new Nfs3Service(handles))
+                    .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3),
+                            new MountService(EXPORT, handles))
+                    .build();
+            svc.start();
+            try (OncRpcClient client = new OncRpcClient(InetAddress.getLoopbackAddress(), IpProtocolType.TCP,
+                    svc.getInetSocketAddress(IpProtocolType.TCP).getPort())) {
+                return work.run("tcp", client.connect(), null);
+            } finally {
+                svc.stop();
+            }
         } finally {
-            svc.stop();
+            workers.shutdownNow();
         }
     }
 
-    private List<Run> rdma(FileHandles handles, ExecutorService workers, long seed) throws Exception {
+    private <T> T rdma(FileHandles handles, long seed, OnTransport<T> work) throws Exception {
+        ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
         try (SimulatedNetwork network = new SimulatedNetwork(seed)) {
-            OncRpcProgram nfs = new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3);
-            RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(network.server()).withConfig(TransportConfig.DEFAULT)
-                    .withWorkerThreadExecutionService(workers)
-                    .withRpcService(nfs, new Nfs3Service(handles)).withDdpPolicy(new NfsDdpPolicy())
-                    .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3), new MountService(EXPORT, handles))
+            RdmaRpcSvcBuilder builder = new RdmaRpcSvcBuilder().withFabric(network.server())
+                    .withConfig(TransportConfig.DEFAULT);
+            if (sameThread) {
+                builder.withSameThreadIoStrategy();
+            } else {
+                builder.withWorkerThreadExecutionService(workers);
+            }
+            RdmaRpcSvc svc = builder
+                    .withRpcService(new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3), new Nfs3Service(handles))
+                    .withDdpPolicy(new NfsDdpPolicy())
+                    .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3),
+                            new MountService(EXPORT, handles))
                     .build();
             svc.start();
             try (RdmaRpcClient client = RdmaRpcClient.connect(network.client(), network.server().localAddress(),
                     TransportConfig.DEFAULT, new NfsDdpPolicy(), Duration.ofSeconds(CALL_TIMEOUT_S))) {
-                return runOn("rdma-sim", client.transport(), new CopyCounters(
+                return work.run("rdma-sim", client.transport(), new CopyCounters(
                         () -> svc.statistics().bytesCopied(), () -> client.statistics().bytesCopied()));
             } finally {
                 svc.stop();
             }
+        } finally {
+            workers.shutdownNow();
         }
     }
 
-    private List<Run> runOn(String transport, RpcTransport on, CopyCounters copies) throws Exception {
+    /** The operations of every workload over one transport, on files looked up and created through it. */
+    private Operations operations(String transport, RpcTransport on) throws IOException {
         Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS);
         byte[] root = client.mount(EXPORT);
         BenchFiles files = new BenchFiles(root, client.lookup(root, "read"), client.create(root, "write-" + transport),
                 client.lookup(root, "dir"), "new-" + transport + "-", new AtomicLong());
-        Operations operations = new Operations(new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on),
-                client, files);
+        return new Operations(new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on), client, files);
+    }
+
+    private List<Run> runOn(String transport, RpcTransport on, CopyCounters copies) throws Exception {
+        Operations operations = operations(transport, on);
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             steps.accept(transport + " warm-up " + workload.label, step++);
@@ -368,6 +452,8 @@ public final class RpcBench {
             long now = start;
             do {
                 long sent = now;
+                BenchCallEvent event = new BenchCallEvent();
+                event.begin();
                 verified &= switch (workload.procedure) {
                     case Nfs3.NFSPROC3_NULL -> {
                         client.ping();
@@ -387,6 +473,7 @@ public final class RpcBench {
                     case Nfs3.NFSPROC3_READ -> client.read(files.read, 0, workload.size).data.equals(expected);
                     default -> client.write(files.write, 0, data, Nfs3.UNSTABLE).count == workload.size;
                 };
+                event.commit();
                 now = System.nanoTime();
                 latencies.add(now - sent);
             } while (now < end);

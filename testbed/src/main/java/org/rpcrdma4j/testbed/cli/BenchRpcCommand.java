@@ -5,9 +5,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.rpcrdma4j.testbed.bench.RpcBench;
 import org.rpcrdma4j.testbed.bench.RpcBench.Run;
+import org.rpcrdma4j.testbed.bench.StepBreakdown;
+import org.rpcrdma4j.testbed.bench.StepBreakdown.Breakdown;
 import org.rpcrdma4j.testbed.term.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -28,6 +31,9 @@ import picocli.CommandLine.TypeConversionException;
                     + "and WRITEs at queue depth 1: latency (p50, p99), operations per second, MB/s and the "
                     + "process's CPU time per operation. Each workload first warms up for a third of its time, all "
                     + "before any is measured.",
+            "With --breakdown, runs blocking workloads (default: null-qd1 and getattr-qd1) over rpcrdma4j alone "
+                    + "under a JFR recording of the transport's CallStepEvents and prints the median time of each "
+                    + "step of a call.",
             "Exits 1 if a reply was wrong or a call failed."
         })
 public final class BenchRpcCommand implements Callable<Integer> {
@@ -47,19 +53,41 @@ public final class BenchRpcCommand implements Callable<Integer> {
     @Option(names = "--workload", split = ",", paramLabel = "NAME",
             description = "Run only these workloads (default: all): ${COMPLETION-CANDIDATES}.",
             converter = WorkloadConverter.class, completionCandidates = WorkloadNames.class)
-    private List<RpcBench.Workload> workloads = List.of(RpcBench.Workload.values());
+    private List<RpcBench.Workload> workloads;
+
+    @Option(names = "--same-thread", description = "Run programs on the thread that received the call (oncrpc4j's "
+            + "selector thread, rpcrdma4j's progress thread) instead of a pool of workers, on both transports.")
+    private boolean sameThread;
+
+    @Option(names = "--breakdown", description = "Print where the time of a blocking call over rpcrdma4j goes, step "
+            + "by step, instead of comparing the transports.")
+    private boolean breakdown;
 
     @Override
     public Integer call() throws Exception {
         if (millis < 1) {
             throw new ParameterException(spec.commandLine(), "--millis must be positive");
         }
-        RpcBench bench = new RpcBench(Duration.ofMillis(millis), workloads);
+        PrintWriter out = spec.commandLine().getOut();
+        if (breakdown) {
+            List<RpcBench.Workload> chosen = workloads != null ? workloads
+                    : List.of(RpcBench.Workload.NULL_QD1, RpcBench.Workload.GETATTR_QD1);
+            Map<RpcBench.Workload, Breakdown> breakdowns;
+            try {
+                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, sameThread).breakdown(seed);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            out.println(json ? breakdownJson(breakdowns) : breakdownTable(breakdowns));
+            out.flush();
+            return 0;
+        }
+        List<RpcBench.Workload> chosen = workloads != null ? workloads : List.of(RpcBench.Workload.values());
+        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, sameThread);
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
         List<Run> runs = bench.runAll(seed, (step, index) -> progress.show(step, index, bench.steps()));
         progress.clear();
-        PrintWriter out = spec.commandLine().getOut();
-        out.println(json ? toJson(runs) : toTable(runs, workloads));
+        out.println(json ? toJson(runs) : toTable(runs, chosen));
         out.flush();
         return runs.stream().allMatch(Run::verified) ? 0 : 1;
     }
@@ -89,6 +117,35 @@ public final class BenchRpcCommand implements Callable<Integer> {
                         + " copy B: bytes rpcrdma4j copied per operation on the server's and the client's side, as it"
                         + " counts them")
                 .toString();
+    }
+
+    private static String breakdownTable(Map<RpcBench.Workload, Breakdown> breakdowns) {
+        StringBuilder table = new StringBuilder(String.format("%-48s", "step (median us since the step before)"));
+        breakdowns.keySet().forEach(w -> table.append(String.format(" %12s", w.label())));
+        table.append(String.format("%n"));
+        for (int i = 0; i < StepBreakdown.STEPS.size() - 1; i++) {
+            int step = i;
+            table.append(String.format("%-48s", StepBreakdown.STEPS.get(i + 1)));
+            breakdowns.values().forEach(b -> table.append(String.format(" %12.2f", b.steps().get(step).medianUs())));
+            table.append(String.format("%n"));
+        }
+        table.append(String.format("%-48s", "calls that passed every step"));
+        breakdowns.values().forEach(b -> table.append(String.format(" %12d", b.calls())));
+        return table.append(String.format("%nmedians of each step separately: they need not add up to the median call;"
+                + " a step taken on another thread at the same time as the one before may show 0 or less")).toString();
+    }
+
+    private static String breakdownJson(Map<RpcBench.Workload, Breakdown> breakdowns) {
+        Json json = new Json().beginObject().name("breakdowns").beginArray();
+        breakdowns.forEach((workload, breakdown) -> {
+            json.beginObject().name("workload").value(workload.label()).name("calls").value(breakdown.calls())
+                    .name("steps").beginArray();
+            for (StepBreakdown.Step step : breakdown.steps()) {
+                json.beginObject().name("step").value(step.step()).name("medianUs").value(step.medianUs()).endObject();
+            }
+            json.endArray().endObject();
+        });
+        return json.endArray().endObject().toString();
     }
 
     private static Run find(List<Run> runs, String transport, RpcBench.Workload workload) {

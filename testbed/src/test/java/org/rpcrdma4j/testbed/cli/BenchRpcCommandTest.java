@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.testbed.Main;
+import org.rpcrdma4j.testbed.bench.StepBreakdown;
 
 /** Runs {@code testbed bench rpc} briefly: every workload runs on both transports with right replies. */
 class BenchRpcCommandTest {
@@ -105,5 +106,50 @@ class BenchRpcCommandTest {
 
         assertThat(exit).isEqualTo(2);
         assertThat(err.toString()).contains("must be positive");
+    }
+
+    @Test
+    void runsProgramsOnTheReceivingThreadOfBothTransportsWithRightReplies() throws Exception {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "30", "--json",
+                "--same-thread", "--workload", "null-qd1,getattr-qd32,create-remove-qd32,readdirplus-qd1,read-64k");
+
+        assertThat(exit).as("every reply right").isZero();
+        List<String> runs = new ArrayList<>();
+        for (JsonNode run : runs(out)) {
+            assertThat(run.get("verified").asBoolean()).isTrue();
+            runs.add(run.get("transport").asText() + " " + run.get("workload").asText());
+        }
+        assertThat(runs).hasSize(10).contains("tcp create-remove-qd32", "rdma-sim create-remove-qd32");
+    }
+
+    @Test
+    void breaksACallOverRdmaDownIntoEveryStep() throws Exception {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "150",
+                "--json", "--breakdown");
+
+        assertThat(exit).isZero();
+        JsonNode breakdowns = new ObjectMapper().readTree(out.toString()).required("breakdowns");
+        List<String> workloads = new ArrayList<>();
+        for (JsonNode breakdown : breakdowns) {
+            workloads.add(breakdown.get("workload").asText());
+            // Calls were recorded passing every mark, the transport's and the bench's, in both directions.
+            assertThat(breakdown.get("calls").asInt()).isPositive();
+            List<String> steps = new ArrayList<>();
+            breakdown.get("steps").forEach(step -> steps.add(step.get("step").asText()));
+            assertThat(steps).containsExactlyElementsOf(StepBreakdown.STEPS.subList(1, StepBreakdown.STEPS.size()));
+        }
+        assertThat(workloads).containsExactly("null-qd1", "getattr-qd1");
+    }
+
+    @Test
+    void breaksDownOnlyBlockingCalls() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err))
+                .execute("bench", "rpc", "--millis", "15", "--breakdown", "--workload", "getattr-qd32");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("getattr-qd32: only workloads at queue depth 1 break down");
     }
 }
