@@ -46,7 +46,7 @@ public final class CallStepEvent extends Event {
     public static final String REPLY_SENT = "reply sent";
     /** The reply's header is checked and the reply rebuilt (requester's progress thread). */
     public static final String REPLY_RECEIVED = "reply received";
-    /** The reply is handed to oncrpc4j's reply queue, which wakes the caller (requester's progress thread). */
+    /** The reply is about to be handed to oncrpc4j's reply queue, which wakes the caller (requester's progress thread). */
     public static final String REPLY_DELIVERED = "reply delivered";
 
     /** The call's XID. */

@@ -431,8 +431,9 @@ public final class Requester {
             if (failure != null) {
                 handler.onFailed(xid, failure);
             } else {
-                handler.onReply(xid, reply);
+                // Marked before: the hand-off wakes the caller, who may be done before it returns.
                 CallStepEvent.mark(xid, CallStepEvent.REPLY_DELIVERED);
+                handler.onReply(xid, reply);
             }
         }
     }

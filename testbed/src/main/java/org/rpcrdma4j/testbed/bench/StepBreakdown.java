@@ -27,12 +27,13 @@ public final class StepBreakdown implements AutoCloseable {
             CallStepEvent.REPLY_DELIVERED, "caller has the result (woken, oncrpc4j decoded)");
 
     /**
-     * The median time from the step before to a step.
+     * The median time from the step before to a step, and from the call's start.
      *
      * @param step     the step's name
      * @param medianUs the median time from the step before, in microseconds
+     * @param sinceUs  the median time from the call's start, in microseconds
      */
-    public record Step(String step, double medianUs) {
+    public record Step(String step, double medianUs, double sinceUs) {
     }
 
     /**
@@ -84,6 +85,7 @@ public final class StepBreakdown implements AutoCloseable {
         calls.sort((a, b) -> a.getStartTime().compareTo(b.getStartTime()));
         marks.sort((a, b) -> a.getStartTime().compareTo(b.getStartTime()));
         List<long[]> complete = new ArrayList<>();
+        List<long[]> fromStart = new ArrayList<>();
         int next = 0;
         for (RecordedEvent call : calls) {
             while (next < marks.size() && marks.get(next).getStartTime().isBefore(call.getStartTime())) {
@@ -92,27 +94,41 @@ public final class StepBreakdown implements AutoCloseable {
             Instant[] at = new Instant[STEPS.size()];
             at[0] = call.getStartTime();
             at[at.length - 1] = call.getEndTime();
+            // The call is the one submitted first in the frame: a mark of the call before may still fall in it.
+            Integer xid = null;
             for (int i = next; i < marks.size() && !marks.get(i).getStartTime().isAfter(call.getEndTime()); i++) {
-                int step = STEPS.indexOf(marks.get(i).getString("step"));
-                if (step > 0 && at[step] == null) {
-                    at[step] = marks.get(i).getStartTime();
+                RecordedEvent mark = marks.get(i);
+                int step = STEPS.indexOf(mark.getString("step"));
+                if (xid == null && step == 1) {
+                    xid = mark.getInt("xid");
+                }
+                if (step > 0 && xid != null && mark.getInt("xid") == xid && at[step] == null) {
+                    at[step] = mark.getStartTime();
                 }
             }
             if (Arrays.stream(at).allMatch(t -> t != null)) {
                 long[] gaps = new long[at.length - 1];
+                long[] since = new long[at.length - 1];
                 for (int i = 1; i < at.length; i++) {
                     gaps[i - 1] = nanos(at[i - 1], at[i]);
+                    since[i - 1] = nanos(at[0], at[i]);
                 }
                 complete.add(gaps);
+                fromStart.add(since);
             }
         }
         List<Step> steps = new ArrayList<>();
         for (int i = 1; i < STEPS.size(); i++) {
             int gap = i - 1;
-            long[] values = complete.stream().mapToLong(g -> g[gap]).sorted().toArray();
-            steps.add(new Step(STEPS.get(i), values.length == 0 ? 0 : values[values.length / 2] / 1e3));
+            steps.add(new Step(STEPS.get(i), median(complete, gap), median(fromStart, gap)));
         }
         return new Breakdown(complete.size(), steps);
+    }
+
+    /** @return the median of one column of the rows, in microseconds; 0 without rows */
+    private static double median(List<long[]> rows, int column) {
+        long[] values = rows.stream().mapToLong(row -> row[column]).sorted().toArray();
+        return values.length == 0 ? 0 : values[values.length / 2] / 1e3;
     }
 
     private static long nanos(Instant from, Instant to) {

@@ -120,19 +120,21 @@ public final class BenchRpcCommand implements Callable<Integer> {
     }
 
     private static String breakdownTable(Map<RpcBench.Workload, Breakdown> breakdowns) {
-        StringBuilder table = new StringBuilder(String.format("%-48s", "step (median us since the step before)"));
-        breakdowns.keySet().forEach(w -> table.append(String.format(" %12s", w.label())));
+        StringBuilder table = new StringBuilder(String.format("%-48s", "step"));
+        breakdowns.keySet().forEach(w -> table.append(String.format(" %14s %14s", w.label() + " step",
+                w.label() + " at")));
         table.append(String.format("%n"));
         for (int i = 0; i < StepBreakdown.STEPS.size() - 1; i++) {
             int step = i;
             table.append(String.format("%-48s", StepBreakdown.STEPS.get(i + 1)));
-            breakdowns.values().forEach(b -> table.append(String.format(" %12.2f", b.steps().get(step).medianUs())));
+            breakdowns.values().forEach(b -> table.append(String.format(" %14.2f %14.2f",
+                    b.steps().get(step).medianUs(), b.steps().get(step).sinceUs())));
             table.append(String.format("%n"));
         }
         table.append(String.format("%-48s", "calls that passed every step"));
-        breakdowns.values().forEach(b -> table.append(String.format(" %12d", b.calls())));
-        return table.append(String.format("%nmedians of each step separately: they need not add up to the median call;"
-                + " a step taken on another thread at the same time as the one before may show 0 or less")).toString();
+        breakdowns.values().forEach(b -> table.append(String.format(" %14d %14s", b.calls(), "")));
+        return table.append(String.format("%nstep: median us since the step before; at: median us since the call"
+                + " started; medians of each column separately, so they need not add up")).toString();
     }
 
     private static String breakdownJson(Map<RpcBench.Workload, Breakdown> breakdowns) {
@@ -141,7 +143,8 @@ public final class BenchRpcCommand implements Callable<Integer> {
             json.beginObject().name("workload").value(workload.label()).name("calls").value(breakdown.calls())
                     .name("steps").beginArray();
             for (StepBreakdown.Step step : breakdown.steps()) {
-                json.beginObject().name("step").value(step.step()).name("medianUs").value(step.medianUs()).endObject();
+                json.beginObject().name("step").value(step.step()).name("medianUs").value(step.medianUs())
+                        .name("sinceStartUs").value(step.sinceUs()).endObject();
             }
             json.endArray().endObject();
         });
