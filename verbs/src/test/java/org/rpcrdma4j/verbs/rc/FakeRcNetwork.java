@@ -493,20 +493,11 @@ final class FakeRcNetwork {
         private void send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
             synchronized (FakeRcNetwork.this) {
                 Id id = id(number);
-                if (id.error) {
-                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
-                    return;
-                }
-                MemorySegment source = resolve(lkey, at, length, null);
+                MemorySegment source = posted(id, wrId, at, length, lkey);
                 if (source == null) {
-                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
                     return;
                 }
                 Id other = id.remote;
-                if (other == null || other.error) {
-                    fail(id, wrId, WcStatus.RETRY_EXC_ERR);
-                    return;
-                }
                 other.waiting.add(new Waiting(id, wrId, source.toArray(ValueLayout.JAVA_BYTE), invalidate));
                 if (other.waiting.size() > RNR_RETRIES) {
                     other.waiting.removeLast();
@@ -531,20 +522,11 @@ final class FakeRcNetwork {
                           boolean read) {
             synchronized (FakeRcNetwork.this) {
                 Id id = id(number);
-                if (id.error) {
-                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
-                    return;
-                }
-                MemorySegment local = resolve(lkey, at, length, null);
+                MemorySegment local = posted(id, wrId, at, length, lkey);
                 if (local == null) {
-                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
                     return;
                 }
                 Id other = id.remote;
-                if (other == null || other.error) {
-                    fail(id, wrId, WcStatus.RETRY_EXC_ERR);
-                    return;
-                }
                 if (read && holdReads) {
                     id.heldReads.put(wrId, () -> rdma(number, wrId, at, length, lkey, remoteAddress, rkey, true));
                     return;
@@ -562,6 +544,29 @@ final class FakeRcNetwork {
                 }
                 completion(id, wrId, WcStatus.SUCCESS, length);
             }
+        }
+
+        /**
+         * The checks a work request meets first, as a device makes them: a queue pair in error flushes
+         * it, memory not registered fails it locally, a peer gone fails it after the retries.
+         *
+         * @return its local memory, or {@code null} once it has completed in error
+         */
+        private MemorySegment posted(Id id, long wrId, long at, int length, int lkey) {
+            if (id.error) {
+                completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                return null;
+            }
+            MemorySegment local = resolve(lkey, at, length, null);
+            if (local == null) {
+                fail(id, wrId, WcStatus.LOC_PROT_ERR);
+                return null;
+            }
+            if (id.remote == null || id.remote.error) {
+                fail(id, wrId, WcStatus.RETRY_EXC_ERR);
+                return null;
+            }
+            return local;
         }
 
         /** Messages waiting for this id's receives go into them, in order. */
