@@ -18,6 +18,11 @@ import org.rpcrdma4j.verbs.VerbsException;
  * its bound: so the hot path makes no registration, and what it pins is bounded. A block goes back
  * to its class when its registration is released.
  *
+ * <p>A registration larger than {@link #MAX_BLOCK} is made of several blocks ({@link #takeBlocks}):
+ * whole {@code MAX_BLOCK} ones and a last one of the class that fits the rest, each in a slab of its
+ * own, so their bytes are not contiguous and their lkeys differ; the fabric posts RDMA on them with a
+ * scatter/gather list ({@link LocalRegion#gather}).
+ *
  * <p>Memory a peer reads or writes is not pooled: its key must stop working when its call ends, and a
  * pooled slab's key works as long as the slab. Progress thread only.
  */
@@ -79,6 +84,34 @@ final class ChunkPool implements AutoCloseable {
         Block block = blocks.poll();
         bytesInUse += block.memory().byteSize();
         return block;
+    }
+
+    /**
+     * @param length bytes needed, any number
+     * @return blocks that hold {@code length} bytes between them, in order: as many of
+     *     {@link #MAX_BLOCK} as the length fills, then one of the class that fits what is left, if
+     *     anything is (so a single block up to {@code MAX_BLOCK}); or null, none taken, if the bound
+     *     leaves no room for them all
+     * @throws VerbsException if registering a slab failed; none is taken then
+     */
+    List<Block> takeBlocks(long length) throws VerbsException {
+        List<Block> blocks = new ArrayList<>((int) (length / MAX_BLOCK) + 1);
+        long left = length;
+        try {
+            do {
+                Block block = take(Math.min(left, MAX_BLOCK));
+                if (block == null) {
+                    blocks.forEach(this::give);
+                    return null;
+                }
+                blocks.add(block);
+                left -= Math.min(left, MAX_BLOCK);
+            } while (left > 0);
+        } catch (VerbsException | RuntimeException e) {
+            blocks.forEach(this::give);
+            throw e;
+        }
+        return blocks;
     }
 
     /** Returns a block taken before; its bytes are left as they are. */

@@ -34,7 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Work requests</h2>
  * Each posted request has a {@code wr_id} unique on the connection, mapped to what the listener must
- * get back; completions find the connection by their queue pair number ({@link RcFabric}).
+ * get back; completions find the connection by their queue pair number ({@link RcFabric}). An RDMA
+ * Read or Write names its local bytes with a scatter/gather list, an entry per pool block they lie in
+ * ({@link LocalRegion#gather}); a list longer than the device takes in one request is cut into
+ * several requests on consecutive remote bytes, and the listener hears once, when all are back.
  */
 final class RcConnection implements FabricConnection {
 
@@ -46,8 +49,38 @@ final class RcConnection implements FabricConnection {
 
     private enum Kind { RECEIVE, SEND, READ, WRITE }
 
-    /** A posted request: what comes back, and which slot it uses. */
-    private record Op(Kind kind, ByteBuffer buffer, long context, int slot) {
+    /** A posted request: what comes back, which slot it uses, and for RDMA the whole it is part of. */
+    private record Op(Kind kind, ByteBuffer buffer, long context, int slot, Parts rdma) {
+    }
+
+    /**
+     * An RDMA Read or Write posted as one or more work requests, as its local bytes need more
+     * scatter/gather entries than one request holds: the listener hears once, when all are back.
+     */
+    private static final class Parts {
+        private int outstanding;
+        private FabricStatus status = FabricStatus.SUCCESS;
+
+        Parts(int requests) {
+            outstanding = requests;
+        }
+
+        /** Requests that will never be posted, so never come back. */
+        void neverPosted(int requests) {
+            outstanding -= requests;
+        }
+
+        /**
+         * @param part how one request ended
+         * @return how the whole ended once its last request is back, else null: the first failure, one
+         *     that is not a flush if there is one (what follows a failed request is flushed)
+         */
+        FabricStatus completed(FabricStatus part) {
+            if (!part.ok() && (status.ok() || status == FabricStatus.FLUSHED)) {
+                status = part;
+            }
+            return --outstanding == 0 ? status : null;
+        }
     }
 
     /** A message received before ESTABLISHED. */
@@ -203,7 +236,7 @@ final class RcConnection implements FabricConnection {
             return false;
         }
         long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot));
+        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null));
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
@@ -246,7 +279,7 @@ final class RcConnection implements FabricConnection {
         }
         MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
         long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.SEND, null, context, slot));
+        ops.put(wrId, new Op(Kind.SEND, null, context, slot, null));
         sendsOutstanding++;
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
@@ -284,25 +317,59 @@ final class RcConnection implements FabricConnection {
         if (localOffset < 0 || localOffset + length > local.length()) {
             throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") is outside " + local);
         }
-        long wrId = nextWrId++;
-        ops.put(wrId, new Op(kind, null, context, -1));
-        sendsOutstanding++;
-        if (state == State.ENDING) {
-            fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
-            return true;
+        List<List<RcDevice.Sge>> requests = requests(region.gather(localOffset, length),
+                kind == Kind.READ ? device.maxReadSge() : device.maxWriteSge());
+        int depth = fabric.config().sendDepth();
+        if (requests.size() > depth) {
+            throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") of " + local + " needs "
+                    + requests.size() + " work requests; the send queue holds " + depth);
         }
-        long address = local.address() + localOffset;
-        int lkey = region.device().lkey();
-        try {
-            if (kind == Kind.READ) {
-                device.postRead(id, wrId, address, (int) length, lkey, remote.offset(), remote.handle());
-            } else {
-                device.postWrite(id, wrId, address, (int) length, lkey, remote.offset(), remote.handle());
+        if (sendsOutstanding + requests.size() > depth) {
+            return false;
+        }
+        Parts parts = new Parts(requests.size());
+        String what = kind == Kind.READ ? "RDMA Read" : "RDMA Write";
+        long remoteAddress = remote.offset();
+        for (int posted = 0; posted < requests.size(); posted++) {
+            List<RcDevice.Sge> sges = requests.get(posted);
+            long wrId = nextWrId++;
+            ops.put(wrId, new Op(kind, null, context, -1, parts));
+            sendsOutstanding++;
+            if (state == State.ENDING) {
+                fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+                continue;
             }
-            return true;
-        } catch (VerbsException e) {
-            return postFailed(wrId, kind == Kind.READ ? "RDMA Read" : "RDMA Write", e);
+            try {
+                if (kind == Kind.READ) {
+                    device.postRead(id, wrId, sges, remoteAddress, remote.handle());
+                } else {
+                    device.postWrite(id, wrId, sges, remoteAddress, remote.handle());
+                }
+            } catch (VerbsException e) {
+                parts.neverPosted(requests.size() - posted - 1);
+                // Once part of it is posted it cannot be taken back: no room to wait for then.
+                return posted == 0 ? postFailed(wrId, what, e) : failedToPost(wrId, what, e);
+            }
+            for (RcDevice.Sge sge : sges) {
+                remoteAddress += sge.length();
+            }
         }
+        return true;
+    }
+
+    /**
+     * @return the scatter/gather list cut into work requests of at most {@code maxSge} entries each;
+     *     one request with none for no bytes
+     */
+    static List<List<RcDevice.Sge>> requests(List<RcDevice.Sge> sges, int maxSge) {
+        if (sges.isEmpty()) {
+            return List.of(sges);
+        }
+        List<List<RcDevice.Sge>> requests = new ArrayList<>((sges.size() + maxSge - 1) / maxSge);
+        for (int at = 0; at < sges.size(); at += maxSge) {
+            requests.add(sges.subList(at, Math.min(sges.size(), at + maxSge)));
+        }
+        return requests;
     }
 
     /** Sends, RDMA and their room: only once up, and within the send queue's depth. */
@@ -326,6 +393,11 @@ final class RcConnection implements FabricConnection {
             release(ops.remove(wrId));
             return false;
         }
+        return failedToPost(wrId, what, e);
+    }
+
+    /** The request completes in error and the connection ends. */
+    private boolean failedToPost(long wrId, String what, VerbsException e) {
         fabric.later(() -> completed(wrId, WcStatus.GENERAL_ERR, 0));
         fail(FabricStatus.FABRIC_ERROR, what + " failed: " + e.getMessage());
         return true;
@@ -371,7 +443,12 @@ final class RcConnection implements FabricConnection {
                 }
             }
             case SEND -> listener.onSendCompleted(op.context(), status);
-            case READ, WRITE -> listener.onRdmaCompleted(op.context(), status);
+            case READ, WRITE -> {
+                FabricStatus whole = op.rdma().completed(status);
+                if (whole != null) {
+                    listener.onRdmaCompleted(op.context(), whole);
+                }
+            }
         }
         if (!status.ok() && status != FabricStatus.FLUSHED) {
             // The queue pair is in the error state: the rest of the connection's work flushes.

@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs.rc;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Set;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.verbs.CmEventType;
@@ -21,6 +22,16 @@ interface RcDevice extends AutoCloseable {
 
     /** A registration: the keys and the address of its first byte, as work requests and peers name it. */
     record Memory(long address, long length, int lkey, int rkey) {
+    }
+
+    /**
+     * One local buffer of a work request ({@code struct ibv_sge}).
+     *
+     * @param address its first byte
+     * @param length  its bytes
+     * @param lkey    the local key of the registration it lies in
+     */
+    record Sge(long address, int length, int lkey) {
     }
 
     /** What {@link #poll} hands over, in the order the device reported it. */
@@ -130,13 +141,30 @@ interface RcDevice extends AutoCloseable {
     void postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
             throws VerbsException;
 
-    /** Posts a signaled RDMA Read of the peer's bytes into local memory. */
-    void postRead(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
-            throws VerbsException;
+    /**
+     * @return the most scatter/gather entries an RDMA Read may have on the queue pairs this device
+     *     makes (their {@code max_send_sge}, within the device's {@code max_sge_rd}); 1 before the
+     *     device is known
+     */
+    int maxReadSge();
 
-    /** Posts a signaled RDMA Write of local memory into the peer's. */
-    void postWrite(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
-            throws VerbsException;
+    /**
+     * @return the most scatter/gather entries an RDMA Write may have on the queue pairs this device
+     *     makes (their {@code max_send_sge}); 1 before the device is known
+     */
+    int maxWriteSge();
+
+    /**
+     * Posts a signaled RDMA Read of the peer's bytes into local memory: into the buffers in order,
+     * at most {@link #maxReadSge()} of them.
+     */
+    void postRead(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
+
+    /**
+     * Posts a signaled RDMA Write of local memory into the peer's: the buffers in order, at most
+     * {@link #maxWriteSge()} of them.
+     */
+    void postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
 
     /**
      * Hands over the CM events and completions that are there, waiting for some up to the timeout

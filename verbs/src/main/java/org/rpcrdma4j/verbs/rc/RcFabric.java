@@ -273,10 +273,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
     }
 
     /**
-     * Registers chunk memory: through a {@link ChunkPool} block when no peer may touch it and the pool
-     * has room, otherwise with an {@code ibv_reg_mr} of its own (a heap buffer as a native copy). The
-     * caller's bytes are in the registered memory from now on; what the device or a peer writes there
-     * is in the caller's buffer once {@link #deregister} returns.
+     * Registers chunk memory: through {@link ChunkPool} blocks when no peer may touch it and the pool
+     * has room (several blocks for more than a block holds), otherwise with an {@code ibv_reg_mr} of
+     * its own (a heap buffer as a native copy). A pool at its bound thus costs a registration, counted
+     * as {@link RcCounter#PER_CALL_REGISTRATIONS}, not the call: the transport answers a null
+     * registration with ERR_CHUNK, which fails the RPC at the client. Null when {@code ibv_reg_mr} fails
+     * or the memory is registered already. The caller's bytes are in the registered memory from now on; what the device or a peer
+     * writes there is in the caller's buffer once {@link #deregister} returns.
      */
     @Override
     public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
@@ -302,14 +305,25 @@ public final class RcFabric implements Fabric, AutoCloseable {
         return region.registration();
     }
 
+    /**
+     * @return a region of pool blocks, or null if the pool has no room for them. Its address is its
+     *     first block's, which no other live region has; its bytes go on in the next blocks
+     */
     private LocalRegion fromPool(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
-        ChunkPool.Block block = pool.take(bytes.remaining());
-        if (block == null) {
+        List<ChunkPool.Block> blocks = pool.takeBlocks(bytes.remaining());
+        if (blocks == null) {
             return null;
         }
-        MemorySegment memory = block.memory().asSlice(0, bytes.remaining());
-        return new LocalRegion(new Registration(block.slab().rkey(), memory.address(), bytes.remaining()), memory,
-                block.slab(), bytes, null, block, access);
+        List<LocalRegion.Piece> pieces = new ArrayList<>(blocks.size());
+        long left = bytes.remaining();
+        for (ChunkPool.Block block : blocks) {
+            long length = Math.min(left, block.memory().byteSize());
+            pieces.add(new LocalRegion.Piece(block.memory().asSlice(0, length), block.slab().lkey()));
+            left -= length;
+        }
+        ChunkPool.Block first = blocks.get(0);
+        return new LocalRegion(new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining()),
+                pieces, null, bytes, null, blocks, access);
     }
 
     private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
@@ -331,8 +345,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
             throw e;
         }
         perCallRegistrations++;
-        return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()), segment,
-                registered, bytes.isDirect() ? null : bytes, arena, null, access);
+        return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
+                List.of(new LocalRegion.Piece(segment, registered.lkey())), registered, bytes.isDirect() ? null : bytes,
+                arena, List.of(), access);
     }
 
     /** Invalidates a registration, then copies what was written into a copy back to the caller. */
@@ -355,11 +370,11 @@ public final class RcFabric implements Fabric, AutoCloseable {
      * peer writes there while they are copied).
      */
     private void release(LocalRegion region, boolean copyOut) {
-        if (region.block() != null) {
+        if (!region.blocks().isEmpty()) {
             if (copyOut) {
                 region.copyOut();
             }
-            pool.give(region.block());
+            region.blocks().forEach(pool::give);
             return;
         }
         try {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.AsyncEvent;
 import org.rpcrdma4j.verbs.AsyncEventType;
@@ -52,6 +53,11 @@ final class VerbsRcDevice implements RcDevice {
     static final int CQ_ENTRIES = 32767;
     /** RDMA Reads in flight per queue pair, each way, at most (the device may allow fewer). */
     private static final int RDMA_READ_DEPTH = 16;
+    /**
+     * Scatter/gather entries per RDMA Read or Write at most (the device may allow fewer): the chunk
+     * pool's blocks under a transfer of the transport's largest I/O that starts inside a block.
+     */
+    static final int MAX_SGE = TransportConfig.DEFAULT_MAX_MESSAGE_SIZE / ChunkPool.MAX_BLOCK + 1;
     private static final int RETRIES = 7;
     private static final int RNR_RETRIES = 7;
     private static final int EINVAL = 22;
@@ -68,7 +74,7 @@ final class VerbsRcDevice implements RcDevice {
     private final Map<CmId, Long> numbers = new IdentityHashMap<>();
     private final Map<Memory, MemoryRegion> regions = new HashMap<>();
     private final WorkCompletions completions = new WorkCompletions(32);
-    private final SendWorkRequest send = new SendWorkRequest(1);
+    private final SendWorkRequest send = new SendWorkRequest(MAX_SGE);
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private final Map<Long, Integer> cqRoom = new HashMap<>();
     private long nextId = 1;
@@ -79,6 +85,8 @@ final class VerbsRcDevice implements RcDevice {
     private CompletionQueue cq;
     private int cqFree;
     private int readDepth;
+    private int readSge = 1;
+    private int writeSge = 1;
     private int maxQueueDepth;
     private boolean remoteInvalidation;
     private int completionIndex = -1;
@@ -139,13 +147,16 @@ final class VerbsRcDevice implements RcDevice {
         cqFree = cq.capacity();
         readDepth = Math.min(RDMA_READ_DEPTH, Math.min(attributes.maxQpRdAtom(), attributes.maxQpInitRdAtom()));
         maxQueueDepth = attributes.maxQpWr();
+        writeSge = Math.min(MAX_SGE, attributes.maxSge());
+        readSge = Math.min(writeSge, attributes.maxSgeRd());
         remoteInvalidation = attributes.memoryManagementExtensions();
         context = on;
         completionIndex = poller.register(completionChannel.fd());
         asyncIndex = poller.register(on.asyncEventFd());
         LOG.info("RC fabric on device {}: completion queue of {} entries, {} RDMA Reads in flight per queue pair,"
-                + " at most {} work requests per queue, Send with Invalidate {}", on.deviceName(), cqFree, readDepth,
-                maxQueueDepth, remoteInvalidation ? "supported" : "not supported");
+                + " at most {} work requests per queue, {} and {} scatter/gather entries per RDMA Read and Write,"
+                + " Send with Invalidate {}", on.deviceName(), cqFree, readDepth, maxQueueDepth, readSge, writeSge,
+                remoteInvalidation ? "supported" : "not supported");
     }
 
     @Override
@@ -203,7 +214,7 @@ final class VerbsRcDevice implements RcDevice {
             throw new VerbsException("rdma_create_qp (" + cqFree + " entries left in the shared completion queue, "
                     + room + " needed)", ENOSPC);
         }
-        int qpNum = cmId.createQueuePair(pd, new QueuePairConfig(cq, cq, sendDepth, receiveDepth, 1, 1, 0, false))
+        int qpNum = cmId.createQueuePair(pd, new QueuePairConfig(cq, cq, sendDepth, receiveDepth, writeSge, 1, 0, false))
                 .qpNum();
         cqFree -= room;
         cqRoom.put(id, room);
@@ -303,15 +314,38 @@ final class VerbsRcDevice implements RcDevice {
     }
 
     @Override
-    public void postRead(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
-            throws VerbsException {
-        id(id).queuePair().post(send.reset(wrId).rdmaRead(remoteAddress, rkey).add(address, length, lkey).signaled());
+    public int maxReadSge() {
+        return readSge;
     }
 
     @Override
-    public void postWrite(long id, long wrId, long address, int length, int lkey, long remoteAddress, int rkey)
-            throws VerbsException {
-        id(id).queuePair().post(send.reset(wrId).rdmaWrite(remoteAddress, rkey).add(address, length, lkey).signaled());
+    public int maxWriteSge() {
+        return writeSge;
+    }
+
+    @Override
+    public void postRead(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException {
+        id(id).queuePair().post(rdma(send, wrId, true, local, remoteAddress, rkey));
+    }
+
+    @Override
+    public void postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException {
+        id(id).queuePair().post(rdma(send, wrId, false, local, remoteAddress, rkey));
+    }
+
+    /** @return {@code wr} made a signaled RDMA Read or Write of the peer's memory and local buffers, in order */
+    static SendWorkRequest rdma(SendWorkRequest wr, long wrId, boolean read, List<Sge> local, long remoteAddress,
+                                int rkey) {
+        wr.reset(wrId);
+        if (read) {
+            wr.rdmaRead(remoteAddress, rkey);
+        } else {
+            wr.rdmaWrite(remoteAddress, rkey);
+        }
+        for (Sge sge : local) {
+            wr.add(sge.address(), sge.length(), sge.lkey());
+        }
+        return wr.signaled();
     }
 
     @Override

@@ -27,7 +27,7 @@ class ChunkPoolTest {
             assertEquals(4096, pool.take(4096).memory().byteSize());
             assertEquals(8192, pool.take(4097).memory().byteSize());
             assertEquals(ChunkPool.MAX_BLOCK, pool.take(ChunkPool.MAX_BLOCK).memory().byteSize());
-            assertNull(pool.take(ChunkPool.MAX_BLOCK + 1), "larger chunks are registered on their own");
+            assertNull(pool.take(ChunkPool.MAX_BLOCK + 1), "no block is larger");
             assertEquals(3L * ChunkPool.SLAB, pool.registeredBytes(), "one slab for each of the three classes used");
         }
     }

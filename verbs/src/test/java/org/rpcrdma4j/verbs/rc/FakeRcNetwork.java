@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -27,7 +28,10 @@ import org.rpcrdma4j.verbs.WcStatus;
  *     LOC_LEN_ERR and the sender REM_INV_REQ_ERR; no receive, it waits (RNR) and past
  *     {@link #RNR_RETRIES} waiting the sender completes RNR_RETRY_EXC_ERR;</li>
  * <li>RDMA Read and Write reach only the peer's memory registered with the right right and within
- *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR;</li>
+ *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR; their scatter/gather lists
+ *     are filled or drained in order, and one longer than {@link Device#maxSge} is refused with
+ *     EINVAL, as {@code ibv_post_send} refuses it; each request's entries are recorded
+ *     ({@link Device#rdmaRequests});</li>
  * <li>a failed completion puts the queue pair in the error state: everything posted, and everything
  *     posted afterwards, completes WR_FLUSH_ERR; {@code disconnect} does the same on both ends and
  *     reports DISCONNECTED to both;</li>
@@ -103,6 +107,9 @@ final class FakeRcNetwork {
         private boolean remoteInvalidation = true;
         private boolean holdReads;
         private int maxQueueDepth = 16384;
+        private int maxReadSge = 32;
+        private int maxWriteSge = 32;
+        private final java.util.List<List<Sge>> rdmaRequests = new java.util.ArrayList<>();
         private final java.util.List<Integer> invalidatedKeys = new java.util.ArrayList<>();
         private final java.util.List<Integer> sentWithInvalidate = new java.util.ArrayList<>();
         private final java.util.List<int[]> queueDepths = new java.util.ArrayList<>();
@@ -231,6 +238,21 @@ final class FakeRcNetwork {
         void maxQueueDepth(int depth) {
             synchronized (FakeRcNetwork.this) {
                 maxQueueDepth = depth;
+            }
+        }
+
+        /** Sets the scatter/gather entries an RDMA Read and an RDMA Write may have (rxe: 32 each). */
+        void maxSge(int read, int write) {
+            synchronized (FakeRcNetwork.this) {
+                maxReadSge = read;
+                maxWriteSge = write;
+            }
+        }
+
+        /** @return the local scatter/gather list of every RDMA Read and Write posted, in order */
+        java.util.List<List<Sge>> rdmaRequests() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(rdmaRequests);
             }
         }
 
@@ -493,12 +515,12 @@ final class FakeRcNetwork {
         private void send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
             synchronized (FakeRcNetwork.this) {
                 Id id = id(number);
-                MemorySegment source = posted(id, wrId, at, length, lkey);
+                List<MemorySegment> source = posted(id, wrId, List.of(new Sge(at, length, lkey)));
                 if (source == null) {
                     return;
                 }
                 Id other = id.remote;
-                other.waiting.add(new Waiting(id, wrId, source.toArray(ValueLayout.JAVA_BYTE), invalidate));
+                other.waiting.add(new Waiting(id, wrId, source.get(0).toArray(ValueLayout.JAVA_BYTE), invalidate));
                 if (other.waiting.size() > RNR_RETRIES) {
                     other.waiting.removeLast();
                     fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
@@ -509,58 +531,91 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public void postRead(long number, long wrId, long at, int length, int lkey, long remoteAddress, int rkey) {
-            rdma(number, wrId, at, length, lkey, remoteAddress, rkey, true);
+        public int maxReadSge() {
+            synchronized (FakeRcNetwork.this) {
+                return maxReadSge;
+            }
         }
 
         @Override
-        public void postWrite(long number, long wrId, long at, int length, int lkey, long remoteAddress, int rkey) {
-            rdma(number, wrId, at, length, lkey, remoteAddress, rkey, false);
+        public int maxWriteSge() {
+            synchronized (FakeRcNetwork.this) {
+                return maxWriteSge;
+            }
         }
 
-        private void rdma(long number, long wrId, long at, int length, int lkey, long remoteAddress, int rkey,
-                          boolean read) {
+        @Override
+        public void postRead(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
+                throws VerbsException {
+            rdma(number, wrId, local, remoteAddress, rkey, true);
+        }
+
+        @Override
+        public void postWrite(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
+                throws VerbsException {
+            rdma(number, wrId, local, remoteAddress, rkey, false);
+        }
+
+        private void rdma(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read)
+                throws VerbsException {
             synchronized (FakeRcNetwork.this) {
-                Id id = id(number);
-                MemorySegment local = posted(id, wrId, at, length, lkey);
-                if (local == null) {
-                    return;
+                if (sges.size() > (read ? maxReadSge : maxWriteSge)) {
+                    throw new VerbsException("ibv_post_send", 22); // EINVAL
                 }
-                Id other = id.remote;
-                if (read && holdReads) {
-                    id.heldReads.put(wrId, () -> rdma(number, wrId, at, length, lkey, remoteAddress, rkey, true));
-                    return;
-                }
-                MemorySegment theirs = other.device.resolve(rkey, remoteAddress, length,
-                        read ? MemoryAccess.REMOTE_READ : MemoryAccess.REMOTE_WRITE);
-                if (theirs == null) {
-                    fail(id, wrId, WcStatus.REM_ACCESS_ERR);
-                    return;
-                }
-                if (read) {
-                    local.copyFrom(theirs);
-                } else {
-                    theirs.copyFrom(local);
-                }
-                completion(id, wrId, WcStatus.SUCCESS, length);
+                rdmaRequests.add(List.copyOf(sges));
+                carryOut(number, wrId, List.copyOf(sges), remoteAddress, rkey, read);
             }
+        }
+
+        private void carryOut(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read) {
+            Id id = id(number);
+            List<MemorySegment> local = posted(id, wrId, sges);
+            if (local == null) {
+                return;
+            }
+            Id other = id.remote;
+            if (read && holdReads) {
+                id.heldReads.put(wrId, () -> carryOut(number, wrId, sges, remoteAddress, rkey, true));
+                return;
+            }
+            long length = local.stream().mapToLong(MemorySegment::byteSize).sum();
+            MemorySegment theirs = other.device.resolve(rkey, remoteAddress, length,
+                    read ? MemoryAccess.REMOTE_READ : MemoryAccess.REMOTE_WRITE);
+            if (theirs == null) {
+                fail(id, wrId, WcStatus.REM_ACCESS_ERR);
+                return;
+            }
+            long at = 0;
+            for (MemorySegment buffer : local) {
+                if (read) {
+                    buffer.copyFrom(theirs.asSlice(at, buffer.byteSize()));
+                } else {
+                    theirs.asSlice(at, buffer.byteSize()).copyFrom(buffer);
+                }
+                at += buffer.byteSize();
+            }
+            completion(id, wrId, WcStatus.SUCCESS, (int) length);
         }
 
         /**
          * The checks a work request meets first, as a device makes them: a queue pair in error flushes
          * it, memory not registered fails it locally, a peer gone fails it after the retries.
          *
-         * @return its local memory, or {@code null} once it has completed in error
+         * @return its local buffers, or {@code null} once it has completed in error
          */
-        private MemorySegment posted(Id id, long wrId, long at, int length, int lkey) {
+        private List<MemorySegment> posted(Id id, long wrId, List<Sge> sges) {
             if (id.error) {
                 completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
                 return null;
             }
-            MemorySegment local = resolve(lkey, at, length, null);
-            if (local == null) {
-                fail(id, wrId, WcStatus.LOC_PROT_ERR);
-                return null;
+            List<MemorySegment> local = new java.util.ArrayList<>(sges.size());
+            for (Sge sge : sges) {
+                MemorySegment buffer = resolve(sge.lkey(), sge.address(), sge.length(), null);
+                if (buffer == null) {
+                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
+                    return null;
+                }
+                local.add(buffer);
             }
             if (id.remote == null || id.remote.error) {
                 fail(id, wrId, WcStatus.RETRY_EXC_ERR);
