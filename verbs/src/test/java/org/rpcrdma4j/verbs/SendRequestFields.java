@@ -44,6 +44,16 @@ public final class SendRequestFields {
         return wr.get(JAVA_INT, C.offset("ibv_send_wr.invalidate_rkey"));
     }
 
+    /** @return {@code ibv_send_wr.wr.rdma.remote_addr} */
+    public long remoteAddress() {
+        return wr.get(JAVA_LONG, C.offset("ibv_send_wr.wr.rdma.remote_addr"));
+    }
+
+    /** @return {@code ibv_send_wr.wr.rdma.rkey} */
+    public int rkey() {
+        return wr.get(JAVA_INT, C.offset("ibv_send_wr.wr.rdma.rkey"));
+    }
+
     /** @return {@code ibv_send_wr.num_sge} */
     public int numSge() {
         return wr.get(JAVA_INT, C.offset("ibv_send_wr.num_sge"));

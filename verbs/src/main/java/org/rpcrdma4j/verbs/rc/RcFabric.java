@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * transport's buffers, registered once when the connection's queue pair is made. Chunk memory no peer
  * may touch (a responder's RDMA Read targets and Write sources) is copied through blocks of a
  * bounded pool of registered memory ({@link ChunkPool}), so serving makes no {@code ibv_reg_mr} per
- * call. Memory a peer reads or writes (a requester's chunks) is registered per call, a heap buffer as
+ * call; a chunk over a block's 1 MiB takes several blocks, which RDMA Reads and Writes name with a
+ * scatter/gather list ({@link RcConnection}), and one the pool has no room for is registered on its
+ * own ({@link #register}). Memory a peer reads or writes (a requester's chunks) is registered per call, a heap buffer as
  * a native copy, a direct buffer where it is, and deregistered when the call ends: its key must stop
  * working then. A copy is filled at {@link #register} and copied back at {@link #deregister}
  * ({@link LocalRegion}).

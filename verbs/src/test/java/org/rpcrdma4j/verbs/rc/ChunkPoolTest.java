@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +60,34 @@ class ChunkPoolTest {
             assertEquals(2L * ChunkPool.SLAB, pool.registeredBytes());
         }
         assertEquals(0, device.liveRegistrations(), "closing deregistered every slab");
+    }
+
+    @Test
+    void aLongChunkTakesWholeLargestBlocksAndOneOfTheClassThatFitsTheRest() throws Exception {
+        try (ChunkPool pool = new ChunkPool(device, 32L << 20)) {
+            List<ChunkPool.Block> blocks = pool.takeBlocks((16L << 20) + 100);
+            assertEquals(17, blocks.size());
+            for (ChunkPool.Block block : blocks.subList(0, 16)) {
+                assertEquals(ChunkPool.MAX_BLOCK, block.memory().byteSize());
+            }
+            assertEquals(ChunkPool.MIN_BLOCK, blocks.get(16).memory().byteSize(), "the last 100 bytes");
+            assertEquals(17, blocks.stream().map(block -> block.slab().lkey()).distinct().count(),
+                    "each block in a slab of its own");
+            assertEquals(2, pool.takeBlocks(2L << 20).size(), "no block for nothing left over");
+            assertEquals(1, pool.takeBlocks(0).size());
+            assertEquals((18L << 20) + 2 * ChunkPool.MIN_BLOCK, pool.bytesInUse());
+        }
+    }
+
+    @Test
+    void aLongChunkGetsAllItsBlocksOrNone() throws Exception {
+        try (ChunkPool pool = new ChunkPool(device, 4L * ChunkPool.SLAB)) {
+            assertNotNull(pool.takeBlocks(ChunkPool.MAX_BLOCK));
+            assertNull(pool.takeBlocks(4L * ChunkPool.MAX_BLOCK), "three more slabs fit the bound, four do not");
+            assertEquals(ChunkPool.MAX_BLOCK, pool.bytesInUse(), "the three it got went back");
+            assertEquals(3, pool.takeBlocks(3L * ChunkPool.MAX_BLOCK).size(), "and are there to take");
+            assertEquals(4L * ChunkPool.SLAB, pool.registeredBytes());
+        }
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +43,7 @@ import org.rpcrdma4j.xdr.WriteChunk;
 /** The RC fabric's logic over {@link FakeRcNetwork}: connections, routing, flushes and ends. */
 class RcFabricTest {
 
-    private static final RcFabric.Config CONFIG = new RcFabric.Config(16, 1024, 2L << 20);
+    private static final RcFabric.Config CONFIG = new RcFabric.Config(16, 1024, 20L << 20);
     private static final ConnectPrivateData CLIENT_DATA = new ConnectPrivateData(true, 2048, 3072);
     private static final ConnectPrivateData SERVER_DATA = new ConnectPrivateData(false, 4096, 1024);
 
@@ -513,6 +514,201 @@ class RcFabricTest {
         assertTrue(clientSide.peer() != null);
     }
 
+    private static final int MIB = 1 << 20;
+
+    private static byte[] pattern(int length, int seed) {
+        byte[] data = new byte[length];
+        for (int i = 0; i < length; i++) {
+            data[i] = (byte) (i * 31 + (i >>> 11) + seed);
+        }
+        return data;
+    }
+
+    private static <T> T onAndBack(Fabric fabric, Supplier<T> action, Recorder recorder, String event)
+            throws Exception {
+        T result = on(fabric, action);
+        assertEquals(event, recorder.next());
+        return result;
+    }
+
+    private static Registration register(RcFabric fabric, ByteBuffer memory, MemoryAccess... access)
+            throws Exception {
+        Set<MemoryAccess> rights = EnumSet.noneOf(MemoryAccess.class);
+        rights.addAll(List.of(access));
+        return on(fabric, () -> fabric.register(memory, rights));
+    }
+
+    private static void deregister(RcFabric fabric, Registration... registrations) throws Exception {
+        on(fabric, () -> {
+            for (Registration registration : registrations) {
+                fabric.deregister(registration);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * A 16 MiB RDMA Read target and Write source, as a 16 MiB NFS READ or WRITE needs, come from
+     * blocks of the pool: the reads and writes below each start in one block and end in another, and
+     * every byte lands where it belongs.
+     */
+    @Test
+    void sixteenMibChunksComeFromPoolBlocksAndMoveByteExactAcrossThem() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        byte[] callData = pattern(16 * MIB, 1);
+        Registration readable = register(client, ByteBuffer.wrap(callData), MemoryAccess.REMOTE_READ);
+        byte[] pulled = new byte[16 * MIB + 100];
+        Registration target = register(server, ByteBuffer.wrap(pulled), MemoryAccess.LOCAL_WRITE);
+        assertEquals(16L * ChunkPool.MAX_BLOCK + ChunkPool.MIN_BLOCK,
+                gauge(server.statistics(), RcGauge.CHUNK_POOL_BYTES_IN_USE), "16 blocks of 1 MiB and one for the rest");
+        // Segments of 1 MiB + 12 bytes, 100 bytes into the target: none is block-aligned.
+        int segment = MIB + 12;
+        long context = 1;
+        for (int at = 0; at < callData.length; at += segment, context++) {
+            int from = at;
+            long id = context;
+            Segment remote = readable.segment(from, Math.min(segment, callData.length - from));
+            onAndBack(server, () -> a.connection().read(target, 100 + from, remote, id), a.recorder(),
+                    "rdma " + id + " SUCCESS");
+        }
+        deregister(server, target);
+        assertArrayEquals(callData, java.util.Arrays.copyOfRange(pulled, 100, pulled.length));
+
+        byte[] result = pattern(16 * MIB, 2);
+        byte[] replyMemory = new byte[16 * MIB];
+        Registration writable = register(client, ByteBuffer.wrap(replyMemory), MemoryAccess.REMOTE_WRITE);
+        Registration source = register(server, ByteBuffer.wrap(result));
+        // Writes of 3 MiB + 5 bytes: each starts in one block and ends three blocks on.
+        segment = 3 * MIB + 5;
+        for (int at = 0; at < result.length; at += segment, context++) {
+            int from = at;
+            long id = context;
+            Segment remote = writable.segment(from, Math.min(segment, result.length - from));
+            onAndBack(server, () -> a.connection().write(source, from, remote, id), a.recorder(),
+                    "rdma " + id + " SUCCESS");
+        }
+        deregister(server, source);
+        deregister(client, writable, readable);
+        assertArrayEquals(result, replyMemory);
+
+        TransportStatistics figures = server.statistics();
+        assertEquals(0, counter(figures, RcCounter.PER_CALL_REGISTRATIONS), "no ibv_reg_mr for the server's chunks");
+        assertEquals(0, gauge(figures, RcGauge.CHUNK_POOL_BYTES_IN_USE), "every block is back");
+        assertEquals(17L * ChunkPool.SLAB, gauge(figures, RcGauge.CHUNK_POOL_BYTES_REGISTERED),
+                "16 slabs of 1 MiB blocks, one of 4 KiB blocks, registered once and reused");
+        assertEquals(0, figures.chunkRegistrations());
+    }
+
+    /**
+     * The server's device takes 4 entries per RDMA Read and 3 per RDMA Write: a transfer over 17
+     * blocks goes out as several requests, each within the limit, on consecutive remote bytes; the
+     * connection hears one completion for it. More requests than the send queue holds is refused.
+     */
+    @Test
+    void anRdmaOverMoreBlocksThanARequestTakesIsCutIntoRequestsThatCompleteAsOne() throws Exception {
+        serverDevice.maxSge(4, 3);
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        byte[] callData = pattern(16 * MIB, 3);
+        Registration readable = register(client, ByteBuffer.wrap(callData), MemoryAccess.REMOTE_READ);
+        byte[] pulled = new byte[16 * MIB + 100];
+        Registration target = register(server, ByteBuffer.wrap(pulled), MemoryAccess.LOCAL_WRITE);
+        onAndBack(server, () -> a.connection().read(target, 100, readable.segment(0, callData.length), 1),
+                a.recorder(), "rdma 1 SUCCESS");
+        onAndBack(server, () -> a.connection().send(message("after"), 2), a.recorder(), "send 2 SUCCESS");
+        assertEquals(List.of(4, 4, 4, 4, 1), entries(serverDevice.rdmaRequests()),
+                "17 blocks (the 1 MiB ones from 100 bytes in, then the rest) in requests of 4");
+        assertEquals(callData.length, bytes(serverDevice.rdmaRequests()));
+
+        byte[] replyMemory = new byte[16 * MIB];
+        Registration writable = register(client, ByteBuffer.wrap(replyMemory), MemoryAccess.REMOTE_WRITE);
+        deregister(server, target);
+        Registration source = register(server, ByteBuffer.wrap(pulled));
+        onAndBack(server, () -> a.connection().write(source, 100, writable.segment(0, replyMemory.length), 3),
+                a.recorder(), "rdma 3 SUCCESS");
+        List<List<RcDevice.Sge>> writes = serverDevice.rdmaRequests().subList(5, 11);
+        assertEquals(List.of(3, 3, 3, 3, 3, 2), entries(writes));
+        assertEquals(replyMemory.length, bytes(writes));
+
+        serverDevice.maxSge(1, 1);
+        java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> on(server, () -> a.connection().write(source, 100, writable.segment(0, replyMemory.length), 4)));
+        assertInstanceOf(IllegalArgumentException.class, refused.getCause(), "17 requests, a send queue of 16");
+        assertEquals(11, serverDevice.rdmaRequests().size(), "nothing was posted");
+        deregister(server, source);
+        deregister(client, writable, readable);
+        assertArrayEquals(callData, java.util.Arrays.copyOfRange(pulled, 100, pulled.length), "read whole");
+        assertArrayEquals(callData, replyMemory, "written whole");
+        assertEveryBlockBack();
+    }
+
+    private void assertEveryBlockBack() throws Exception {
+        assertEquals(0, gauge(server.statistics(), RcGauge.CHUNK_POOL_BYTES_IN_USE), "every pool block is back");
+    }
+
+    private static List<Integer> entries(List<List<RcDevice.Sge>> requests) {
+        return requests.stream().map(List::size).toList();
+    }
+
+    private static long bytes(List<List<RcDevice.Sge>> requests) {
+        return requests.stream().flatMap(List::stream).mapToLong(RcDevice.Sge::length).sum();
+    }
+
+    /**
+     * One request of a transfer cut in four fails (the peer registered only half the bytes): the
+     * requests before it completed, those after it flush, and the connection hears the failure once.
+     */
+    @Test
+    void aFailedRequestOfAnRdmaCutInSeveralIsItsOneCompletion() throws Exception {
+        serverDevice.maxSge(4, 4);
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        Registration half = register(client, ByteBuffer.allocate(8 * MIB), MemoryAccess.REMOTE_READ);
+        Registration target = register(server, ByteBuffer.allocate(16 * MIB), MemoryAccess.LOCAL_WRITE);
+        on(server, () -> a.connection().read(target, 0, new Segment(half.handle(), 16 * MIB, half.address()), 6));
+        List<String> end = a.recorder().untilDisconnected();
+        assertEquals(List.of("rdma 6 REMOTE_ACCESS"), end.stream().filter(event -> event.startsWith("rdma")).toList(),
+                end.toString());
+        assertEquals("disconnected REMOTE_ACCESS", end.getLast());
+        assertEquals(4, serverDevice.rdmaRequests().size(), "four requests of 4 MiB");
+        deregister(server, target);
+        deregister(client, half);
+        assertEveryBlockBack();
+    }
+
+    /**
+     * The pool's bound is 20 MiB: with 17 MiB of slabs in use, a 4 MiB chunk gets no blocks (none
+     * is kept: all or nothing) and is registered on its own, counted; once blocks are back it is
+     * pooled again.
+     */
+    @Test
+    void aChunkThePoolHasNoRoomForIsRegisteredOnItsOwnAndCounted() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        byte[] callData = pattern(4 * MIB, 4);
+        Registration readable = register(client, ByteBuffer.wrap(callData), MemoryAccess.REMOTE_READ);
+        Registration big = register(server, ByteBuffer.allocate(16 * MIB + 100), MemoryAccess.LOCAL_WRITE);
+        long inUse = gauge(server.statistics(), RcGauge.CHUNK_POOL_BYTES_IN_USE);
+        byte[] pulled = new byte[4 * MIB];
+        Registration alone = register(server, ByteBuffer.wrap(pulled), MemoryAccess.LOCAL_WRITE);
+        TransportStatistics full = server.statistics();
+        assertEquals(1, counter(full, RcCounter.PER_CALL_REGISTRATIONS));
+        assertEquals(inUse, gauge(full, RcGauge.CHUNK_POOL_BYTES_IN_USE), "the blocks it could get were given back");
+        assertEquals(CONFIG.chunkPoolBytes(), gauge(full, RcGauge.CHUNK_POOL_BYTES_REGISTERED), "up to the bound");
+        onAndBack(server, () -> a.connection().read(alone, 0, readable.segment(0, callData.length), 7), a.recorder(),
+                "rdma 7 SUCCESS");
+        deregister(server, alone, big);
+        assertArrayEquals(callData, pulled);
+
+        Registration pooled = register(server, ByteBuffer.wrap(pulled), MemoryAccess.LOCAL_WRITE);
+        assertEquals(1, counter(server.statistics(), RcCounter.PER_CALL_REGISTRATIONS), "the pool had room again");
+        deregister(server, pooled);
+        deregister(client, readable);
+        assertEveryBlockBack();
+    }
+
     @Test
     void aSendWithInvalidateNamesThePeersKey() throws Exception {
         Recorder clientEvents = new Recorder();
@@ -550,6 +746,32 @@ class RcFabricTest {
         assertTrue(wr.alone(), "not chained");
         assertEquals(1, wr.numSge());
         assertArrayEquals(new long[] {0x7f00_1000L, 300, 0x55}, wr.sge(0));
+    }
+
+    @Test
+    void anRdmaRequestIsRdmaCoresWithItsScatterGatherListInOrder() {
+        List<RcDevice.Sge> local = new ArrayList<>();
+        for (int i = 0; i < VerbsRcDevice.MAX_SGE; i++) {
+            local.add(new RcDevice.Sge(0x7f00_0000L + i * 0x10_0000L, 0x1000 + i, 0x50 + i));
+        }
+        org.rpcrdma4j.verbs.SendRequestFields wr = new org.rpcrdma4j.verbs.SendRequestFields(VerbsRcDevice.rdma(
+                new org.rpcrdma4j.verbs.SendWorkRequest(VerbsRcDevice.MAX_SGE), 0x78, true, local, 0x1234_5678_9000L,
+                0x4455));
+        assertEquals(0x78, wr.wrId());
+        assertEquals(org.rpcrdma4j.verbs.SendRequestFields.constant("IBV_WR_RDMA_READ"), wr.opcode());
+        assertEquals(0x1234_5678_9000L, wr.remoteAddress());
+        assertEquals(0x4455, wr.rkey());
+        assertEquals(org.rpcrdma4j.verbs.SendRequestFields.constant("IBV_SEND_SIGNALED"), wr.sendFlags());
+        assertTrue(wr.alone(), "not chained");
+        assertEquals(VerbsRcDevice.MAX_SGE, wr.numSge());
+        for (int i = 0; i < local.size(); i++) {
+            RcDevice.Sge sge = local.get(i);
+            assertArrayEquals(new long[] {sge.address(), sge.length(), sge.lkey()}, wr.sge(i));
+        }
+        org.rpcrdma4j.verbs.SendRequestFields write = new org.rpcrdma4j.verbs.SendRequestFields(VerbsRcDevice.rdma(
+                new org.rpcrdma4j.verbs.SendWorkRequest(1), 0x79, false, local.subList(0, 1), 0x2000, 0x66));
+        assertEquals(org.rpcrdma4j.verbs.SendRequestFields.constant("IBV_WR_RDMA_WRITE"), write.opcode());
+        assertEquals(1, write.numSge());
     }
 
     @Test

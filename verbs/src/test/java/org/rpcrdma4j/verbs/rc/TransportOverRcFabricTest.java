@@ -51,6 +51,8 @@ class TransportOverRcFabricTest {
 
     private static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0124, 1);
     private static final int ECHO = 1;
+    /** A call whose rebuilt copy at the server takes three blocks of its chunk pool. */
+    private static final int SEVERAL_BLOCKS = 3_000_000;
 
     private final FakeRcNetwork network = new FakeRcNetwork();
     private final ExecutorService workers = Executors.newFixedThreadPool(2);
@@ -107,6 +109,32 @@ class TransportOverRcFabricTest {
         }
     };
 
+    /**
+     * The echo's opaque data is DDP-eligible both ways, as NFS WRITE and READ data are: a long call
+     * sends it in a Read chunk, a long reply gets a Write chunk of up to 16 MiB for it.
+     */
+    private static final DdpPolicy DDP_ECHO = new DdpPolicy() {
+        private List<XdrItem> opaque(RpcMessage message) {
+            return List.of(new XdrItem(message.bodyOffset() + 4, message.bytes().getInt(message.bodyOffset())));
+        }
+
+        @Override
+        public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
+            return opaque(call);
+        }
+
+        @Override
+        public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+            return new ReplySize(TransportConfig.DEFAULT_MAX_MESSAGE_SIZE + ReplySize.RPC_HEADER_MAX + 4,
+                    List.of((long) TransportConfig.DEFAULT_MAX_MESSAGE_SIZE));
+        }
+
+        @Override
+        public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
+            return opaque(reply);
+        }
+    };
+
     private InetSocketAddress listen;
 
     @BeforeEach
@@ -119,7 +147,7 @@ class TransportOverRcFabricTest {
         serverFabric = new RcFabric(serverDevice, listen, RcFabric.Config.DEFAULT);
         clientFabric = new RcFabric(clientDevice, new InetSocketAddress(clientIp, 0), RcFabric.Config.DEFAULT);
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
-                .withRpcService(PROGRAM, ECHO_PROGRAM).build();
+                .withRpcService(PROGRAM, ECHO_PROGRAM).withDdpPolicy(DDP_ECHO).build();
         svc.start();
         on(serverFabric, () -> null); // after start's listen, which runs on the progress thread in order
         client = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
@@ -147,10 +175,18 @@ class TransportOverRcFabricTest {
     }
 
     private byte[] echo(byte[] data) throws Exception {
+        return echo(client, data);
+    }
+
+    private static byte[] echo(RdmaRpcClient from, byte[] data) throws Exception {
         Opaque result = new Opaque();
-        new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
+        new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), from.transport())
                 .call(ECHO, new Opaque(data), result, 30, TimeUnit.SECONDS);
         return result.bytes;
+    }
+
+    private static long poolBytesInUse(RcFabric fabric) {
+        return fabric.statistics().fabricGauge(RcGauge.CHUNK_POOL_BYTES_IN_USE.name());
     }
 
     private static byte[] pattern(int length) {
@@ -173,6 +209,28 @@ class TransportOverRcFabricTest {
         assertEquals(0L, serverFabric.statistics().fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()),
                 "the server's chunk memory came from its pool");
         assertEquals(List.of(), serverDevice.sentWithInvalidate(), "our client offers no remote invalidation");
+    }
+
+    /**
+     * A 16 MiB WRITE-like call and READ-like reply, from a client that offers 1 MiB segments (16 to a
+     * chunk, as many as Linux sends): the server pulls the call's Read chunk into pool blocks in
+     * 128 KiB reads that start 44 bytes into the rebuilt call (so every eighth one crosses from one
+     * block into the next) and RDMA-Writes the result from pool blocks into the client's Write chunk.
+     */
+    @Test
+    void aSixteenMibCallAndReplyMoveThroughPoolBlocksWithoutRegistrationsOfTheirOwn() throws Exception {
+        byte[] data = pattern(TransportConfig.DEFAULT_MAX_MESSAGE_SIZE);
+        try (RdmaRpcClient ddp = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
+                TransportConfig.DEFAULT.withMaxSegmentSize(1 << 20), DDP_ECHO, Duration.ofSeconds(30))) {
+            assertArrayEquals(data, echo(ddp, data), "16 MiB in a Read chunk and back in a Write chunk");
+            assertArrayEquals(pattern(100), echo(ddp, pattern(100)), "the connection is still up");
+        }
+        waitFor(() -> registrations(serverFabric) == 0);
+        assertEquals(0L, serverFabric.statistics().fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()),
+                "the server's chunk memory came from its pool");
+        assertEquals(0L, poolBytesInUse(serverFabric), "every block is back");
+        assertTrue(serverDevice.rdmaRequests().stream().anyMatch(request -> request.size() > 1),
+                "some RDMA crossed from one block into another");
     }
 
     /**
@@ -225,7 +283,8 @@ class TransportOverRcFabricTest {
     private void othersUnharmed() throws Exception {
         assertArrayEquals(pattern(100), echo(pattern(100)));
         assertArrayEquals(pattern(200_000), echo(pattern(200_000)));
-        waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0);
+        waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0
+                && poolBytesInUse(serverFabric) == 0);
     }
 
     private interface Condition {
@@ -274,7 +333,7 @@ class TransportOverRcFabricTest {
             CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
                 try {
                     new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), bad.transport())
-                            .call(ECHO, new Opaque(pattern(300_000)), new Opaque(), 30, TimeUnit.SECONDS);
+                            .call(ECHO, new Opaque(pattern(SEVERAL_BLOCKS)), new Opaque(), 30, TimeUnit.SECONDS);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -303,12 +362,14 @@ class TransportOverRcFabricTest {
         serverDevice.holdReads();
         org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.TimeoutException.class,
                 () -> new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
-                        .call(ECHO, new Opaque(pattern(300_000)), new Opaque(), 1, TimeUnit.SECONDS));
+                        .call(ECHO, new Opaque(pattern(SEVERAL_BLOCKS)), new Opaque(), 1, TimeUnit.SECONDS));
         waitFor(() -> registrations(clientFabric) == 0);
         assertTrue(serverDevice.heldReads() > 0, "the server was still reading");
+        assertEquals(3L * ChunkPool.MAX_BLOCK, poolBytesInUse(serverFabric), "into three blocks");
         serverDevice.releaseReads();
         waitFor(() -> !client.transport().isOpen());
-        waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0);
+        waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0
+                && poolBytesInUse(serverFabric) == 0);
     }
 
     @Test
