@@ -361,7 +361,7 @@ final class RcConnection implements FabricConnection {
      * @return the scatter/gather list cut into work requests of at most {@code maxSge} entries each;
      *     one request with none for no bytes
      */
-    static List<List<RcDevice.Sge>> requests(List<RcDevice.Sge> sges, int maxSge) {
+    private static List<List<RcDevice.Sge>> requests(List<RcDevice.Sge> sges, int maxSge) {
         if (sges.isEmpty()) {
             return List.of(sges);
         }
