@@ -19,9 +19,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  * to its class when its registration is released.
  *
  * <p>A registration larger than {@link #MAX_BLOCK} is made of several blocks ({@link #takeBlocks}):
- * whole {@code MAX_BLOCK} ones and a last one of the class that fits the rest, each in a slab of its
- * own, so their bytes are not contiguous and their lkeys differ; the fabric posts RDMA on them with a
- * scatter/gather list ({@link LocalRegion#gather}).
+ * whole {@code MAX_BLOCK} ones, a slab each, and a last one of the class that fits the rest, so their
+ * bytes are not contiguous and their lkeys differ; the fabric posts RDMA on them with a scatter/gather
+ * list ({@link LocalRegion#gather}). They are taken all or none, within the bound.
  *
  * <p>Memory a peer reads or writes is not pooled: its key must stop working when its call ends, and a
  * pooled slab's key works as long as the slab. Progress thread only.
