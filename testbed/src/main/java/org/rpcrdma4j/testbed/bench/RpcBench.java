@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -82,8 +83,13 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  * <p>{@link #breakdown} runs blocking workloads over rpcrdma4j only, recording the transport's JFR
  * {@code CallStepEvent}s, and tells where the time of a call goes ({@link StepBreakdown}).
  *
- * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
- * each runs for its time. Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
+ * <p>On each transport every workload first runs unmeasured for a third of its time to warm up; then each
+ * workload runs for its time on one transport right after the other (which goes first alternates from one
+ * workload to the next), so that what other processes do to the machine weighs on both alike. The simulated
+ * device and the service over it are started afresh for each measured workload: its progress thread polls
+ * while idle, which would take CPU from TCP's runs.
+ *
+ * <p>Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
  * size, LOOKUP's handle, ACCESS's bits, the new file's handle, the directory's whole listing.
  */
 public final class RpcBench {
@@ -210,6 +216,7 @@ public final class RpcBench {
     private final byte[] content = new byte[MAX_SIZE];
     private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final AtomicLong sessions = new AtomicLong();
     private ObjIntConsumer<String> steps;
     private int step;
 
@@ -232,7 +239,8 @@ public final class RpcBench {
     }
 
     /**
-     * Runs the workloads on TCP, then on the simulated RDMA device.
+     * Runs the workloads on TCP and on the simulated RDMA device, each workload on one transport right after
+     * the other.
      *
      * @param seed the seed of the simulated fabric
      * @return the runs, TCP's first, each in the order of the workloads
@@ -259,9 +267,9 @@ public final class RpcBench {
         this.steps = steps;
         step = 0;
         return inExport(handles -> {
-            List<Run> runs = new ArrayList<>(tcp(handles, this::runOn));
-            runs.addAll(rdma(handles, seed, this::runOn));
-            return runs;
+            // Each workload measured on one transport right after the other: the load other processes put on the
+            // machine then weighs on both alike, as it cannot when all of one transport runs first.
+            return tcp(handles, (tcp, tcpOn, none) -> alternating(handles, seed, tcp, operations(tcp, tcpOn)));
         });
     }
 
@@ -394,24 +402,56 @@ public final class RpcBench {
     private Operations operations(String transport, RpcTransport on) throws IOException {
         Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS, caller);
         byte[] root = client.mount(EXPORT);
-        BenchFiles files = new BenchFiles(root, client.lookup(root, "read"), client.create(root, "write-" + transport),
-                client.lookup(root, "dir"), "new-" + transport + "-", new AtomicLong());
+        // A transport may be connected more than once in a run: each session's files have names of their own.
+        String session = transport + "-" + sessions.incrementAndGet();
+        BenchFiles files = new BenchFiles(root, client.lookup(root, "read"), client.create(root, "write-" + session),
+                client.lookup(root, "dir"), "new-" + session + "-", new AtomicLong());
         return new Operations(new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on), client, files);
     }
 
-    private List<Run> runOn(String transport, RpcTransport on, CopyCounters copies) throws Exception {
-        Operations operations = operations(transport, on);
+    /**
+     * Runs every workload on TCP and over rdma-sim one right after the other, which goes first taking turns from
+     * one workload to the next. The simulated device is up only while its workloads run: its progress thread
+     * polls while idle (the device has no interrupts), which would take CPU from TCP's runs.
+     *
+     * @return the runs, TCP's first, each in the order of the workloads
+     */
+    private List<Run> alternating(FileHandles handles, long seed, String tcp, Operations tcpOperations)
+            throws Exception {
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
-            steps.accept(transport + " warm-up " + workload.label, step++);
-            measure(transport, workload, operations, perRun.dividedBy(3), copies);
+            steps.accept(tcp + " warm-up " + workload.label, step++);
+            measure(tcp, workload, tcpOperations, perRun.dividedBy(3), null);
         }
-        List<Run> runs = new ArrayList<>();
-        for (Workload workload : workloads) {
-            steps.accept(transport + " " + workload.label, step++);
-            runs.add(measure(transport, workload, operations, perRun, copies));
+        rdma(handles, seed, (rdma, on, copies) -> {
+            Operations operations = operations(rdma, on);
+            for (Workload workload : workloads) {
+                steps.accept(rdma + " warm-up " + workload.label, step++);
+                measure(rdma, workload, operations, perRun.dividedBy(3), copies);
+            }
+            return null;
+        });
+        List<Run> tcpRuns = new ArrayList<>();
+        List<Run> rdmaRuns = new ArrayList<>();
+        for (int i = 0; i < workloads.size(); i++) {
+            Workload workload = workloads.get(i);
+            Callable<Run> overTcp = () -> measure(tcp, workload, tcpOperations, perRun, null);
+            Callable<Run> overRdma = () -> rdma(handles, seed,
+                    (rdma, on, copies) -> measure(rdma, workload, operations(rdma, on), perRun, copies));
+            if (i % 2 == 0) {
+                steps.accept(tcp + " " + workload.label, step++);
+                tcpRuns.add(overTcp.call());
+                steps.accept("rdma-sim " + workload.label, step++);
+                rdmaRuns.add(overRdma.call());
+            } else {
+                steps.accept("rdma-sim " + workload.label, step++);
+                rdmaRuns.add(overRdma.call());
+                steps.accept(tcp + " " + workload.label, step++);
+                tcpRuns.add(overTcp.call());
+            }
         }
-        return runs;
+        tcpRuns.addAll(rdmaRuns);
+        return tcpRuns;
     }
 
     /** The export's root, the file READs read, the one WRITEs write, the directory READDIRPLUS lists, new names. */
