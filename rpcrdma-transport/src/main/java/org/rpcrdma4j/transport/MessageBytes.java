@@ -31,7 +31,9 @@ public final class MessageBytes {
      * @return a view of the array
      */
     public static MessageBytes of(byte[] bytes) {
-        return of(List.of(ByteBuffer.wrap(bytes)));
+        // The common case, once per message: one array, no lists to build.
+        return bytes.length == 0 ? EMPTY : new MessageBytes(new ByteBuffer[] {ByteBuffer.wrap(bytes)},
+                new int[] {0, bytes.length});
     }
 
     /**
@@ -41,6 +43,11 @@ public final class MessageBytes {
      * @throws IllegalArgumentException if they hold more than {@code Integer.MAX_VALUE} bytes
      */
     public static MessageBytes of(List<ByteBuffer> buffers) {
+        if (buffers.size() == 1) {
+            ByteBuffer only = buffers.get(0);
+            return only.hasRemaining() ? new MessageBytes(new ByteBuffer[] {only.slice()}, new int[] {0, only.remaining()})
+                    : EMPTY;
+        }
         List<ByteBuffer> parts = new ArrayList<>(buffers.size());
         for (ByteBuffer buffer : buffers) {
             if (buffer.hasRemaining()) {
@@ -73,6 +80,9 @@ public final class MessageBytes {
      * them stays one view (oncrpc4j decodes an opaque in place only when it lies in one buffer).
      */
     private static ByteBuffer[] coalesce(ByteBuffer[] views) {
+        if (views.length < 2) {
+            return views;
+        }
         List<ByteBuffer> parts = new ArrayList<>(views.length);
         for (ByteBuffer view : views) {
             ByteBuffer last = parts.isEmpty() ? null : parts.get(parts.size() - 1);

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.efa;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -36,7 +37,12 @@ final class EfaProgressLoop implements AutoCloseable {
     private final LongConsumer beforeProgress;
     private final IdleStrategy idleStrategy;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final List<EfaFabric> fabrics = new ArrayList<>();
+    /**
+     * The fabrics progressed, replaced (never changed) on the loop's thread when one is attached or
+     * detached: a fabric that closes detaches itself while it progresses, and the loop must not
+     * allocate a copy on every turn.
+     */
+    private EfaFabric[] fabrics = new EfaFabric[0];
     private final Thread thread;
     private volatile boolean running = true;
     private volatile long failures;
@@ -96,20 +102,28 @@ final class EfaProgressLoop implements AutoCloseable {
      */
     public EfaFabric attach(EfaEndpoint endpoint) {
         EfaFabric fabric = new EfaFabric(endpoint, this);
-        execute(() -> fabrics.add(fabric));
+        execute(() -> add(fabric));
         return fabric;
     }
 
     /** {@link #attach} on the loop's thread itself. */
     EfaFabric attachNow(EfaEndpoint endpoint) {
         EfaFabric fabric = new EfaFabric(endpoint, this);
-        fabrics.add(fabric);
+        add(fabric);
         return fabric;
+    }
+
+    private void add(EfaFabric fabric) {
+        EfaFabric[] more = Arrays.copyOf(fabrics, fabrics.length + 1);
+        more[fabrics.length] = fabric;
+        fabrics = more;
     }
 
     /** Stops progressing a fabric; loop thread only. */
     void detach(EfaFabric fabric) {
-        fabrics.remove(fabric);
+        List<EfaFabric> fewer = new ArrayList<>(Arrays.asList(fabrics));
+        fewer.remove(fabric);
+        fabrics = fewer.toArray(new EfaFabric[0]);
     }
 
     /**
@@ -153,8 +167,7 @@ final class EfaProgressLoop implements AutoCloseable {
             }
             long now = clock.getAsLong();
             beforeProgress.accept(now);
-            // A copy: a fabric that closes detaches itself while it progresses.
-            for (EfaFabric fabric : fabrics.toArray(new EfaFabric[0])) {
+            for (EfaFabric fabric : fabrics) {
                 work += progress(fabric, now);
             }
             idleStrategy.idle(work);

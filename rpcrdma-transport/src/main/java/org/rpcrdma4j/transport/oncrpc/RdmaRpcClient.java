@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * An RPC-over-RDMA connection for oncrpc4j client code: {@link #transport()} is the
  * {@link RpcTransport} for {@code new RpcCall(prog, vers, auth, transport)}, so existing clients run
  * unchanged. Replies are matched by XID through oncrpc4j's {@link ReplyQueue}, which also times
- * calls out with the timeouts the caller gives {@code RpcCall.call}; the chunk memory of a call that
- * times out is deregistered at once ({@link Requester#abandon}).
+ * calls out with the timeouts the caller gives {@code RpcCall.call} (with oncrpc4j's semantics, but
+ * without a timer task per call: one timer checks the deadlines, up to 10 ms late); the chunk memory
+ * of a call that times out is deregistered at once ({@link Requester#abandon}).
  *
  * <p>The server's backward calls (RFC 8167) on the same connection go to the callback services
  * registered with {@link #registerCallbackService}, dispatched with oncrpc4j's semantics (a program

@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
@@ -41,12 +41,8 @@ final class XdrBytes {
     static MessageBytes view(Xdr xdr) {
         ByteBufferArray array = xdr.asBuffer().toByteBufferArray();
         try {
-            ByteBuffer[] parts = array.getArray();
-            List<ByteBuffer> views = new ArrayList<>(array.size());
-            for (int i = 0; i < array.size(); i++) {
-                views.add(parts[i].slice());
-            }
-            return MessageBytes.of(views);
+            // MessageBytes slices them: restoring the array's buffers after does not move the views.
+            return MessageBytes.of(Arrays.asList(array.getArray()).subList(0, array.size()));
         } finally {
             array.restore();
             array.recycle();

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.testbed.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -16,6 +17,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -52,6 +55,7 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
 
 /**
  * The same oncrpc4j program, the testbed's NFSv3 service over files in a temporary export, served
@@ -65,9 +69,13 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
  * <p>Each run reports the mean, median and 99th percentile of the time from a call to its reply, the
  * operations per second, and the CPU time the whole process used per operation while the workload ran
  * (client and server share the process, and on RDMA the simulated device's thread too), so that a gain
- * bought by spinning shows. Over RDMA it also reports the bytes the transport copied per operation on
+ * bought by spinning shows, and the bytes the process's threads allocated per operation, in all and by
+ * thread. Over RDMA it also reports the bytes the transport copied per operation on
  * the server's and the client's side, as the transport counts them ({@code TransportStatistics.bytesCopied} of the service
  * and the client).
+ *
+ * <p>Blocking calls wait as oncrpc4j's {@code RpcCall.call} does (parked at once), or, given a spin time,
+ * through {@link SpinThenParkCaller}, on both transports.
  *
  * <p>Programs run on a worker pool on both transports, or, with the same-thread strategy, on the thread that
  * received the call (oncrpc4j's selector thread, rpcrdma4j's progress thread) on both.
@@ -75,8 +83,13 @@ import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
  * <p>{@link #breakdown} runs blocking workloads over rpcrdma4j only, recording the transport's JFR
  * {@code CallStepEvent}s, and tells where the time of a call goes ({@link StepBreakdown}).
  *
- * <p>On each transport every workload first runs unmeasured for a third of its time to warm up, then
- * each runs for its time. Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
+ * <p>On each transport every workload first runs unmeasured for a third of its time to warm up; then each
+ * workload runs for its time on one transport right after the other (which goes first alternates from one
+ * workload to the next), so that what other processes do to the machine weighs on both alike. The simulated
+ * device and the service over it are started afresh for each measured workload: its progress thread polls
+ * while idle, which would take CPU from TCP's runs.
+ *
+ * <p>Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
  * size, LOOKUP's handle, ACCESS's bits, the new file's handle, the directory's whole listing.
  */
 public final class RpcBench {
@@ -135,9 +148,21 @@ public final class RpcBench {
      * @param verified    whether every reply was right
      * @param copies      bytes the transport copied per operation on each side, as it counts them;
      *                    {@code null} for TCP, which does not count
+     * @param allocations bytes the process's threads allocated per operation
      */
     public record Run(String transport, String workload, Latency latency, double opsPerSec, double mbPerSec,
-                      double cpuUsPerOp, boolean verified, Copies copies) {
+                      double cpuUsPerOp, boolean verified, Copies copies, Allocations allocations) {
+    }
+
+    /**
+     * Bytes allocated per operation while a workload ran, as the JVM counts them for each thread
+     * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}); a thread that ended during the run is
+     * not counted.
+     *
+     * @param total    by all threads
+     * @param byThread by the threads of each name, digits in the name replaced by {@code #}
+     */
+    public record Allocations(double total, Map<String, Double> byThread) {
     }
 
     /**
@@ -187,8 +212,11 @@ public final class RpcBench {
     private final Duration perRun;
     private final List<Workload> workloads;
     private final boolean sameThread;
+    private final Nfs3Client.Caller caller;
     private final byte[] content = new byte[MAX_SIZE];
     private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final AtomicLong sessions = new AtomicLong();
     private ObjIntConsumer<String> steps;
     private int step;
 
@@ -197,18 +225,22 @@ public final class RpcBench {
      * @param workloads  which workloads run, in this order
      * @param sameThread whether programs run on the thread that received the call instead of a worker pool,
      *                   on both transports
+     * @param spin       how long a blocking call's caller spins before it parks ({@link SpinThenParkCaller}),
+     *                   on both transports; {@code null} for oncrpc4j's own blocking call
      */
-    public RpcBench(Duration perRun, List<Workload> workloads, boolean sameThread) {
+    public RpcBench(Duration perRun, List<Workload> workloads, boolean sameThread, Duration spin) {
         this.perRun = perRun;
         this.workloads = List.copyOf(workloads);
         this.sameThread = sameThread;
+        this.caller = spin == null ? RpcCall::call : new SpinThenParkCaller(spin)::call;
         for (int i = 0; i < content.length; i++) {
             content[i] = (byte) (i * 131 + (i >>> 8));
         }
     }
 
     /**
-     * Runs the workloads on TCP, then on the simulated RDMA device.
+     * Runs the workloads on TCP and on the simulated RDMA device, each workload on one transport right after
+     * the other.
      *
      * @param seed the seed of the simulated fabric
      * @return the runs, TCP's first, each in the order of the workloads
@@ -235,9 +267,9 @@ public final class RpcBench {
         this.steps = steps;
         step = 0;
         return inExport(handles -> {
-            List<Run> runs = new ArrayList<>(tcp(handles, this::runOn));
-            runs.addAll(rdma(handles, seed, this::runOn));
-            return runs;
+            // Each workload measured on one transport right after the other: the load other processes put on the
+            // machine then weighs on both alike, as it cannot when all of one transport runs first.
+            return tcp(handles, (tcp, tcpOn, none) -> alternating(handles, seed, tcp, operations(tcp, tcpOn)));
         });
     }
 
@@ -368,26 +400,58 @@ public final class RpcBench {
 
     /** The operations of every workload over one transport, on files looked up and created through it. */
     private Operations operations(String transport, RpcTransport on) throws IOException {
-        Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS);
+        Nfs3Client client = new Nfs3Client(on, new RpcAuthTypeNone(), CALL_TIMEOUT_S, TimeUnit.SECONDS, caller);
         byte[] root = client.mount(EXPORT);
-        BenchFiles files = new BenchFiles(root, client.lookup(root, "read"), client.create(root, "write-" + transport),
-                client.lookup(root, "dir"), "new-" + transport + "-", new AtomicLong());
+        // A transport may be connected more than once in a run: each session's files have names of their own.
+        String session = transport + "-" + sessions.incrementAndGet();
+        BenchFiles files = new BenchFiles(root, client.lookup(root, "read"), client.create(root, "write-" + session),
+                client.lookup(root, "dir"), "new-" + session + "-", new AtomicLong());
         return new Operations(new RpcCall(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3, new RpcAuthTypeNone(), on), client, files);
     }
 
-    private List<Run> runOn(String transport, RpcTransport on, CopyCounters copies) throws Exception {
-        Operations operations = operations(transport, on);
+    /**
+     * Runs every workload on TCP and over rdma-sim one right after the other, which goes first taking turns from
+     * one workload to the next. The simulated device is up only while its workloads run: its progress thread
+     * polls while idle (the device has no interrupts), which would take CPU from TCP's runs.
+     *
+     * @return the runs, TCP's first, each in the order of the workloads
+     */
+    private List<Run> alternating(FileHandles handles, long seed, String tcp, Operations tcpOperations)
+            throws Exception {
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
-            steps.accept(transport + " warm-up " + workload.label, step++);
-            measure(transport, workload, operations, perRun.dividedBy(3), copies);
+            steps.accept(tcp + " warm-up " + workload.label, step++);
+            measure(tcp, workload, tcpOperations, perRun.dividedBy(3), null);
         }
-        List<Run> runs = new ArrayList<>();
-        for (Workload workload : workloads) {
-            steps.accept(transport + " " + workload.label, step++);
-            runs.add(measure(transport, workload, operations, perRun, copies));
+        rdma(handles, seed, (rdma, on, copies) -> {
+            Operations operations = operations(rdma, on);
+            for (Workload workload : workloads) {
+                steps.accept(rdma + " warm-up " + workload.label, step++);
+                measure(rdma, workload, operations, perRun.dividedBy(3), copies);
+            }
+            return null;
+        });
+        List<Run> tcpRuns = new ArrayList<>();
+        List<Run> rdmaRuns = new ArrayList<>();
+        for (int i = 0; i < workloads.size(); i++) {
+            Workload workload = workloads.get(i);
+            Callable<Run> overTcp = () -> measure(tcp, workload, tcpOperations, perRun, null);
+            Callable<Run> overRdma = () -> rdma(handles, seed,
+                    (rdma, on, copies) -> measure(rdma, workload, operations(rdma, on), perRun, copies));
+            if (i % 2 == 0) {
+                steps.accept(tcp + " " + workload.label, step++);
+                tcpRuns.add(overTcp.call());
+                steps.accept("rdma-sim " + workload.label, step++);
+                rdmaRuns.add(overRdma.call());
+            } else {
+                steps.accept("rdma-sim " + workload.label, step++);
+                rdmaRuns.add(overRdma.call());
+                steps.accept(tcp + " " + workload.label, step++);
+                tcpRuns.add(overTcp.call());
+            }
         }
-        return runs;
+        tcpRuns.addAll(rdmaRuns);
+        return tcpRuns;
     }
 
     /** The export's root, the file READs read, the one WRITEs write, the directory READDIRPLUS lists, new names. */
@@ -405,10 +469,12 @@ public final class RpcBench {
     private Run measure(String transport, Workload workload, Operations operations, Duration time, CopyCounters copies)
             throws Exception {
         long[] copied = copies == null ? null : copies.read();
+        Map<Long, Long> allocated = allocatedByThread();
         long cpu = os.getProcessCpuTime();
         Counted counted = workload.depth > 1 ? operations.async(workload, time) : operations.sync(workload, time);
         long cpuNanos = os.getProcessCpuTime() - cpu;
         long ops = Math.max(1, counted.ops);
+        Allocations allocations = allocationsSince(allocated, ops);
         double seconds = counted.nanos / 1e9;
         long[] latencies = counted.latencies;
         Arrays.sort(latencies);
@@ -416,7 +482,37 @@ public final class RpcBench {
         Latency latency = new Latency(mean, percentile(latencies, 50) / 1e3, percentile(latencies, 99) / 1e3);
         return new Run(transport, workload.label, latency, counted.ops / seconds,
                 (double) counted.ops * workload.size / seconds / 1e6, cpuNanos / 1e3 / ops, counted.verified,
-                copies == null ? null : copies.since(copied, ops));
+                copies == null ? null : copies.since(copied, ops), allocations);
+    }
+
+    /** @return the bytes each live thread has allocated so far, by thread id */
+    private Map<Long, Long> allocatedByThread() {
+        long[] ids = threads.getAllThreadIds();
+        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        Map<Long, Long> byId = new LinkedHashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (bytes[i] >= 0) {
+                byId.put(ids[i], bytes[i]);
+            }
+        }
+        return byId;
+    }
+
+    /** The bytes allocated per operation since {@code before}, by the threads alive now. */
+    private Allocations allocationsSince(Map<Long, Long> before, long ops) {
+        Map<String, Double> byName = new TreeMap<>();
+        double total = 0;
+        for (Map.Entry<Long, Long> now : allocatedByThread().entrySet()) {
+            double perOp = (double) (now.getValue() - before.getOrDefault(now.getKey(), 0L)) / ops;
+            if (perOp <= 0) {
+                continue;
+            }
+            var info = threads.getThreadInfo(now.getKey());
+            String name = info == null ? "ended" : info.getThreadName().replaceAll("[0-9]+", "#");
+            byName.merge(name, perOp, Double::sum);
+            total += perOp;
+        }
+        return new Allocations(total, byName);
     }
 
     /** The nearest-rank percentile of sorted values. */

@@ -59,6 +59,14 @@ public final class BenchRpcCommand implements Callable<Integer> {
             + "selector thread, rpcrdma4j's progress thread) instead of a pool of workers, on both transports.")
     private boolean sameThread;
 
+    @Option(names = "--spin-micros", description = "Blocking calls spin this long for their reply before they "
+            + "park (rpcrdma4j's SpinThenParkCaller), on both transports; without it they wait as oncrpc4j's "
+            + "RpcCall.call does.")
+    private Long spinMicros;
+
+    @Option(names = "--allocations", description = "Also print the bytes allocated per operation by each thread.")
+    private boolean allocations;
+
     @Option(names = "--breakdown", description = "Print where the time of a blocking call over rpcrdma4j goes, step "
             + "by step, instead of comparing the transports.")
     private boolean breakdown;
@@ -68,13 +76,17 @@ public final class BenchRpcCommand implements Callable<Integer> {
         if (millis < 1) {
             throw new ParameterException(spec.commandLine(), "--millis must be positive");
         }
+        if (spinMicros != null && spinMicros < 0) {
+            throw new ParameterException(spec.commandLine(), "--spin-micros must not be negative");
+        }
+        Duration spin = spinMicros == null ? null : Duration.ofNanos(spinMicros * 1000);
         PrintWriter out = spec.commandLine().getOut();
         if (breakdown) {
             List<RpcBench.Workload> chosen = workloads != null ? workloads
                     : List.of(RpcBench.Workload.NULL_QD1, RpcBench.Workload.GETATTR_QD1);
             Map<RpcBench.Workload, Breakdown> breakdowns;
             try {
-                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, sameThread).breakdown(seed);
+                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, sameThread, spin).breakdown(seed);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -83,40 +95,60 @@ public final class BenchRpcCommand implements Callable<Integer> {
             return 0;
         }
         List<RpcBench.Workload> chosen = workloads != null ? workloads : List.of(RpcBench.Workload.values());
-        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, sameThread);
+        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, sameThread, spin);
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
         List<Run> runs = bench.runAll(seed, (step, index) -> progress.show(step, index, bench.steps()));
         progress.clear();
         out.println(json ? toJson(runs) : toTable(runs, chosen));
+        if (allocations && !json) {
+            out.println(allocationTable(runs));
+        }
         out.flush();
         return runs.stream().allMatch(Run::verified) ? 0 : 1;
     }
 
     private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads) {
         StringBuilder table = new StringBuilder(String.format(
-                "%-18s %8s %8s %5s %8s %8s %5s %9s %9s %5s %7s %7s %5s %9s %9s %5s %10s %10s %s%n",
+                "%-18s %8s %8s %5s %8s %8s %5s %9s %9s %5s %7s %7s %5s %9s %9s %5s %10s %10s %9s %9s %s%n",
                 "workload", "tcp p50", "rdma p50", "ratio", "tcp p99", "rdma p99", "ratio", "tcp op/s", "rdma op/s",
                 "ratio", "tcp cpu", "rdma cpu", "ratio", "tcp MB/s", "rdma MB/s", "ratio", "srv copy B",
-                "cli copy B", "replies"));
+                "cli copy B", "tcp alloc", "rdma allc", "replies"));
         for (RpcBench.Workload workload : workloads) {
             Run tcp = find(runs, "tcp", workload);
             Run rdma = find(runs, "rdma-sim", workload);
             table.append(String.format(
-                    "%-18s %8.1f %8.1f %5.2f %8.1f %8.1f %5.2f %9.0f %9.0f %5.2f %7.1f %7.1f %5.2f %9.1f %9.1f %5s %10.0f %10.0f %s%n",
+                    "%-18s %8.1f %8.1f %5.2f %8.1f %8.1f %5.2f %9.0f %9.0f %5.2f %7.1f %7.1f %5.2f %9.1f %9.1f %5s %10.0f %10.0f %9.0f %9.0f %s%n",
                     workload.label(), tcp.latency().p50(), rdma.latency().p50(), rdma.latency().p50() / tcp.latency().p50(),
                     tcp.latency().p99(), rdma.latency().p99(), rdma.latency().p99() / tcp.latency().p99(),
                     tcp.opsPerSec(), rdma.opsPerSec(), rdma.opsPerSec() / tcp.opsPerSec(),
                     tcp.cpuUsPerOp(), rdma.cpuUsPerOp(), rdma.cpuUsPerOp() / tcp.cpuUsPerOp(), tcp.mbPerSec(),
                     rdma.mbPerSec(), tcp.mbPerSec() > 0 ? String.format("%.2f", rdma.mbPerSec() / tcp.mbPerSec()) : "-",
-                    rdma.copies().server(), rdma.copies().client(), tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
+                    rdma.copies().server(), rdma.copies().client(), tcp.allocations().total(),
+                    rdma.allocations().total(), tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
         }
         return table.append("p50, p99: microseconds from call to reply; cpu: microseconds of the process's CPU time"
                         + " per operation (client and server in one process); an operation is one call, but a CREATE"
                         + " and its REMOVE in create-remove%n".formatted())
                 .append("ratios are rdma-sim / tcp: below 1 is better for latency and cpu, above 1 for op/s and MB/s;"
                         + " copy B: bytes rpcrdma4j copied per operation on the server's and the client's side, as it"
-                        + " counts them")
+                        + " counts them; alloc: bytes the process's threads allocated per operation")
                 .toString();
+    }
+
+    private static String allocationTable(List<Run> runs) {
+        StringBuilder table = new StringBuilder(String.format("%-9s %-18s %10s  %s%n", "transport", "workload",
+                "alloc B", "by thread (B per operation)"));
+        for (Run run : runs) {
+            StringBuilder byThread = new StringBuilder();
+            run.allocations().byThread().forEach((name, bytes) -> {
+                if (bytes >= 1) {
+                    byThread.append(String.format("%s %.0f; ", name, bytes));
+                }
+            });
+            table.append(String.format("%-9s %-18s %10.0f  %s%n", run.transport(), run.workload(),
+                    run.allocations().total(), byThread));
+        }
+        return table.toString();
     }
 
     private static String breakdownTable(Map<RpcBench.Workload, Breakdown> breakdowns) {
@@ -163,7 +195,8 @@ public final class BenchRpcCommand implements Callable<Integer> {
                     .name("latencyUs").value(r.latency().mean()).name("p50Us").value(r.latency().p50())
                     .name("p99Us").value(r.latency().p99()).name("opsPerSec").value(r.opsPerSec())
                     .name("mbPerSec").value(r.mbPerSec()).name("cpuUsPerOp").value(r.cpuUsPerOp())
-                    .name("verified").value(r.verified());
+                    .name("verified").value(r.verified())
+                    .name("allocatedPerOp").value(r.allocations().total());
             if (r.copies() != null) {
                 json.name("serverCopiedPerCall").value(r.copies().server())
                         .name("clientCopiedPerCall").value(r.copies().client());

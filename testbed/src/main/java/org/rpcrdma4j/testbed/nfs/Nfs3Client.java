@@ -31,9 +31,33 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
  */
 public final class Nfs3Client {
 
+    /**
+     * How a blocking call is made and waited for; by default oncrpc4j's own
+     * {@link RpcCall#call(int, XdrAble, XdrAble, long, TimeUnit)}.
+     */
+    @FunctionalInterface
+    public interface Caller {
+
+        /**
+         * Makes one call and waits for its result.
+         *
+         * @param program   the program to call
+         * @param procedure the procedure number
+         * @param args      the arguments
+         * @param result    decoded from the reply
+         * @param timeout   how long to wait for the reply
+         * @param unit      the unit of {@code timeout}
+         * @throws IOException      if the call failed
+         * @throws TimeoutException if no reply came in time
+         */
+        void call(RpcCall program, int procedure, XdrAble args, XdrAble result, long timeout, TimeUnit unit)
+                throws IOException, TimeoutException;
+    }
+
     private final RpcCall nfs;
     private final RpcCall mount;
     private final long timeoutMillis;
+    private final Caller caller;
 
     /** A client with AUTH_NONE and a 30 second timeout per call. */
     public Nfs3Client(RpcTransport transport) {
@@ -42,9 +66,15 @@ public final class Nfs3Client {
 
     /** A client with the given credential and per-call timeout. */
     public Nfs3Client(RpcTransport transport, RpcAuth auth, long timeout, TimeUnit unit) {
+        this(transport, auth, timeout, unit, RpcCall::call);
+    }
+
+    /** A client with the given credential and per-call timeout whose blocking calls wait as {@code caller} does. */
+    public Nfs3Client(RpcTransport transport, RpcAuth auth, long timeout, TimeUnit unit, Caller caller) {
         this.nfs = new RpcCall(NFS_PROGRAM, NFS_V3, auth, transport);
         this.mount = new RpcCall(MOUNT_PROGRAM, MOUNT_V3, auth, transport);
         this.timeoutMillis = unit.toMillis(timeout);
+        this.caller = caller;
     }
 
     private static byte[] utf8(String s) {
@@ -53,7 +83,7 @@ public final class Nfs3Client {
 
     private void call(RpcCall program, int proc, XdrAble args, XdrAble res) throws IOException {
         try {
-            program.call(proc, args, res, timeoutMillis, TimeUnit.MILLISECONDS);
+            caller.call(program, proc, args, res, timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw new IOException("procedure " + proc + " timed out", e);
         }

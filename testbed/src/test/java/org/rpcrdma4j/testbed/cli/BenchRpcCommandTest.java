@@ -35,6 +35,8 @@ class BenchRpcCommandTest {
             assertThat(run.get("opsPerSec").asDouble()).isPositive();
             // The process ran client and server for the whole run: some CPU time went into every operation.
             assertThat(run.get("cpuUsPerOp").asDouble()).isPositive();
+            // oncrpc4j encodes every call and reply into a new Xdr: every operation allocates.
+            assertThat(run.get("allocatedPerOp").asDouble()).isPositive();
             double mb = run.get("mbPerSec").asDouble();
             if (run.get("workload").asText().matches("(read|write)-.*")) {
                 assertThat(mb).isPositive();
@@ -88,6 +90,27 @@ class BenchRpcCommandTest {
             runs.add(run.get("transport").asText() + " " + run.get("workload").asText());
         }
         assertThat(runs).containsExactly("tcp write-4k", "tcp null-qd1", "rdma-sim write-4k", "rdma-sim null-qd1");
+    }
+
+    @Test
+    void spinningCallersGetRightRepliesAndAllocationsAreCountedByThread() throws Exception {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "15",
+                "--workload", "null-qd1,getattr-qd1", "--spin-micros", "20", "--allocations");
+
+        assertThat(exit).as("every reply right").isZero();
+        // The per-thread table names each side's threads: the caller, and rdma-sim's progress thread.
+        assertThat(out.toString()).contains("tcp alloc", "rdma allc", "by thread (B per operation)",
+                "rdma-sim  null-qd1", "efa-sim-progress", "main");
+    }
+
+    @Test
+    void refusesANegativeSpin() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--spin-micros", "-1");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("must not be negative");
     }
 
     @Test
