@@ -27,14 +27,15 @@ class BenchRpcCommandTest {
 
         assertThat(exit).as("every reply right").isZero();
         List<String> runs = new ArrayList<>();
+        double cpuUs = 0;
         for (JsonNode run : runs(out)) {
             runs.add(run.get("transport").asText() + " " + run.get("workload").asText());
             assertThat(run.get("verified").asBoolean()).isTrue();
             assertThat(run.get("latencyUs").asDouble()).isPositive();
             assertThat(run.get("p50Us").asDouble()).isPositive().isLessThanOrEqualTo(run.get("p99Us").asDouble());
             assertThat(run.get("opsPerSec").asDouble()).isPositive();
-            // The process ran client and server for the whole run: some CPU time went into every operation.
-            assertThat(run.get("cpuUsPerOp").asDouble()).isPositive();
+            assertThat(run.get("cpuUsPerOp").asDouble()).isNotNegative();
+            cpuUs += run.get("cpuUsPerOp").asDouble();
             // oncrpc4j encodes every call and reply into a new Xdr: every operation allocates.
             assertThat(run.get("allocatedPerOp").asDouble()).isPositive();
             double mb = run.get("mbPerSec").asDouble();
@@ -56,6 +57,9 @@ class BenchRpcCommandTest {
                 assertThat(run.has("serverCopiedPerCall")).isFalse();
             }
         }
+        // The process's CPU time is read at the clock tick's resolution, so one short run on a busy
+        // machine may see none; over all of them, client and server used some.
+        assertThat(cpuUs).isPositive();
         List<String> expected = new ArrayList<>();
         for (String transport : List.of("tcp", "rdma-sim")) {
             WORKLOADS.forEach(w -> expected.add(transport + " " + w));
