@@ -8,6 +8,8 @@ package org.rpcrdma4j.verbs;
 final class Constants {
     static final int IBV_MW_TYPE_2 = 2;
     static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
+    static final int IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
     static final int IBV_QPT_RC = 2;
 
     static final int IBV_WR_RDMA_WRITE = 0;

@@ -7,10 +7,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -44,7 +46,8 @@ final class RcConnection implements FabricConnection {
 
     enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
 
-    private enum Kind { RECEIVE, SEND, READ, WRITE }
+    /** BIND and INVALIDATE are a requester's memory window operations, which no listener hears of. */
+    private enum Kind { RECEIVE, SEND, READ, WRITE, BIND, INVALIDATE }
 
     /** A posted request: what comes back, and which slot it uses. */
     private record Op(Kind kind, ByteBuffer buffer, long context, int slot) {
@@ -74,6 +77,15 @@ final class RcConnection implements FabricConnection {
     private InetSocketAddress localSocket;
     private InetSocketAddress remoteSocket;
     private int qpNum = -1;
+    /** A requester's windows when the device has them, else null. */
+    private ChunkWindows windows;
+    /** Regions whose window's local invalidate is posted, by its work request. */
+    private final Map<Long, LocalRegion> invalidating = new HashMap<>();
+    /**
+     * Regions released while their window could not be invalidated (the queue pair is in the error
+     * state): their memory is released when the queue pair is destroyed.
+     */
+    private final List<LocalRegion> retired = new ArrayList<>();
     private BounceSlots receiveSlots;
     private BounceSlots sendSlots;
     private int sendsOutstanding;
@@ -136,7 +148,13 @@ final class RcConnection implements FabricConnection {
      */
     void createQueuePair(RcFabric.Config config) throws VerbsException {
         int receiveDepth = Math.max(1, early.size());
-        qpNum = device.createQueuePair(id, config.sendDepth(), receiveDepth);
+        int sendDepth = config.sendDepth();
+        if (requester && device.memoryWindows(id)) {
+            // Room beside the Sends for a bind and a local invalidate of every window.
+            windows = new ChunkWindows(device, config.sendDepth());
+            sendDepth += 2 * windows.max();
+        }
+        qpNum = device.createQueuePair(id, sendDepth, receiveDepth);
         fabric.routed(this);
         receiveSlots = new BounceSlots(device, receiveDepth, config.slotSize());
         sendSlots = new BounceSlots(device, config.sendDepth(), config.slotSize());
@@ -305,6 +323,88 @@ final class RcConnection implements FabricConnection {
         }
     }
 
+    /** @return whether chunk memory a peer reaches over this connection goes through its windows */
+    boolean windowed() {
+        return windows != null;
+    }
+
+    /** @return windows allocated now */
+    int windowsAllocated() {
+        return windows == null ? 0 : windows.allocated();
+    }
+
+    /**
+     * Binds a free window over registered memory for the peer, posted before anything posted after
+     * it, so that the call's Send, which carries the key, is not waited for.
+     *
+     * @return the window, its key the one to give the peer; null if the connection is not up, has
+     *     every window in use, or the bind could not be posted
+     */
+    ChunkWindows.Window bind(RcDevice.Memory memory, long address, long length, Set<MemoryAccess> rights) {
+        if (windows == null || state != State.ESTABLISHED) {
+            return null;
+        }
+        ChunkWindows.Window window;
+        try {
+            window = windows.bind();
+        } catch (VerbsException e) {
+            LOG.warn("{}: ibv_alloc_mw failed: {}", this, e.getMessage());
+            return null;
+        }
+        if (window == null) {
+            return null;
+        }
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(Kind.BIND, null, 0, -1));
+        try {
+            device.postBind(id, wrId, window.handle(), window.rkey(), memory, address, length, rights);
+            return window;
+        } catch (VerbsException e) {
+            ops.remove(wrId);
+            windows.invalidatedLocally(window);
+            windows.free(window);
+            if (e.errno() != ENOMEM) {
+                fail(FabricStatus.FABRIC_ERROR, "binding a memory window failed: " + e.getMessage());
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The transport released a region reached through one of this connection's windows, its bytes
+     * copied out. Its memory goes back once the window's key reaches nothing: at once if the peer
+     * invalidated it or the queue pair is gone, after a local invalidate if the connection is up,
+     * with the queue pair if it is ending (a type 2 window is reached only through its queue pair,
+     * and one in the error state takes no requests).
+     */
+    void unbind(LocalRegion region) {
+        ChunkWindows.Window window = region.window();
+        if (state == State.CLOSED) {
+            fabric.releaseMemory(region);
+            return;
+        }
+        if (!window.valid()) {
+            windows.free(window);
+            fabric.releaseMemory(region);
+            return;
+        }
+        if (state == State.ESTABLISHED) {
+            long wrId = nextWrId++;
+            ops.put(wrId, new Op(Kind.INVALIDATE, null, 0, -1));
+            invalidating.put(wrId, region);
+            try {
+                device.postLocalInvalidate(id, wrId, window.rkey());
+                fabric.invalidatingLocally();
+                return;
+            } catch (VerbsException e) {
+                ops.remove(wrId);
+                invalidating.remove(wrId);
+                fail(FabricStatus.FABRIC_ERROR, "IBV_WR_LOCAL_INV failed: " + e.getMessage());
+            }
+        }
+        retired.add(region);
+    }
+
     /** Sends, RDMA and their room: only once up, and within the send queue's depth. */
     private boolean readyToSend() {
         if (state == State.CLOSED) {
@@ -339,6 +439,9 @@ final class RcConnection implements FabricConnection {
                 sendsOutstanding--;
             }
             case READ, WRITE -> sendsOutstanding--;
+            case BIND, INVALIDATE -> {
+                // within the room made for windows at the queue pair's creation
+            }
         }
     }
 
@@ -347,6 +450,23 @@ final class RcConnection implements FabricConnection {
      * device never saw.
      */
     void completed(long wrId, WcStatus wcStatus, int byteLength) {
+        completed(wrId, wcStatus, byteLength, RcDevice.NOT_INVALIDATED);
+    }
+
+    /**
+     * A work completion, as {@link #completed(long, WcStatus, int)}.
+     *
+     * @param invalidated for a Send with Invalidate received, the key the peer invalidated, else
+     *                    {@link RcDevice#NOT_INVALIDATED}
+     */
+    void completed(long wrId, WcStatus wcStatus, int byteLength, long invalidated) {
+        if (invalidated != RcDevice.NOT_INVALIDATED) {
+            if (windows != null && windows.invalidatedRemotely((int) invalidated)) {
+                fabric.invalidatedRemotely();
+            } else {
+                LOG.debug("{}: the peer invalidated key {}, no window of ours", this, Long.toHexString(invalidated));
+            }
+        }
         Op op = ops.remove(wrId);
         if (op == null) {
             // A real flush after this side flushed what rdma_disconnect may have left posted.
@@ -372,6 +492,19 @@ final class RcConnection implements FabricConnection {
             }
             case SEND -> listener.onSendCompleted(op.context(), status);
             case READ, WRITE -> listener.onRdmaCompleted(op.context(), status);
+            case BIND -> {
+                // a failed bind ends the connection below; its call fails with it
+            }
+            case INVALIDATE -> {
+                LocalRegion region = invalidating.remove(wrId);
+                if (status.ok()) {
+                    windows.invalidatedLocally(region.window());
+                    windows.free(region.window());
+                    fabric.releaseMemory(region);
+                } else {
+                    retired.add(region);
+                }
+            }
         }
         if (!status.ok() && status != FabricStatus.FLUSHED) {
             // The queue pair is in the error state: the rest of the connection's work flushes.
@@ -435,9 +568,15 @@ final class RcConnection implements FabricConnection {
                 receiveSlots.close();
                 sendSlots.close();
             }
+            if (windows != null) {
+                windows.close();
+            }
         } catch (VerbsException | RuntimeException e) {
-            LOG.warn("{}: releasing the queue pair or its slots failed: {}", this, e.toString());
+            LOG.warn("{}: releasing the queue pair, its slots or windows failed: {}", this, e.toString());
         }
+        // The queue pair is gone, and with it every way to the windows' memory.
+        retired.forEach(fabric::releaseMemory);
+        retired.clear();
         listener.onDisconnected(cause, causeDetail);
     }
 

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -172,7 +173,18 @@ class TransportOverRcFabricTest {
         assertEquals(0, registrations(serverFabric), "the server's RDMA Read target and sources were deregistered");
         assertEquals(0L, serverFabric.statistics().fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()),
                 "the server's chunk memory came from its pool");
-        assertEquals(List.of(), serverDevice.sentWithInvalidate(), "our client offers no remote invalidation");
+        // Every call had a Reply chunk (LONG_REPLIES), the large one a Position-zero Read chunk too: each
+        // chunk's memory came from the client's window pool, reached through a window of its own.
+        TransportStatistics figures = clientFabric.statistics();
+        assertEquals(0L, figures.fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()), "no ibv_reg_mr per call");
+        assertEquals(4L, figures.fabricCounter(RcCounter.WINDOWS_BOUND.name()));
+        // The server invalidates remotely only the calls whose chunks all carry one key (as svcrdma does):
+        // the two small ones; the large call's two windows the client invalidates itself.
+        assertEquals(2, serverDevice.sentWithInvalidate().size(), "our client offers remote invalidation");
+        assertEquals(serverDevice.sentWithInvalidate(), clientDevice.invalidatedKeys());
+        assertEquals(2L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
+        assertEquals(2L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
+        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
     }
 
     /**
@@ -305,10 +317,16 @@ class TransportOverRcFabricTest {
                 () -> new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
                         .call(ECHO, new Opaque(pattern(300_000)), new Opaque(), 1, TimeUnit.SECONDS));
         waitFor(() -> registrations(clientFabric) == 0);
+        assertEquals(2L, clientFabric.statistics().fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()),
+                "the windows over the call's Read and Reply chunks were invalidated locally");
         assertTrue(serverDevice.heldReads() > 0, "the server was still reading");
         serverDevice.releaseReads();
         waitFor(() -> !client.transport().isOpen());
         waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0);
+        // The server's read with the stale key failed; the client holds no window or block any more.
+        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0
+                && clientFabric.statistics().fabricGauge(RcGauge.MEMORY_WINDOWS.name()) == 0);
+        assertEquals(0, clientDevice.liveWindows());
     }
 
     @Test
