@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageShape;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
@@ -43,7 +44,8 @@ import org.rpcrdma4j.xdr.XdrItem;
 /**
  * The transport's oncrpc4j server and client over two RC fabrics on the fake: inline calls, a long
  * call the server pulls by RDMA Read (Position-zero Read chunk) and a long reply the server RDMA-Writes
- * into the client's Reply chunk, all from and into the transport's heap buffers. Then peers that
+ * into the client's Reply chunk, data in a Read chunk and a Write chunk, all from and into the
+ * transport's heap buffers, the client's chunks reached through memory windows. Then peers that
  * misbehave below the transport (issue 12, section 5), each beside a good client whose calls must
  * keep completing: garbage private data in the CM REQ, a disconnect in the middle of the server's
  * RDMA Read, a Read chunk of memory never registered, and receives never posted again.
@@ -108,6 +110,27 @@ class TransportOverRcFabricTest {
         }
     };
 
+    /** The echoed bytes in chunks, as an NFS WRITE's data and a READ's: a Read chunk and a Write chunk. */
+    private static final DdpPolicy DATA_IN_CHUNKS = new DdpPolicy() {
+        @Override
+        public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
+            return List.of(new XdrItem(call.bodyOffset() + 4, call.bytes().getInt(call.bodyOffset())));
+        }
+
+        @Override
+        public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
+            long data = call.bytes().getInt(call.bodyOffset());
+            return new ReplySize(ReplySize.REPLY_HEADER_RESERVE + 4 + data, List.of(data));
+        }
+
+        @Override
+        public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
+            return reply.bodyOffset() + 4 <= reply.bytes().length()
+                    ? List.of(new XdrItem(reply.bodyOffset() + 4, reply.bytes().getInt(reply.bodyOffset())))
+                    : List.of();
+        }
+    };
+
     private InetSocketAddress listen;
 
     @BeforeEach
@@ -120,7 +143,7 @@ class TransportOverRcFabricTest {
         serverFabric = new RcFabric(serverDevice, listen, RcFabric.Config.DEFAULT);
         clientFabric = new RcFabric(clientDevice, new InetSocketAddress(clientIp, 0), RcFabric.Config.DEFAULT);
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
-                .withRpcService(PROGRAM, ECHO_PROGRAM).build();
+                .withRpcService(PROGRAM, ECHO_PROGRAM).withDdpPolicy(DATA_IN_CHUNKS).build();
         svc.start();
         on(serverFabric, () -> null); // after start's listen, which runs on the progress thread in order
         client = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
@@ -148,8 +171,12 @@ class TransportOverRcFabricTest {
     }
 
     private byte[] echo(byte[] data) throws Exception {
+        return echo(client, data);
+    }
+
+    private static byte[] echo(RdmaRpcClient on, byte[] data) throws Exception {
         Opaque result = new Opaque();
-        new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
+        new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), on.transport())
                 .call(ECHO, new Opaque(data), result, 30, TimeUnit.SECONDS);
         return result.bytes;
     }
@@ -184,6 +211,30 @@ class TransportOverRcFabricTest {
         assertEquals(serverDevice.sentWithInvalidate(), clientDevice.invalidatedKeys());
         assertEquals(2L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
         assertEquals(2L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
+        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
+    }
+
+    /**
+     * A call whose data goes in a Read chunk and whose reply's in a Write chunk, as an NFS WRITE's and
+     * READ's: each chunk a window pool block behind a window of its own, so two keys and no remote
+     * invalidation (svcrdma's rule), and no {@code ibv_reg_mr}.
+     */
+    @Test
+    void readAndWriteChunksGoThroughWindowsWithoutARegistrationPerCall() throws Exception {
+        try (RdmaRpcClient chunked = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
+                TransportConfig.DEFAULT, DATA_IN_CHUNKS, Duration.ofSeconds(30))) {
+            for (int length : new int[] {8000, 300_000, 1 << 20}) {
+                assertArrayEquals(pattern(length), echo(chunked, pattern(length)), length + " bytes");
+            }
+            assertEquals(3L, chunked.statistics().shapes().get(MessageShape.CALL_READ_CHUNKS));
+            assertEquals(3L, chunked.statistics().shapes().get(MessageShape.CALL_WRITE_CHUNKS));
+        }
+        TransportStatistics figures = clientFabric.statistics();
+        assertEquals(0L, figures.fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()));
+        assertEquals(6L, figures.fabricCounter(RcCounter.WINDOWS_BOUND.name()));
+        assertEquals(0L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
+        assertEquals(6L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
+        assertEquals(List.of(), serverDevice.sentWithInvalidate());
         waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
     }
 
