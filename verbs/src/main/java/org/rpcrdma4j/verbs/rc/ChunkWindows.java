@@ -17,6 +17,15 @@ import org.rpcrdma4j.verbs.VerbsException;
  * window goes back to the free list to be bound again. Windows are allocated when the free list is
  * empty, at most {@link #max()} of them, and deallocated with the queue pair.
  *
+ * <p>A window invalidated locally is <em>parked</em> before it goes back: bound with a key no peer
+ * was given, over no memory a peer may reach, with no right. A responder may still name its last
+ * key in a Send with Invalidate (the reply to a call that timed out); with the window parked the key
+ * matches no window and the receive fails, which ends the connection. Left unbound, the window
+ * would match it: IB devices refuse to invalidate a window that is not bound, but rdma_rxe (Linux
+ * 6.1) does not, and dereferences the window's absent queue pair. A parked window is invalidated
+ * locally before its next bind, both posted at once. A window the peer invalidated needs no parking:
+ * it named the key for the last time.
+ *
  * <p>Progress thread only, through its {@link RcConnection}.
  */
 final class ChunkWindows {
@@ -26,6 +35,7 @@ final class ChunkWindows {
         private final long handle;
         private int rkey;
         private boolean valid;
+        private boolean parked;
 
         private Window(RcDevice.Window allocated) {
             this.handle = allocated.handle();
@@ -44,6 +54,11 @@ final class ChunkWindows {
         /** @return whether its key still reaches memory: bound and not yet invalidated */
         boolean valid() {
             return valid;
+        }
+
+        /** @return whether it is bound with no right over no memory, to be invalidated before a bind */
+        boolean parked() {
+            return parked;
         }
     }
 
@@ -75,11 +90,11 @@ final class ChunkWindows {
     }
 
     /**
-     * @return a free window with its next key made current, counted as bound; or null when
-     *     {@link #max()} are in use
+     * @return a free window, perhaps {@linkplain Window#parked() parked}; or null when {@link #max()}
+     *     are in use
      * @throws VerbsException if allocating one failed
      */
-    Window bind() throws VerbsException {
+    Window take() throws VerbsException {
         Window window = free.poll();
         if (window == null) {
             if (closed || all.size() >= max) {
@@ -88,10 +103,31 @@ final class ChunkWindows {
             window = new Window(device.allocateWindow());
             all.add(window);
         }
+        return window;
+    }
+
+    /**
+     * Makes the window's next key current for a bind over memory a peer reaches.
+     *
+     * @return the key
+     */
+    int bindKey(Window window) {
         window.rkey = MemoryWindow.nextRkey(window.rkey);
         window.valid = true;
+        window.parked = false;
         bound.put(window.rkey, window);
-        return window;
+        return window.rkey;
+    }
+
+    /**
+     * Makes the window's next key current for parking it; no peer is given that key.
+     *
+     * @return the key
+     */
+    int parkKey(Window window) {
+        window.rkey = MemoryWindow.nextRkey(window.rkey);
+        window.parked = true;
+        return window.rkey;
     }
 
     /**
@@ -108,10 +144,11 @@ final class ChunkWindows {
         return true;
     }
 
-    /** A local invalidate of the window completed: its key reaches nothing any more. */
+    /** A local invalidate of the window completed, or is posted ahead of its next bind. */
     void invalidatedLocally(Window window) {
         bound.remove(window.rkey);
         window.valid = false;
+        window.parked = false;
     }
 
     /** The window's key reaches nothing and the memory it was bound over is released: bind it again. */

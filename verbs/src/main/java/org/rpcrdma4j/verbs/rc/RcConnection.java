@@ -43,6 +43,11 @@ final class RcConnection implements FabricConnection {
     private static final Logger LOG = LoggerFactory.getLogger(RcConnection.class);
     /** What {@code ibv_post_send} and {@code ibv_post_recv} return for a full queue (Linux). */
     private static final int ENOMEM = 12;
+    /**
+     * Send queue entries a window may hold at once: the local invalidate of its parking and its bind
+     * when a call takes it, the local invalidate when the call ends, and the bind that parks it.
+     */
+    private static final int WINDOW_OPERATIONS = 4;
 
     enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
 
@@ -152,7 +157,7 @@ final class RcConnection implements FabricConnection {
         if (requester && device.memoryWindows(id)) {
             // Room beside the Sends for a bind and a local invalidate of every window.
             windows = new ChunkWindows(device, config.sendDepth());
-            sendDepth += 2 * windows.max();
+            sendDepth += WINDOW_OPERATIONS * windows.max();
         }
         qpNum = device.createQueuePair(id, sendDepth, receiveDepth);
         fabric.routed(this);
@@ -346,7 +351,7 @@ final class RcConnection implements FabricConnection {
         }
         ChunkWindows.Window window;
         try {
-            window = windows.bind();
+            window = windows.take();
         } catch (VerbsException e) {
             LOG.warn("{}: ibv_alloc_mw failed: {}", this, e.getMessage());
             return null;
@@ -354,19 +359,45 @@ final class RcConnection implements FabricConnection {
         if (window == null) {
             return null;
         }
-        long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.BIND, null, 0, -1));
+        long wrId = 0;
         try {
-            device.postBind(id, wrId, window.handle(), window.rkey(), memory, address, length, rights);
+            if (window.parked()) {
+                wrId = windowOperation(Kind.INVALIDATE);
+                device.postLocalInvalidate(id, wrId, window.rkey());
+                windows.invalidatedLocally(window);
+            }
+            wrId = windowOperation(Kind.BIND);
+            device.postBind(id, wrId, window.handle(), windows.bindKey(window), memory, address, length, rights);
             return window;
         } catch (VerbsException e) {
+            // The send queue has room for every window's operations: the queue pair is broken. The
+            // window stays out of the free list until it is deallocated with the queue pair.
             ops.remove(wrId);
-            windows.invalidatedLocally(window);
-            windows.free(window);
-            if (e.errno() != ENOMEM) {
-                fail(FabricStatus.FABRIC_ERROR, "binding a memory window failed: " + e.getMessage());
-            }
+            fail(FabricStatus.FABRIC_ERROR, "binding a memory window failed: " + e.getMessage());
             return null;
+        }
+    }
+
+    private long windowOperation(Kind kind) {
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(kind, null, 0, -1));
+        return wrId;
+    }
+
+    /** Parks a window invalidated locally (see {@link ChunkWindows}) and frees it. */
+    private void park(ChunkWindows.Window window) {
+        if (state != State.ESTABLISHED) {
+            return; // the queue pair is in the error state: no peer names the key through it any more
+        }
+        long wrId = windowOperation(Kind.BIND);
+        try {
+            RcDevice.Memory parking = fabric.parking();
+            device.postBind(id, wrId, window.handle(), windows.parkKey(window), parking, parking.address(), 1,
+                    Set.of());
+            windows.free(window);
+        } catch (VerbsException e) {
+            ops.remove(wrId);
+            fail(FabricStatus.FABRIC_ERROR, "parking a memory window failed: " + e.getMessage());
         }
     }
 
@@ -389,8 +420,7 @@ final class RcConnection implements FabricConnection {
             return;
         }
         if (state == State.ESTABLISHED) {
-            long wrId = nextWrId++;
-            ops.put(wrId, new Op(Kind.INVALIDATE, null, 0, -1));
+            long wrId = windowOperation(Kind.INVALIDATE);
             invalidating.put(wrId, region);
             try {
                 device.postLocalInvalidate(id, wrId, window.rkey());
@@ -497,10 +527,13 @@ final class RcConnection implements FabricConnection {
             }
             case INVALIDATE -> {
                 LocalRegion region = invalidating.remove(wrId);
+                if (region == null) {
+                    break; // a parked window's, ahead of its bind
+                }
                 if (status.ok()) {
                     windows.invalidatedLocally(region.window());
-                    windows.free(region.window());
                     fabric.releaseMemory(region);
+                    park(region.window());
                 } else {
                     retired.add(region);
                 }

@@ -132,6 +132,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
     private final ChunkPool pool;
     private final ChunkPool windowPool;
+    /** Memory windows are parked over ({@link ChunkWindows}), registered with the first window's; or null. */
+    private RcDevice.Memory parking;
+    private Arena parkingArena;
     private final Events events = new Events();
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -327,6 +330,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     private LocalRegion windowed(RcConnection connection, ByteBuffer bytes, Set<MemoryAccess> rights)
             throws VerbsException {
+        parking();
         int length = bytes.remaining();
         ChunkPool.Block block = windowPool.take(length);
         Arena arena = null;
@@ -461,6 +465,24 @@ public final class RcFabric implements Fabric, AutoCloseable {
         } catch (VerbsException e) {
             LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
         }
+    }
+
+    /**
+     * @return a few bytes registered for windows, which a parked window is bound over with no right
+     * @throws VerbsException if registering them failed
+     */
+    RcDevice.Memory parking() throws VerbsException {
+        if (parking == null) {
+            Arena arena = Arena.ofShared();
+            try {
+                parking = device.registerForWindows(arena.allocate(64, 64));
+            } catch (VerbsException | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+            parkingArena = arena;
+        }
+        return parking;
     }
 
     /** Counts a Send with Invalidate that invalidated one of the fabric's windows. */
@@ -649,6 +671,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
             }
             pool.close();
             windowPool.close();
+            if (parking != null) {
+                device.deregister(parking);
+                parkingArena.close();
+            }
             device.close();
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("shutting the RC fabric down: {}", e.toString());

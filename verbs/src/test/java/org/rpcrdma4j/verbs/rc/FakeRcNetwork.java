@@ -34,7 +34,9 @@ import org.rpcrdma4j.verbs.WcStatus;
  * <li>a Send with Invalidate is delivered like a Send; the receiving device records the key it named
  *     ({@link Device#invalidatedKeys}), the sending one what it posted ({@link Device#sentWithInvalidate});
  *     when the key is one of the receiver's bound windows', the window is invalidated and the receive
- *     completion carries the key ({@code IBV_WC_WITH_INV});</li>
+ *     completion carries the key ({@code IBV_WC_WITH_INV}); any other key fails the receive
+ *     (LOC_QP_OP_ERR) and the Send (REM_OP_ERR), and one of a window not bound is also counted
+ *     ({@link Device#freeWindowInvalidations}: rxe 6.1 crashes on it);</li>
  * <li>type 2 memory windows: bound by a work request over memory registered for windows, with the
  *     window's key index and a new low byte, only when unbound (else MW_BIND_ERR); the key reaches the
  *     bound range with the bound rights, through the queue pair it was bound on only, until a local
@@ -116,6 +118,7 @@ final class FakeRcNetwork {
         private final Map<Integer, Region> regions = new HashMap<>();
         private final Map<Long, FakeRcNetwork.Window> windows = new HashMap<>();
         private long nextWindow = 1;
+        private int freeWindowInvalidations;
         private boolean memoryWindows = true;
         private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
         private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
@@ -561,16 +564,31 @@ final class FakeRcNetwork {
             }
         }
 
-        /** @return whether {@code rkey} was a bound window's key, which reaches nothing from now on */
+        /**
+         * @return whether {@code rkey} was a bound window's key, which reaches nothing from now on. The
+         *     key of a window that is not bound is refused, and counted ({@link #freeWindowInvalidations}):
+         *     rdma_rxe (Linux 6.1) does not refuse it, and dereferences the window's absent queue pair
+         */
         private boolean invalidate(int rkey) {
             for (FakeRcNetwork.Window window : windows.values()) {
-                if (window.rkey == rkey && window.boundTo != null) {
+                if (window.rkey == rkey) {
+                    if (window.boundTo == null) {
+                        freeWindowInvalidations++;
+                        return false;
+                    }
                     window.boundTo = null;
                     window.range = null;
                     return true;
                 }
             }
             return false;
+        }
+
+        /** @return invalidations, local or remote, that named the current key of a window not bound */
+        int freeWindowInvalidations() {
+            synchronized (FakeRcNetwork.this) {
+                return freeWindowInvalidations;
+            }
         }
 
         /**
@@ -739,7 +757,12 @@ final class FakeRcNetwork {
                 long invalidated = NOT_INVALIDATED;
                 if (message.invalidate() != null) {
                     invalidatedKeys.add(message.invalidate());
-                    invalidate(message.invalidate());
+                    if (!invalidate(message.invalidate())) {
+                        // no bound window of this device has the key: the receiver's queue pair fails
+                        fail(id, receive.wrId(), WcStatus.LOC_QP_OP_ERR);
+                        message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_OP_ERR);
+                        return;
+                    }
                     invalidated = Integer.toUnsignedLong(message.invalidate());
                 }
                 MemorySegment into = resolve(receive.lkey(), receive.address(), message.bytes().length, null);

@@ -32,6 +32,7 @@ import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -525,13 +526,15 @@ class RcFabricTest {
     }
 
     @Test
-    void aSendWithInvalidateNamesThePeersKey() throws Exception {
+    void aSendWithInvalidateOfAKeyThePeerNeverBoundEndsTheConnection() throws Exception {
         Recorder clientEvents = new Recorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         assertTrue(on(server, () -> a.connection().remoteInvalidation()));
         on(server, () -> a.connection().sendInvalidating(message("reply"), 0x4321, 40));
-        assertEquals("send 40 SUCCESS", a.recorder().next());
-        assertEquals("received reply", clientEvents.next());
+        assertEquals(List.of("send 40 FABRIC_ERROR", "receiveFailed FLUSHED", "receiveFailed FLUSHED",
+                "disconnected FABRIC_ERROR"), a.recorder().untilDisconnected());
+        assertEquals(List.of("receiveFailed FABRIC_ERROR", "receiveFailed FLUSHED", "disconnected FABRIC_ERROR"),
+                clientEvents.untilDisconnected());
         assertEquals(List.of(0x4321), serverDevice.sentWithInvalidate());
         assertEquals(List.of(0x4321), clientDevice.invalidatedKeys());
     }
@@ -664,6 +667,8 @@ class RcFabricTest {
         on(server, () -> a.connection().sendInvalidating(message("reply"), readable.handle(), 42));
         assertEquals("send 42 SUCCESS", a.recorder().next());
         assertEquals("received reply", clientEvents.next());
+        assertEquals(List.of(readable.handle()), serverDevice.sentWithInvalidate());
+        assertEquals(List.of(readable.handle()), clientDevice.invalidatedKeys());
         assertEquals(1, counter(client.statistics(), RcCounter.REMOTE_INVALIDATIONS));
         on(client, () -> {
             client.deregister(readable);
@@ -681,6 +686,47 @@ class RcFabricTest {
             server.deregister(stale);
             return null;
         });
+    }
+
+    /**
+     * A call that ends without its reply (timed out) has its window invalidated locally, then parked:
+     * bound with a key no peer has, over nothing. The reply that comes late as a Send with Invalidate of
+     * the old key then matches no window (on rxe 6.1 a free window's key would crash the kernel): the
+     * connection ends, the window's memory is back, and the window is bound afresh for the next call.
+     */
+    @Test
+    void aLateSendWithInvalidateOfALocallyInvalidatedKeyFindsTheWindowParked() throws Exception {
+        Recorder clientEvents = new Recorder();
+        acceptAll(4);
+        FabricConnection clientSide = connect(client, clientEvents, 4);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Registration timedOut = on(client, () -> client.register(clientSide, filled(3000, 5),
+                EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        on(client, () -> {
+            client.deregister(timedOut);
+            return null;
+        });
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
+        Registration next = on(client, () -> client.register(clientSide, filled(100, 6),
+                EnumSet.of(MemoryAccess.REMOTE_READ)));
+        assertEquals(timedOut.handle() >>> 8, next.handle() >>> 8, "the parked window, bound again");
+        assertEquals(MemoryWindow.nextRkey(MemoryWindow.nextRkey(timedOut.handle())), next.handle(),
+                "after the key it was parked with");
+        on(client, () -> {
+            client.deregister(next);
+            return null;
+        });
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
+
+        on(server, () -> a.connection().sendInvalidating(message("late reply"), timedOut.handle(), 44));
+        assertEquals("disconnected FABRIC_ERROR", clientEvents.untilDisconnected().getLast());
+        assertEquals("disconnected FABRIC_ERROR", a.recorder().untilDisconnected().getLast());
+        assertEquals(0, clientDevice.freeWindowInvalidations(), "no invalidation met a window that was not bound");
+        TransportStatistics after = client.statistics();
+        assertEquals(2, counter(after, RcCounter.LOCAL_INVALIDATIONS));
+        assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
+        assertEquals(0, clientDevice.liveWindows());
     }
 
     /**
@@ -810,16 +856,16 @@ class RcFabricTest {
         connect(client, clientEvents, 3);
         nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
-        // A requester with memory windows has room for a bind and a local invalidate per window beside its Sends.
-        assertArrayEquals(new int[] {3 * CONFIG.sendDepth(), 3}, clientDevice.queueDepths().getFirst());
+        // A requester with memory windows has room for the binds and local invalidates of each window beside its Sends.
+        assertArrayEquals(new int[] {5 * CONFIG.sendDepth(), 3}, clientDevice.queueDepths().getFirst());
         assertArrayEquals(new int[] {CONFIG.sendDepth(), 5}, serverDevice.queueDepths().getFirst());
 
         // More receives than the device's max_qp_wr: the connection fails to come up, nothing leaks.
-        clientDevice.maxQueueDepth(3 * CONFIG.sendDepth() + 1);
+        clientDevice.maxQueueDepth(5 * CONFIG.sendDepth() + 1);
         Recorder tooDeep = new Recorder();
-        connect(client, tooDeep, 3 * CONFIG.sendDepth() + 2);
+        connect(client, tooDeep, 5 * CONFIG.sendDepth() + 2);
         List<String> end = tooDeep.untilDisconnected();
-        assertEquals(3 * CONFIG.sendDepth() + 2, end.stream().filter("receiveFailed FLUSHED"::equals).count(), end.toString());
+        assertEquals(5 * CONFIG.sendDepth() + 2, end.stream().filter("receiveFailed FLUSHED"::equals).count(), end.toString());
         assertEquals("disconnected FABRIC_ERROR", end.getLast());
     }
 
