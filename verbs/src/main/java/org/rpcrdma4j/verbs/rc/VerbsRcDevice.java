@@ -261,12 +261,7 @@ final class VerbsRcDevice implements RcDevice {
                     ENODEV);
         }
         List<Access> rights = new ArrayList<>(List.of(Access.LOCAL_WRITE));
-        if (access.contains(MemoryAccess.REMOTE_READ)) {
-            rights.add(Access.REMOTE_READ);
-        }
-        if (access.contains(MemoryAccess.REMOTE_WRITE)) {
-            rights.add(Access.REMOTE_WRITE);
-        }
+        rights.addAll(remoteRights(access));
         MemoryRegion region = pd.register(memory, rights.toArray(Access[]::new));
         Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
         regions.put(registered, region);
@@ -311,18 +306,23 @@ final class VerbsRcDevice implements RcDevice {
         if (mw == null || region == null) {
             throw new IllegalStateException("no window " + window + " or registration " + memory);
         }
-        List<Access> granted = new ArrayList<>(2);
-        if (rights.contains(MemoryAccess.REMOTE_READ)) {
-            granted.add(Access.REMOTE_READ);
-        }
-        if (rights.contains(MemoryAccess.REMOTE_WRITE)) {
-            granted.add(Access.REMOTE_WRITE);
-        }
         id(id).queuePair().post(send.reset(wrId).bindWindow(mw, rkey, region, address - region.address(), length,
-                granted.toArray(Access[]::new)).signaled());
+                remoteRights(rights).toArray(Access[]::new)).signaled());
         // The provider names the window by its current key in the next bind's request (rxe checks it
         // against the kernel's), which is this one from now on.
         mw.bound(rkey);
+    }
+
+    /** @return the verbs rights of the transport's remote ones */
+    private static List<Access> remoteRights(Set<MemoryAccess> access) {
+        List<Access> rights = new ArrayList<>(2);
+        if (access.contains(MemoryAccess.REMOTE_READ)) {
+            rights.add(Access.REMOTE_READ);
+        }
+        if (access.contains(MemoryAccess.REMOTE_WRITE)) {
+            rights.add(Access.REMOTE_WRITE);
+        }
+        return rights;
     }
 
     @Override

@@ -563,6 +563,19 @@ class RcFabricTest {
         }
     }
 
+    /** Both sides of a connection. */
+    private record Sides(FabricConnection client, Accepted server) {
+    }
+
+    /** Accepts with 4 receives and connects the client with 4; both up. */
+    private Sides connectedSides(Recorder clientEvents) throws Exception {
+        acceptAll(4);
+        FabricConnection clientSide = connect(client, clientEvents, 4);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        return new Sides(clientSide, a);
+    }
+
     private static ByteBuffer filled(int length, int value) {
         ByteBuffer buffer = ByteBuffer.allocate(length);
         java.util.Arrays.fill(buffer.array(), (byte) value);
@@ -578,10 +591,9 @@ class RcFabricTest {
     @Test
     void aWindowsKeyWorksUntilItsCallEndsThenALocalInvalidateEndsIt() throws Exception {
         Recorder clientEvents = new Recorder();
-        acceptAll(4);
-        FabricConnection clientSide = connect(client, clientEvents, 4);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
         ByteBuffer replyMemory = filled(2000, 0x11);
         Registration writable = on(client, () -> client.register(clientSide, replyMemory,
                 EnumSet.of(MemoryAccess.REMOTE_WRITE)));
@@ -644,10 +656,9 @@ class RcFabricTest {
     @Test
     void aSendWithInvalidateOfTheWindowsKeyFreesItWithoutALocalInvalidate() throws Exception {
         Recorder clientEvents = new Recorder();
-        acceptAll(4);
-        FabricConnection clientSide = connect(client, clientEvents, 4);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
         assertTrue(a.data().remoteInvalidate(), "the client offers remote invalidation");
         byte[] call = new byte[3000];
         java.util.Arrays.fill(call, (byte) 0x42);
@@ -697,10 +708,9 @@ class RcFabricTest {
     @Test
     void aLateSendWithInvalidateOfALocallyInvalidatedKeyFindsTheWindowParked() throws Exception {
         Recorder clientEvents = new Recorder();
-        acceptAll(4);
-        FabricConnection clientSide = connect(client, clientEvents, 4);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
         Registration timedOut = on(client, () -> client.register(clientSide, filled(3000, 5),
                 EnumSet.of(MemoryAccess.REMOTE_WRITE)));
         on(client, () -> {
@@ -737,10 +747,7 @@ class RcFabricTest {
     @Test
     void closingAConnectionReleasesItsWindowsAndBlocks() throws Exception {
         Recorder clientEvents = new Recorder();
-        acceptAll(4);
-        FabricConnection clientSide = connect(client, clientEvents, 4);
-        nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        FabricConnection clientSide = connectedSides(clientEvents).client();
         Registration first = on(client, () -> client.register(clientSide, filled(5000, 1),
                 EnumSet.of(MemoryAccess.REMOTE_WRITE)));
         Registration second = on(client, () -> client.register(clientSide, filled(100, 2),
@@ -769,10 +776,9 @@ class RcFabricTest {
     @Test
     void aChunkLargerThanThePoolsBlocksIsRegisteredForItsCallBehindAWindow() throws Exception {
         Recorder clientEvents = new Recorder();
-        acceptAll(4);
-        FabricConnection clientSide = connect(client, clientEvents, 4);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
         int length = ChunkPool.MAX_BLOCK + 4096;
         ByteBuffer large = filled(length, 7);
         Registration writable = on(client, () -> client.register(clientSide, large, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
@@ -808,10 +814,9 @@ class RcFabricTest {
     void withoutMemoryWindowsChunksAreRegisteredPerCallAndNoInvalidationIsOffered() throws Exception {
         clientDevice.withoutMemoryWindows();
         Recorder clientEvents = new Recorder();
-        acceptAll(4);
-        FabricConnection clientSide = connect(client, clientEvents, 4);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
         assertFalse(a.data().remoteInvalidate());
         assertArrayEquals(new int[] {CONFIG.sendDepth(), 4}, clientDevice.queueDepths().getFirst(),
                 "no room for windows");
