@@ -37,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * <h2>Work requests</h2>
  * Each posted request has a {@code wr_id} unique on the connection, mapped to what the listener must
  * get back; completions find the connection by their queue pair number ({@link RcFabric}).
+ *
+ * <h2>Memory windows</h2>
+ * A requester's connection on a device with type 2 windows binds one ({@link ChunkWindows}) over each
+ * chunk registration of a call ({@link #bind}), and ends its key when the call's memory is released
+ * ({@link #unbind}): the peer's Send with Invalidate, seen on a receive's completion, or a local
+ * invalidate; the memory goes back to the fabric once the key reaches nothing.
  */
 final class RcConnection implements FabricConnection {
 
@@ -155,7 +161,7 @@ final class RcConnection implements FabricConnection {
         int receiveDepth = Math.max(1, early.size());
         int sendDepth = config.sendDepth();
         if (requester && device.memoryWindows(id)) {
-            // Room beside the Sends for a bind and a local invalidate of every window.
+            // Room beside the Sends for the operations of every window.
             windows = new ChunkWindows(device, config.sendDepth());
             sendDepth += WINDOW_OPERATIONS * windows.max();
         }
