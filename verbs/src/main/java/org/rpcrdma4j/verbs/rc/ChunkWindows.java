@@ -159,8 +159,8 @@ final class ChunkWindows {
     }
 
     /**
-     * Deallocates every window, bound or not; called once the queue pair is destroyed, after which no
-     * peer reaches a type 2 window bound to it anyway.
+     * Deallocates every window, bound or not ({@code ibv_dealloc_mw} unbinds a bound one); called when
+     * the queue pair, in the error state with nothing outstanding, is about to be destroyed.
      */
     void close() throws VerbsException {
         closed = true;

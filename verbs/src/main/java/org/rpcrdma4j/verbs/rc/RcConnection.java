@@ -602,16 +602,19 @@ final class RcConnection implements FabricConnection {
         state = State.CLOSED;
         fabric.forget(this);
         try {
+            if (windows != null) {
+                // Before the queue pair: on rxe a bound type 2 window holds a reference on its queue
+                // pair, which destroying the queue pair waits for in vain (a kernel warning, then a
+                // queue pair freed under the window's reference).
+                windows.close();
+            }
             device.destroy(id);
             if (receiveSlots != null) {
                 receiveSlots.close();
                 sendSlots.close();
             }
-            if (windows != null) {
-                windows.close();
-            }
         } catch (VerbsException | RuntimeException e) {
-            LOG.warn("{}: releasing the queue pair, its slots or windows failed: {}", this, e.toString());
+            LOG.warn("{}: releasing the windows, the queue pair or its slots failed: {}", this, e.toString());
         }
         // The queue pair is gone, and with it every way to the windows' memory.
         retired.forEach(fabric::releaseMemory);

@@ -119,6 +119,7 @@ final class FakeRcNetwork {
         private final Map<Long, FakeRcNetwork.Window> windows = new HashMap<>();
         private long nextWindow = 1;
         private int freeWindowInvalidations;
+        private int destroyedWithBoundWindows;
         private boolean memoryWindows = true;
         private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
         private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
@@ -457,6 +458,9 @@ final class FakeRcNetwork {
                 Id id = ids.remove(number);
                 if (id != null) {
                     listeners.values().remove(id);
+                    if (windows.values().stream().anyMatch(window -> window.boundTo == id)) {
+                        destroyedWithBoundWindows++;
+                    }
                 }
             }
         }
@@ -582,6 +586,16 @@ final class FakeRcNetwork {
                 }
             }
             return false;
+        }
+
+        /**
+         * @return queue pairs destroyed while a window was bound to them: rxe waits in vain for the
+         *     reference each holds (a kernel warning) and frees the queue pair under it
+         */
+        int destroyedWithBoundWindows() {
+            synchronized (FakeRcNetwork.this) {
+                return destroyedWithBoundWindows;
+            }
         }
 
         /** @return invalidations, local or remote, that named the current key of a window not bound */

@@ -733,6 +733,7 @@ class RcFabricTest {
         assertEquals("disconnected FABRIC_ERROR", clientEvents.untilDisconnected().getLast());
         assertEquals("disconnected FABRIC_ERROR", a.recorder().untilDisconnected().getLast());
         assertEquals(0, clientDevice.freeWindowInvalidations(), "no invalidation met a window that was not bound");
+        assertEquals(0, clientDevice.destroyedWithBoundWindows(), "the parked window went before the queue pair");
         TransportStatistics after = client.statistics();
         assertEquals(2, counter(after, RcCounter.LOCAL_INVALIDATIONS));
         assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
@@ -770,6 +771,7 @@ class RcFabricTest {
         assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE));
         assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
         assertEquals(0, clientDevice.liveWindows());
+        assertEquals(0, clientDevice.destroyedWithBoundWindows(), "both windows, still bound, went first");
     }
 
     /** A chunk larger than the window pool's blocks gets a registration of its own, still behind a window. */
