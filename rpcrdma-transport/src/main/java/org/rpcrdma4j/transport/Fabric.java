@@ -42,8 +42,10 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * <h2>Remote invalidation</h2>
  * A connection that can invalidate a peer's handle with a message says so
  * ({@link FabricConnection#remoteInvalidation}); verbs RC does it with Send with Invalidate, the EFA
- * fabric cannot. The transport's requester never offers remote invalidation in its RFC 8797 private
- * data, so no fabric needs to report an invalidation it received.
+ * fabric cannot. The transport's requester does not offer remote invalidation in its RFC 8797 private
+ * data itself: a fabric whose connection-bound keys can be invalidated so (verbs RC with memory
+ * windows) offers it in the data it sends and handles the invalidations it receives, which the
+ * transport never hears of.
  */
 public interface Fabric {
 
@@ -137,6 +139,22 @@ public interface Fabric {
      * @return the registration, or {@code null} if the fabric cannot register more memory
      */
     Registration register(ByteBuffer memory, Set<MemoryAccess> access);
+
+    /**
+     * Registers local memory that the peer of one connection reaches (RFC 8166 §3.4.3): a requester's
+     * chunks. A fabric whose keys can be tied to a connection uses that (verbs RC binds a memory
+     * window on the connection's queue pair, which the peer's Send with Invalidate or a local
+     * invalidate ends at {@link #deregister}); the others register as {@link #register(ByteBuffer, Set)}.
+     *
+     * @param on     the connection whose peer reaches the memory
+     * @param memory the bytes between position and limit
+     * @param access the rights to grant
+     * @return the registration, deregistered with {@link #deregister}, or {@code null} if the fabric
+     *     cannot register more memory
+     */
+    default Registration register(FabricConnection on, ByteBuffer memory, Set<MemoryAccess> access) {
+        return register(memory, access);
+    }
 
     /**
      * Invalidates a registration: from now on no peer reaches its memory.

@@ -202,11 +202,11 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
     }
 
     /**
-     * The RFC 8797 private data this side advertises. It never offers remote invalidation: the
-     * requester's chunk keys are plain registrations (on verbs, {@code ibv_reg_mr} memory regions),
-     * which a peer's Send with Invalidate cannot invalidate (only memory windows and fast-registered
-     * regions can; rxe fails such a receive and the queue pair with it), and the requester
-     * deregisters each call's chunks itself when the call ends.
+     * The RFC 8797 private data this side advertises. It does not offer remote invalidation itself:
+     * whether a peer's Send with Invalidate can invalidate the requester's chunk keys depends on how
+     * the fabric registers them (only memory windows and fast-registered regions can be; rxe fails
+     * such a receive of an {@code ibv_reg_mr} key and the queue pair with it), so a fabric that binds
+     * windows offers it in what it sends ({@link Fabric}, "Remote invalidation").
      *
      * @return the private data, remote invalidation not offered
      */

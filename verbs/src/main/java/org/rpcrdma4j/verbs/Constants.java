@@ -8,6 +8,8 @@ package org.rpcrdma4j.verbs;
 final class Constants {
     static final int IBV_MW_TYPE_2 = 2;
     static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
+    static final int IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
     static final int IBV_QPT_RC = 2;
 
     static final int IBV_WR_RDMA_WRITE = 0;
@@ -27,6 +29,8 @@ final class Constants {
     static final int IBV_WC_GRH = 1;
     static final int IBV_WC_WITH_IMM = 2;
     static final int IBV_WC_WITH_INV = 8;
+    /** Also the kernel's {@code IB_WC_WITH_INVALIDATE}, which rdma_rxe writes into user completions. */
+    static final int IBV_WC_IP_CSUM_OK = 4;
 
     static final int RDMA_PS_TCP = 0x0106;
     static final int AF_INET = 2;

@@ -36,4 +36,14 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMr
     public boolean memoryManagementExtensions() {
         return (deviceCapFlags & Constants.IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0;
     }
+
+    /**
+     * @return whether the device has type 2 memory windows ({@code IBV_DEVICE_MEM_WINDOW_TYPE_2A} or
+     *     {@code _2B}, and a nonzero {@code max_mw}): windows bound by a work request on a queue pair,
+     *     reachable only through it, invalidated by a local invalidate or the peer's Send with Invalidate
+     */
+    public boolean memoryWindowsType2() {
+        return maxMw > 0 && (deviceCapFlags
+                & (Constants.IBV_DEVICE_MEM_WINDOW_TYPE_2A | Constants.IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
+    }
 }

@@ -96,9 +96,21 @@ public final class WorkCompletions {
         return entries.get(JAVA_INT, at(i) + QP_NUM);
     }
 
-    /** @return whether receive i was a Send with Invalidate ({@code IBV_WC_WITH_INV}) */
+    /**
+     * Whether completion i is the receive of a Send with Invalidate: {@code IBV_WC_WITH_INV}, or, on
+     * a successful receive, the bit libibverbs calls {@code IBV_WC_IP_CSUM_OK}. rdma_rxe (Linux 6.1,
+     * rdma-core 44) writes the kernel's {@code IB_WC_WITH_INVALIDATE} (1 << 2) into user completion
+     * entries, where libibverbs' {@code IBV_WC_WITH_INV} is 1 << 3; a checksum flag is set only on UD
+     * and raw packet receives, which an RC queue pair does not make.
+     *
+     * @return whether receive i carries an invalidated rkey
+     */
     public boolean withInvalidate(int i) {
-        return (entries.get(JAVA_INT, at(i) + WC_FLAGS) & Constants.IBV_WC_WITH_INV) != 0;
+        int flags = entries.get(JAVA_INT, at(i) + WC_FLAGS);
+        if ((flags & Constants.IBV_WC_WITH_INV) != 0) {
+            return true;
+        }
+        return (flags & Constants.IBV_WC_IP_CSUM_OK) != 0 && succeeded(i) && opcode(i) == WcOpcode.RECV;
     }
 
     /**

@@ -50,6 +50,25 @@ class WorkCompletionsTest {
         assertThat(wc.describe(1)).contains("WR_FLUSH_ERR", "Work Request Flushed Error", "vendor_err=249");
     }
 
+    /** rdma_rxe reports a receive's invalidation with the kernel's flag, libibverbs' IBV_WC_IP_CSUM_OK bit. */
+    @Test
+    void aReceiveInvalidatingAsRxeReportsItCarriesItsKey() {
+        WorkCompletions wc = new WorkCompletions(2);
+        MemorySegment raw = wc.segment();
+        put(raw, 0, "status", C.constant("IBV_WC_SUCCESS"));
+        put(raw, 0, "opcode", C.constant("IBV_WC_RECV"));
+        put(raw, 0, "wc_flags", C.constant("IBV_WC_GRH") | C.constant("IBV_WC_IP_CSUM_OK"));
+        put(raw, 0, "invalidated_rkey", 0x08000124);
+        put(raw, 1, "status", C.constant("IBV_WC_SUCCESS"));
+        put(raw, 1, "opcode", C.constant("IBV_WC_SEND"));
+        put(raw, 1, "wc_flags", C.constant("IBV_WC_IP_CSUM_OK"));
+        wc.filled(2);
+
+        assertThat(wc.withInvalidate(0)).isTrue();
+        assertThat(wc.invalidatedRkey(0)).isEqualTo(0x08000124);
+        assertThat(wc.withInvalidate(1)).as("not a receive").isFalse();
+    }
+
     @Test
     void entriesBeyondTheLastPollAndMissingRkeysAreRefused() {
         WorkCompletions wc = new WorkCompletions(2);

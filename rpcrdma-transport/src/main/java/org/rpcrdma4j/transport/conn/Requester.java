@@ -458,7 +458,7 @@ public final class Requester {
         while (current.state() == Connection.State.CONNECTED && credits.canSend() && !waiting.isEmpty()) {
             CallPlan plan = waiting.poll();
             leave(1);
-            ChunkedCall call = plan.register(fabric, credits.requested(), copied);
+            ChunkedCall call = plan.register(fabric, current.fabricConnection(), credits.requested(), copied);
             if (call == null) {
                 handler.onFailed(plan.xid(), new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
                         + Integer.toHexString(plan.xid()) + ": the fabric could not register the chunk memory"));

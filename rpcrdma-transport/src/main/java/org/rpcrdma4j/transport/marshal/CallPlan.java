@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
@@ -237,19 +238,20 @@ public final class CallPlan {
      * Registers the call's chunk memory and encodes the message. Progress thread only.
      *
      * @param fabric  the fabric
+     * @param on      the connection the call goes on, whose peer reaches the chunk memory
      * @param credits the credit value to put in the header
      * @param copied  counts the bytes copied: the inline part, and a Read chunk's item that lies in
      *                more than one buffer of the call
      * @return the call ready to send, or {@code null} if memory could not be registered
      */
-    public ChunkedCall register(Fabric fabric, int credits, LongAdder copied) {
+    public ChunkedCall register(Fabric fabric, FabricConnection on, int credits, LongAdder copied) {
         List<Registration> callMemory = new ArrayList<>();
         // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
         for (XdrItem read : positionZero ? List.of(new XdrItem(0, rpc.length())) : readItems) {
             if (!rpc.inOneBuffer((int) read.offset(), (int) read.length())) {
                 copied.add(read.length());
             }
-            Registration memory = fabric.register(rpc.contiguous((int) read.offset(), (int) read.length()),
+            Registration memory = fabric.register(on, rpc.contiguous((int) read.offset(), (int) read.length()),
                     EnumSet.of(MemoryAccess.REMOTE_READ));
             if (memory == null) {
                 callMemory.forEach(fabric::deregister);
@@ -262,7 +264,7 @@ public final class CallPlan {
         long replyBytes = replyMemoryLength();
         if (replyBytes > 0 || !writeChunkLengths.isEmpty() || replyChunkLength > 0) {
             replyBuffer = ByteBuffer.allocate(Math.toIntExact(replyBytes));
-            replyMemory = fabric.register(replyBuffer, EnumSet.of(MemoryAccess.REMOTE_WRITE));
+            replyMemory = fabric.register(on, replyBuffer, EnumSet.of(MemoryAccess.REMOTE_WRITE));
             if (replyMemory == null) {
                 callMemory.forEach(fabric::deregister);
                 return null;

@@ -75,7 +75,7 @@ class CallPlanTest {
         CallPlan plan = CallPlan.of(XID, call, DATA_POLICY, INLINE, INLINE, 4096);
 
         LongAdder copied = new LongAdder();
-        ChunkedCall chunked = plan.register(fabric, 8, copied);
+        ChunkedCall chunked = plan.register(fabric, null, 8, copied);
 
         assertThat(plan.readChunks()).isEqualTo(1);
         assertThat(fabric.registered).hasSize(1);
@@ -101,7 +101,7 @@ class CallPlanTest {
         CallPlan plan = CallPlan.of(XID, call, DdpPolicy.NONE, INLINE, INLINE, 65536);
 
         LongAdder copied = new LongAdder();
-        plan.register(fabric, 8, copied);
+        plan.register(fabric, null, 8, copied);
 
         assertThat(plan.positionZero()).isTrue();
         assertThat(copied.sum()).as("the whole call, gathered from two buffers").isEqualTo(44 + DATA);
@@ -117,7 +117,7 @@ class CallPlanTest {
         DdpPolicy bigReply = dataPolicy(new DdpPolicy.ReplySize(64 << 10, List.of()));
 
         // The Read chunk's registration succeeds, the Reply chunk's fails.
-        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, 8, new LongAdder()))
+        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, null, 8, new LongAdder()))
                 .isNull();
         assertThat(fabric.deregistered).isEqualTo(1);
     }

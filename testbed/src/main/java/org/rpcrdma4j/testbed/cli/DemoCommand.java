@@ -115,7 +115,11 @@ public final class DemoCommand implements Callable<Integer> {
             return 1;
         }
         try {
-            return new RemoteDemo(out, workload).run(rc, VerbsFabric.addressOf(rdma), rdma, export) ? 0 : 1;
+            boolean ok = new RemoteDemo(out, workload).run(rc, VerbsFabric.addressOf(rdma), rdma, export);
+            // how the chunks moved: windows bound, remote and local invalidations, per-call registrations
+            out.println(ServeCommand.fabricSummary(rc.statistics()));
+            out.flush();
+            return ok ? 0 : 1;
         } catch (RemoteDemo.UnreachableException e) {
             err.println("testbed demo: " + e.getMessage());
             return 1;

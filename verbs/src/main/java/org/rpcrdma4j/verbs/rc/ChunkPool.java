@@ -10,21 +10,23 @@ import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * Registered native memory for the chunk data of registrations no peer may touch: a responder's
- * RDMA Read targets and RDMA Write sources. Blocks come in size classes, powers of two from
+ * Registered native memory for chunk data. Blocks come in size classes, powers of two from
  * {@link #MIN_BLOCK} to {@link #MAX_BLOCK}; a class that runs out gets a slab of {@link #SLAB} bytes
- * registered once ({@code ibv_reg_mr}, local write only, so its key never leaves the host) and cut
- * into its blocks. Slabs stay registered until the fabric closes, and the pool never holds more than
- * its bound: so the hot path makes no registration, and what it pins is bounded. A block goes back
- * to its class when its registration is released.
+ * registered once ({@code ibv_reg_mr}) and cut into its blocks. Slabs stay registered until the
+ * fabric closes, and the pool never holds more than its bound: so the hot path makes no
+ * registration, and what it pins is bounded. A block goes back to its class when its registration is
+ * released.
  *
- * <p>A registration larger than {@link #MAX_BLOCK} is made of several blocks ({@link #takeBlocks}):
+ * <p>A registration larger than {@link #MAX_BLOCK} that no peer may touch is made of several blocks ({@link #takeBlocks}):
  * whole {@code MAX_BLOCK} ones, a slab each, and a last one of the class that fits the rest, so their
  * bytes are not contiguous and their lkeys differ; the fabric posts RDMA on them with a scatter/gather
  * list ({@link LocalRegion#gather}). They are taken all or none, within the bound.
  *
- * <p>Memory a peer reads or writes is not pooled: its key must stop working when its call ends, and a
- * pooled slab's key works as long as the slab. Progress thread only.
+ * <p>A fabric has two pools. One for registrations no peer may touch (a responder's RDMA Read targets
+ * and RDMA Write sources): its slabs have local write only, so their keys never leave the host. One
+ * for memory a peer reads or writes (a requester's chunks): its slabs have local write and the right
+ * to bind memory windows, and no remote right; a peer reaches a block only through a type 2 window
+ * bound over it for one call, whose key stops working when the call ends. Progress thread only.
  */
 final class ChunkPool implements AutoCloseable {
 
@@ -48,6 +50,7 @@ final class ChunkPool implements AutoCloseable {
 
     private final RcDevice device;
     private final long maxBytes;
+    private final boolean forWindows;
     private final Arena arena = Arena.ofShared();
     private final List<ArrayDeque<Block>> free = new ArrayList<>(CLASSES);
     private final List<RcDevice.Memory> slabs = new ArrayList<>();
@@ -55,12 +58,25 @@ final class ChunkPool implements AutoCloseable {
     private long bytesInUse;
 
     /**
+     * A pool for registrations no peer may touch.
+     *
      * @param device   where slabs are registered
      * @param maxBytes the most bytes it registers in all; 0 for no pool
      */
     ChunkPool(RcDevice device, long maxBytes) {
+        this(device, maxBytes, false);
+    }
+
+    /**
+     * @param device   where slabs are registered
+     * @param maxBytes the most bytes it registers in all; 0 for no pool
+     * @param forWindows whether its slabs are for memory windows ({@link RcDevice#registerForWindows})
+     *                   rather than local use only
+     */
+    ChunkPool(RcDevice device, long maxBytes, boolean forWindows) {
         this.device = device;
         this.maxBytes = maxBytes;
+        this.forWindows = forWindows;
         for (int i = 0; i < CLASSES; i++) {
             free.add(new ArrayDeque<>());
         }
@@ -145,7 +161,8 @@ final class ChunkPool implements AutoCloseable {
             return false;
         }
         MemorySegment slab = arena.allocate(SLAB, MIN_BLOCK);
-        RcDevice.Memory registration = device.register(slab, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        RcDevice.Memory registration = forWindows ? device.registerForWindows(slab)
+                : device.register(slab, EnumSet.of(MemoryAccess.LOCAL_WRITE));
         slabs.add(registration);
         registeredBytes += SLAB;
         long blockSize = (long) MIN_BLOCK << sizeClass;

@@ -11,8 +11,9 @@ import org.rpcrdma4j.transport.Registration;
 
 /**
  * Memory the transport registered through {@link RcFabric#register}, in one of three ways: blocks of
- * the {@link ChunkPool} (memory no peer may touch), a native copy of a heap buffer with a
- * registration of its own, or a direct buffer registered where it is. A copy holds the caller's
+ * a {@link ChunkPool}, a native copy of a heap buffer with a registration of its own, or a direct
+ * buffer registered where it is; memory a peer reaches on a connection with windows is always a
+ * copy, reached through a window of that connection. A copy holds the caller's
  * bytes from registration on ({@link #copyIn}); what the device or a peer put into it goes back into
  * the caller's buffer at deregistration ({@link #copyOut}), which is when the seam says the caller
  * may look: the fabric never reads messages to find out earlier.
@@ -29,9 +30,12 @@ import org.rpcrdma4j.transport.Registration;
  * @param arena        owns a native copy registered on its own, or null
  * @param blocks       the pool blocks the pieces lie in, in order; empty for memory registered on its own
  * @param access       the rights granted
+ * @param connection   the connection whose window the peer reaches it through, or null
+ * @param window       that window, or null when the peer uses the registration's own key (or none)
  */
 record LocalRegion(Registration registration, List<Piece> pieces, RcDevice.Memory device, ByteBuffer caller,
-                   Arena arena, List<ChunkPool.Block> blocks, Set<MemoryAccess> access) {
+                   Arena arena, List<ChunkPool.Block> blocks, Set<MemoryAccess> access, RcConnection connection,
+                   ChunkWindows.Window window) {
 
     /**
      * Registered bytes of a region.

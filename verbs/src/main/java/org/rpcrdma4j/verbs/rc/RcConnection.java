@@ -7,10 +7,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -38,16 +40,28 @@ import org.slf4j.LoggerFactory;
  * Read or Write names its local bytes with a scatter/gather list, an entry per pool block they lie in
  * ({@link LocalRegion#gather}); a list longer than the device takes in one request is cut into
  * several requests on consecutive remote bytes, and the listener hears once, when all are back.
+ *
+ * <h2>Memory windows</h2>
+ * A requester's connection on a device with type 2 windows binds one ({@link ChunkWindows}) over each
+ * chunk registration of a call ({@link #bind}), and ends its key when the call's memory is released
+ * ({@link #unbind}): the peer's Send with Invalidate, seen on a receive's completion, or a local
+ * invalidate; the memory goes back to the fabric once the key reaches nothing.
  */
 final class RcConnection implements FabricConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(RcConnection.class);
     /** What {@code ibv_post_send} and {@code ibv_post_recv} return for a full queue (Linux). */
     private static final int ENOMEM = 12;
+    /**
+     * Send queue entries a window may hold at once: the local invalidate of its parking and its bind
+     * when a call takes it, the local invalidate when the call ends, and the bind that parks it.
+     */
+    private static final int WINDOW_OPERATIONS = 4;
 
     enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
 
-    private enum Kind { RECEIVE, SEND, READ, WRITE }
+    /** BIND and INVALIDATE are a requester's memory window operations, which no listener hears of. */
+    private enum Kind { RECEIVE, SEND, READ, WRITE, BIND, INVALIDATE }
 
     /** A posted request: what comes back, which slot it uses, and for RDMA the whole it is part of. */
     private record Op(Kind kind, ByteBuffer buffer, long context, int slot, Parts rdma) {
@@ -107,6 +121,15 @@ final class RcConnection implements FabricConnection {
     private InetSocketAddress localSocket;
     private InetSocketAddress remoteSocket;
     private int qpNum = -1;
+    /** A requester's windows when the device has them, else null. */
+    private ChunkWindows windows;
+    /** Regions whose window's local invalidate is posted, by its work request. */
+    private final Map<Long, LocalRegion> invalidating = new HashMap<>();
+    /**
+     * Regions released while their window could not be invalidated (the queue pair is in the error
+     * state): their memory is released when the queue pair is destroyed.
+     */
+    private final List<LocalRegion> retired = new ArrayList<>();
     private BounceSlots receiveSlots;
     private BounceSlots sendSlots;
     private int sendsOutstanding;
@@ -169,7 +192,13 @@ final class RcConnection implements FabricConnection {
      */
     void createQueuePair(RcFabric.Config config) throws VerbsException {
         int receiveDepth = Math.max(1, early.size());
-        qpNum = device.createQueuePair(id, config.sendDepth(), receiveDepth);
+        int sendDepth = config.sendDepth();
+        if (requester && device.memoryWindows(id)) {
+            // Room beside the Sends for the operations of every window.
+            windows = new ChunkWindows(device, config.sendDepth());
+            sendDepth += WINDOW_OPERATIONS * windows.max();
+        }
+        qpNum = device.createQueuePair(id, sendDepth, receiveDepth);
         fabric.routed(this);
         receiveSlots = new BounceSlots(device, receiveDepth, config.slotSize());
         sendSlots = new BounceSlots(device, config.sendDepth(), config.slotSize());
@@ -372,6 +401,113 @@ final class RcConnection implements FabricConnection {
         return requests;
     }
 
+    /** @return whether chunk memory a peer reaches over this connection goes through its windows */
+    boolean windowed() {
+        return windows != null;
+    }
+
+    /** @return windows allocated now */
+    int windowsAllocated() {
+        return windows == null ? 0 : windows.allocated();
+    }
+
+    /**
+     * Binds a free window over registered memory for the peer, posted before anything posted after
+     * it, so that the call's Send, which carries the key, is not waited for.
+     *
+     * @return the window, its key the one to give the peer; null if the connection is not up, has
+     *     every window in use, or the bind could not be posted
+     */
+    ChunkWindows.Window bind(RcDevice.Memory memory, long address, long length, Set<MemoryAccess> rights) {
+        if (windows == null || state != State.ESTABLISHED) {
+            return null;
+        }
+        ChunkWindows.Window window;
+        try {
+            window = windows.take();
+        } catch (VerbsException e) {
+            LOG.warn("{}: ibv_alloc_mw failed: {}", this, e.getMessage());
+            return null;
+        }
+        if (window == null) {
+            return null;
+        }
+        long wrId = 0;
+        try {
+            if (window.parked()) {
+                wrId = windowOperation(Kind.INVALIDATE);
+                device.postLocalInvalidate(id, wrId, window.rkey());
+                windows.invalidatedLocally(window);
+            }
+            wrId = windowOperation(Kind.BIND);
+            device.postBind(id, wrId, window.handle(), windows.bindKey(window), memory, address, length, rights);
+            return window;
+        } catch (VerbsException e) {
+            // The send queue has room for every window's operations: the queue pair is broken. The
+            // window stays out of the free list until it is deallocated with the queue pair.
+            ops.remove(wrId);
+            fail(FabricStatus.FABRIC_ERROR, "binding a memory window failed: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private long windowOperation(Kind kind) {
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(kind, null, 0, -1, null));
+        return wrId;
+    }
+
+    /** Parks a window invalidated locally (see {@link ChunkWindows}) and frees it. */
+    private void park(ChunkWindows.Window window) {
+        if (state != State.ESTABLISHED) {
+            return; // the queue pair is in the error state: no peer names the key through it any more
+        }
+        long wrId = windowOperation(Kind.BIND);
+        try {
+            RcDevice.Memory parking = fabric.parking();
+            device.postBind(id, wrId, window.handle(), windows.parkKey(window), parking, parking.address(), 1,
+                    Set.of());
+            windows.free(window);
+        } catch (VerbsException e) {
+            ops.remove(wrId);
+            fail(FabricStatus.FABRIC_ERROR, "parking a memory window failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The transport released a region reached through one of this connection's windows, its bytes
+     * copied out. Its memory goes back once the window's key reaches nothing: at once if the peer
+     * invalidated it or the queue pair is gone, after a local invalidate if the connection is up,
+     * with the queue pair if it is ending (a type 2 window is reached only through its queue pair,
+     * and one in the error state takes no requests).
+     */
+    void unbind(LocalRegion region) {
+        ChunkWindows.Window window = region.window();
+        if (state == State.CLOSED) {
+            fabric.releaseMemory(region);
+            return;
+        }
+        if (!window.valid()) {
+            windows.free(window);
+            fabric.releaseMemory(region);
+            return;
+        }
+        if (state == State.ESTABLISHED) {
+            long wrId = windowOperation(Kind.INVALIDATE);
+            invalidating.put(wrId, region);
+            try {
+                device.postLocalInvalidate(id, wrId, window.rkey());
+                fabric.invalidatingLocally();
+                return;
+            } catch (VerbsException e) {
+                ops.remove(wrId);
+                invalidating.remove(wrId);
+                fail(FabricStatus.FABRIC_ERROR, "IBV_WR_LOCAL_INV failed: " + e.getMessage());
+            }
+        }
+        retired.add(region);
+    }
+
     /** Sends, RDMA and their room: only once up, and within the send queue's depth. */
     private boolean readyToSend() {
         if (state == State.CLOSED) {
@@ -411,6 +547,9 @@ final class RcConnection implements FabricConnection {
                 sendsOutstanding--;
             }
             case READ, WRITE -> sendsOutstanding--;
+            case BIND, INVALIDATE -> {
+                // within the room made for windows at the queue pair's creation
+            }
         }
     }
 
@@ -419,6 +558,23 @@ final class RcConnection implements FabricConnection {
      * device never saw.
      */
     void completed(long wrId, WcStatus wcStatus, int byteLength) {
+        completed(wrId, wcStatus, byteLength, RcDevice.NOT_INVALIDATED);
+    }
+
+    /**
+     * A work completion, as {@link #completed(long, WcStatus, int)}.
+     *
+     * @param invalidated for a Send with Invalidate received, the key the peer invalidated, else
+     *                    {@link RcDevice#NOT_INVALIDATED}
+     */
+    void completed(long wrId, WcStatus wcStatus, int byteLength, long invalidated) {
+        if (invalidated != RcDevice.NOT_INVALIDATED) {
+            if (windows != null && windows.invalidatedRemotely((int) invalidated)) {
+                fabric.invalidatedRemotely();
+            } else {
+                LOG.debug("{}: the peer invalidated key {}, no window of ours", this, Long.toHexString(invalidated));
+            }
+        }
         Op op = ops.remove(wrId);
         if (op == null) {
             // A real flush after this side flushed what rdma_disconnect may have left posted.
@@ -447,6 +603,22 @@ final class RcConnection implements FabricConnection {
                 FabricStatus whole = op.rdma().completed(status);
                 if (whole != null) {
                     listener.onRdmaCompleted(op.context(), whole);
+                }
+            }
+            case BIND -> {
+                // a failed bind ends the connection below; its call fails with it
+            }
+            case INVALIDATE -> {
+                LocalRegion region = invalidating.remove(wrId);
+                if (region == null) {
+                    break; // a parked window's, ahead of its bind
+                }
+                if (status.ok()) {
+                    windows.invalidatedLocally(region.window());
+                    fabric.releaseMemory(region);
+                    park(region.window());
+                } else {
+                    retired.add(region);
                 }
             }
         }
@@ -507,14 +679,23 @@ final class RcConnection implements FabricConnection {
         state = State.CLOSED;
         fabric.forget(this);
         try {
+            if (windows != null) {
+                // Before the queue pair: on rxe a bound type 2 window holds a reference on its queue
+                // pair, which destroying the queue pair waits for in vain (a kernel warning, then a
+                // queue pair freed under the window's reference).
+                windows.close();
+            }
             device.destroy(id);
             if (receiveSlots != null) {
                 receiveSlots.close();
                 sendSlots.close();
             }
         } catch (VerbsException | RuntimeException e) {
-            LOG.warn("{}: releasing the queue pair or its slots failed: {}", this, e.toString());
+            LOG.warn("{}: releasing the windows, the queue pair or its slots failed: {}", this, e.toString());
         }
+        // The queue pair is gone, and with it every way to the windows' memory.
+        retired.forEach(fabric::releaseMemory);
+        retired.clear();
         listener.onDisconnected(cause, causeDetail);
     }
 

@@ -34,6 +34,18 @@ interface RcDevice extends AutoCloseable {
     record Sge(long address, int length, int lkey) {
     }
 
+    /**
+     * A type 2 memory window ({@code ibv_alloc_mw}).
+     *
+     * @param handle the device's number for it
+     * @param rkey   its key at allocation: a bind gives it {@code MemoryWindow.nextRkey} of its current key
+     */
+    record Window(long handle, int rkey) {
+    }
+
+    /** What {@link Events#completion} carries when the completion invalidated no key. */
+    long NOT_INVALIDATED = -1;
+
     /** What {@link #poll} hands over, in the order the device reported it. */
     interface Events {
 
@@ -54,8 +66,10 @@ interface RcDevice extends AutoCloseable {
          * @param wrId       the work request's id
          * @param status     how it ended
          * @param byteLength for a receive, the bytes of the message
+         * @param invalidated for a receive of a Send with Invalidate ({@code IBV_WC_WITH_INV}), the
+         *                    key the peer invalidated as u32; otherwise {@link #NOT_INVALIDATED}
          */
-        void completion(int qpNum, long wrId, WcStatus status, int byteLength);
+        void completion(int qpNum, long wrId, WcStatus status, int byteLength, long invalidated);
 
         /**
          * The device reported a queue pair broken (an asynchronous QP_FATAL, access or request error).
@@ -104,6 +118,13 @@ interface RcDevice extends AutoCloseable {
      */
     boolean remoteInvalidation();
 
+    /**
+     * @param id an id with a route: its device is the fabric's from now on
+     * @return whether that device has type 2 memory windows ({@link #allocateWindow})
+     * @throws VerbsException if the device cannot be opened, or is not the fabric's
+     */
+    boolean memoryWindows(long id) throws VerbsException;
+
     /** {@code rdma_connect} with the private data in the REQ. */
     void connect(long id, byte[] privateData) throws VerbsException;
 
@@ -125,8 +146,38 @@ interface RcDevice extends AutoCloseable {
      */
     Memory register(MemorySegment memory, Set<MemoryAccess> access) throws VerbsException;
 
+    /**
+     * Registers native memory that peers reach only through memory windows bound over it: local
+     * write and {@code IBV_ACCESS_MW_BIND}, no remote right, so its own key reaches nothing.
+     */
+    Memory registerForWindows(MemorySegment memory) throws VerbsException;
+
     /** Deregisters ({@code ibv_dereg_mr}). */
     void deregister(Memory memory) throws VerbsException;
+
+    /** Allocates a type 2 memory window ({@code ibv_alloc_mw}), unbound. */
+    Window allocateWindow() throws VerbsException;
+
+    /** Deallocates a window ({@code ibv_dealloc_mw}); bound, it is invalidated. */
+    void deallocateWindow(long handle) throws VerbsException;
+
+    /**
+     * Posts a signaled bind of a type 2 window ({@code IBV_WR_BIND_MW}) over bytes of a registration
+     * made by {@link #registerForWindows}: from then on {@code rkey} reaches them, through this id's
+     * queue pair only, until invalidated. Work requests posted after it on the queue pair run after it.
+     *
+     * @param window  the window, unbound or invalidated
+     * @param rkey    its new key: its current one with the low byte incremented
+     * @param memory  the registration
+     * @param address the first byte of the range
+     * @param length  the range's bytes, at least 1
+     * @param rights  what the peer may do: {@link MemoryAccess#REMOTE_READ}, {@link MemoryAccess#REMOTE_WRITE}
+     */
+    void postBind(long id, long wrId, long window, int rkey, Memory memory, long address, long length,
+                  Set<MemoryAccess> rights) throws VerbsException;
+
+    /** Posts a signaled local invalidate ({@code IBV_WR_LOCAL_INV}) of a window's key. */
+    void postLocalInvalidate(long id, long wrId, int rkey) throws VerbsException;
 
     /** Posts a receive of {@code length} bytes at {@code address}. */
     void postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException;

@@ -55,10 +55,18 @@ import org.slf4j.LoggerFactory;
  * bounded pool of registered memory ({@link ChunkPool}), so serving makes no {@code ibv_reg_mr} per
  * call; a chunk over a block's 1 MiB takes several blocks, which RDMA Reads and Writes name with a
  * scatter/gather list ({@link RcConnection}), and one the pool has no room for is registered on its
- * own ({@link #register}). Memory a peer reads or writes (a requester's chunks) is registered per call, a heap buffer as
- * a native copy, a direct buffer where it is, and deregistered when the call ends: its key must stop
- * working then. A copy is filled at {@link #register} and copied back at {@link #deregister}
- * ({@link LocalRegion}).
+ * own ({@link #register}). Memory a peer reads or writes (a requester's chunks,
+ * {@link #register(FabricConnection, ByteBuffer, Set)}) is copied through blocks of a second pool
+ * whose slabs no peer reaches by their own key: the peer reaches a block through a type 2 memory window of the call's connection
+ * ({@link ChunkWindows}), bound per call with a fresh key and invalidated when the call ends, by
+ * the peer's Send with Invalidate or a local invalidate; so a client makes no {@code ibv_reg_mr}
+ * per call either. At {@link #deregister} its bytes are copied out at once (everything the peer
+ * wrote before its reply is there: RC orders the reply after its RDMA Writes), and the block and
+ * window go back once the key reaches nothing: at once after a Send with Invalidate, when the
+ * local invalidate completes, or when an ending connection's queue pair is destroyed. Without
+ * windows, such memory is registered per call, a heap buffer as a native copy, a direct buffer
+ * where it is, and deregistered before its bytes are copied back. A copy is filled at
+ * {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}).
  *
  * <h2>What ends a connection</h2>
  * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
@@ -122,9 +130,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
      * tell them apart, as rxe gives every region no peer may touch rkey 0.
      */
     private final Map<Registration, LocalRegion> regions = new HashMap<>();
-    /** The REQ private data of requesters waiting for their route. */
-    private final Map<Long, byte[]> pendingRequests = new HashMap<>();
+    /** The RFC 8797 private data of requesters waiting for their route, for their REQ. */
+    private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
     private final ChunkPool pool;
+    private final ChunkPool windowPool;
+    /** Memory windows are parked over ({@link ChunkWindows}), registered with the first window's; or null. */
+    private RcDevice.Memory parking;
+    private Arena parkingArena;
     private final Events events = new Events();
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -133,6 +145,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private Consumer<ConnectRequest> acceptor;
     private long listenId = -1;
     private long perCallRegistrations;
+    private long windowsBound;
+    private long remoteInvalidations;
+    private long localInvalidations;
     private long flushedCompletions;
     private long failedCompletions;
     private final Map<CmEventType, Long> cmEvents = new EnumMap<>(CmEventType.class);
@@ -166,6 +181,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.bind = Objects.requireNonNull(bind, "bind");
         this.localAddress = addressOf(bind);
         this.pool = new ChunkPool(device, config.chunkPoolBytes());
+        this.windowPool = new ChunkPool(device, config.chunkPoolBytes(), true);
         this.thread = new Thread(this::run, "rc-fabric " + bind);
         thread.setDaemon(true);
         thread.start();
@@ -264,7 +280,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
         RcConnection connection = new RcConnection(this, device, id, peer, listener, true);
         byId.put(id, connection);
-        pendingRequests.put(id, CmPrivateData.encode(privateData));
+        pendingRequests.put(id, privateData);
         receives.forEach(connection::postReceive);
         try {
             device.resolveAddress(id, socketAddressOf(peer), RESOLVE_TIMEOUT_MILLIS);
@@ -275,13 +291,90 @@ public final class RcFabric implements Fabric, AutoCloseable {
     }
 
     /**
+     * @return the requester's private data with remote invalidation offered exactly when its chunks
+     *     go through windows and the device takes a Send with Invalidate: a peer may then invalidate
+     *     any key of its calls, and only a window's (not a registration's) may be invalidated so
+     */
+    private ConnectPrivateData offered(RcConnection connection, ConnectPrivateData requested) {
+        boolean offer = connection.windowed() && device.remoteInvalidation();
+        return new ConnectPrivateData(offer, requested.maxSendSize(), requested.maxRecvSize());
+    }
+
+    /**
+     * Registers memory a peer reaches over one connection. On a requester's connection whose device
+     * has type 2 memory windows, memory with a remote right is copied into a block of the window pool
+     * (or, larger than its blocks or with the pool full, a native copy registered for windows, counted
+     * as {@link RcCounter#PER_CALL_REGISTRATIONS}) and reached through a window of the connection
+     * bound over it; the bind is posted now, ahead of the Send that carries its key. Anything else is
+     * {@link #register(ByteBuffer, Set)}.
+     */
+    @Override
+    public Registration register(FabricConnection on, ByteBuffer memory, Set<MemoryAccess> access) {
+        if (!(on instanceof RcConnection connection) || !connection.windowed() || !remote(access)
+                || !memory.hasRemaining()) {
+            return register(memory, access);
+        }
+        ByteBuffer bytes = memory.slice();
+        LocalRegion region;
+        try {
+            region = windowed(connection, bytes, Set.copyOf(access));
+        } catch (VerbsException e) {
+            LOG.warn("registering {} bytes for a memory window failed: {}", bytes.remaining(), e.getMessage());
+            return null;
+        }
+        if (region == null) {
+            return null;
+        }
+        regions.put(region.registration(), region);
+        region.copyIn();
+        return region.registration();
+    }
+
+    private LocalRegion windowed(RcConnection connection, ByteBuffer bytes, Set<MemoryAccess> rights)
+            throws VerbsException {
+        parking();
+        int length = bytes.remaining();
+        ChunkPool.Block block = windowPool.take(length);
+        Arena arena = null;
+        MemorySegment segment;
+        RcDevice.Memory memory;
+        if (block != null) {
+            segment = block.memory().asSlice(0, length);
+            memory = block.slab();
+        } else {
+            arena = Arena.ofShared();
+            segment = arena.allocate(length, 64);
+            try {
+                memory = device.registerForWindows(segment);
+            } catch (VerbsException | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+            perCallRegistrations++;
+        }
+        ChunkWindows.Window window = connection.bind(memory, segment.address(), length, rights);
+        Registration registration = window == null ? null
+                : new Registration(window.rkey(), segment.address(), length);
+        LocalRegion region = new LocalRegion(registration, List.of(new LocalRegion.Piece(segment, memory.lkey())),
+                block == null ? memory : null, bytes, arena, block == null ? List.of() : List.of(block), rights,
+                connection, window);
+        if (window == null) {
+            releaseMemory(region);
+            return null;
+        }
+        windowsBound++;
+        return region;
+    }
+
+    /**
      * Registers chunk memory: through {@link ChunkPool} blocks when no peer may touch it and the pool
      * has room (several blocks for more than a block holds), otherwise with an {@code ibv_reg_mr} of
      * its own (a heap buffer as a native copy). A pool at its bound thus costs a registration, counted
      * as {@link RcCounter#PER_CALL_REGISTRATIONS}, not the call: the transport answers a null
      * registration with ERR_CHUNK, which fails the RPC at the client. Null when {@code ibv_reg_mr} fails
-     * or the memory is registered already. The caller's bytes are in the registered memory from now on; what the device or a peer
-     * writes there is in the caller's buffer once {@link #deregister} returns.
+     * or the memory is registered already. The caller's bytes are in the registered memory from now
+     * on; what the device or a peer writes there is in the caller's buffer once {@link #deregister}
+     * returns.
      */
     @Override
     public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
@@ -325,7 +418,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
         ChunkPool.Block first = blocks.get(0);
         return new LocalRegion(new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining()),
-                pieces, null, bytes, null, blocks, access);
+                pieces, null, bytes, null, blocks, access, null, null);
     }
 
     private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
@@ -349,17 +442,76 @@ public final class RcFabric implements Fabric, AutoCloseable {
         perCallRegistrations++;
         return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
                 List.of(new LocalRegion.Piece(segment, registered.lkey())), registered, bytes.isDirect() ? null : bytes,
-                arena, List.of(), access);
+                arena, List.of(), access, null, null);
     }
 
-    /** Invalidates a registration, then copies what was written into a copy back to the caller. */
+    /**
+     * Invalidates a registration, then copies what was written into a copy back to the caller. A
+     * region reached through a window is copied out first and its window invalidated after (see
+     * "Memory" above).
+     */
     @Override
     public void deregister(Registration registration) {
         LocalRegion region = regions.remove(registration);
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
+        if (region.window() != null) {
+            region.copyOut();
+            region.connection().unbind(region);
+            return;
+        }
         release(region, true);
+    }
+
+    /** Gives back the memory of a region reached through a window, once the window's key reaches nothing. */
+    void releaseMemory(LocalRegion region) {
+        if (!region.blocks().isEmpty()) {
+            region.blocks().forEach(windowPool::give);
+            return;
+        }
+        try {
+            deregisterAlone(region);
+        } finally {
+            region.arena().close();
+        }
+    }
+
+    /** Deregisters a region registered on its own (its key stops working); its native copy stays. */
+    private void deregisterAlone(LocalRegion region) {
+        try {
+            device.deregister(region.device());
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
+        }
+    }
+
+    /**
+     * @return a few bytes registered for windows, which a parked window is bound over with no right
+     * @throws VerbsException if registering them failed
+     */
+    RcDevice.Memory parking() throws VerbsException {
+        if (parking == null) {
+            Arena arena = Arena.ofShared();
+            try {
+                parking = device.registerForWindows(arena.allocate(64, 64));
+            } catch (VerbsException | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+            parkingArena = arena;
+        }
+        return parking;
+    }
+
+    /** Counts a Send with Invalidate that invalidated one of the fabric's windows. */
+    void invalidatedRemotely() {
+        remoteInvalidations++;
+    }
+
+    /** Counts a local invalidate posted for a window. */
+    void invalidatingLocally() {
+        localInvalidations++;
     }
 
     private static boolean remote(Set<MemoryAccess> access) {
@@ -380,9 +532,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             return;
         }
         try {
-            device.deregister(region.device());
-        } catch (VerbsException e) {
-            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
+            deregisterAlone(region);
         } finally {
             if (copyOut) {
                 region.copyOut();
@@ -415,6 +565,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private TransportStatistics snapshot() {
         Map<String, Long> counters = new LinkedHashMap<>();
         counters.put(RcCounter.PER_CALL_REGISTRATIONS.name(), perCallRegistrations);
+        counters.put(RcCounter.WINDOWS_BOUND.name(), windowsBound);
+        counters.put(RcCounter.REMOTE_INVALIDATIONS.name(), remoteInvalidations);
+        counters.put(RcCounter.LOCAL_INVALIDATIONS.name(), localInvalidations);
         counters.put(RcCounter.FLUSHED_COMPLETIONS.name(), flushedCompletions);
         counters.put(RcCounter.FAILED_COMPLETIONS.name(), failedCompletions);
         for (CmEventType type : CmEventType.values()) {
@@ -426,6 +579,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
                 byId.values().stream().mapToLong(RcConnection::postedReceives).sum());
         gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE.name(), pool.bytesInUse());
         gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED.name(), pool.registeredBytes());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE.name(), windowPool.bytesInUse());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED.name(), windowPool.registeredBytes());
+        gauges.put(RcGauge.MEMORY_WINDOWS.name(),
+                byId.values().stream().mapToLong(RcConnection::windowsAllocated).sum());
         return TransportStatistics.ofFabric(byId.size(), regions.size(), counters, gauges);
     }
 
@@ -532,6 +689,11 @@ public final class RcFabric implements Fabric, AutoCloseable {
                 deregister(region.registration());
             }
             pool.close();
+            windowPool.close();
+            if (parking != null) {
+                device.deregister(parking);
+                parkingArena.close();
+            }
             device.close();
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("shutting the RC fabric down: {}", e.toString());
@@ -590,7 +752,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
                         connection.addressesKnown();
                         connection.createQueuePair(config);
                         connection.connecting();
-                        device.connect(id, pendingRequests.remove(id));
+                        device.connect(id, CmPrivateData.encode(offered(connection, pendingRequests.remove(id))));
                     } catch (VerbsException | RuntimeException e) {
                         connection.fail(FabricStatus.FABRIC_ERROR, "setting up the connection failed: " + e.getMessage());
                     }
@@ -606,13 +768,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
 
         @Override
-        public void completion(int qpNum, long wrId, WcStatus status, int byteLength) {
+        public void completion(int qpNum, long wrId, WcStatus status, int byteLength, long invalidated) {
             RcConnection connection = byQp.get(qpNum);
             if (connection == null) {
                 LOG.debug("a completion ({}) for queue pair {}, which has no connection", status.description(), qpNum);
                 return;
             }
-            connection.completed(wrId, status, byteLength);
+            connection.completed(wrId, status, byteLength, invalidated);
         }
 
         @Override

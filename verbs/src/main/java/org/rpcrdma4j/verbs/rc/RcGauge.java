@@ -9,8 +9,14 @@ public enum RcGauge {
     QUEUE_PAIRS,
     /** Receives posted on the connections' queue pairs, or waiting for their queue pair. */
     POSTED_RECEIVES,
-    /** Bytes of the chunk pool's blocks in use by registrations. */
+    /** Bytes of the chunk pool's blocks (memory no peer may touch) in use by registrations. */
     CHUNK_POOL_BYTES_IN_USE,
     /** Bytes registered for the chunk pool: whole slabs, free or in use. */
-    CHUNK_POOL_BYTES_REGISTERED
+    CHUNK_POOL_BYTES_REGISTERED,
+    /** Bytes of the window pool's blocks in use: requester chunks a peer may reach, or not yet invalidated. */
+    WINDOW_POOL_BYTES_IN_USE,
+    /** Bytes registered for the window pool: whole slabs, free or in use. */
+    WINDOW_POOL_BYTES_REGISTERED,
+    /** Memory windows allocated by the connections, bound or free. */
+    MEMORY_WINDOWS
 }

@@ -23,6 +23,7 @@ import org.rpcrdma4j.verbs.ConnectionParameters;
 import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.FdPoller;
 import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePairConfig;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
@@ -73,11 +74,13 @@ final class VerbsRcDevice implements RcDevice {
     private final Map<Long, CmId> ids = new HashMap<>();
     private final Map<CmId, Long> numbers = new IdentityHashMap<>();
     private final Map<Memory, MemoryRegion> regions = new HashMap<>();
+    private final Map<Long, MemoryWindow> windows = new HashMap<>();
     private final WorkCompletions completions = new WorkCompletions(32);
     private final SendWorkRequest send = new SendWorkRequest(MAX_SGE);
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private final Map<Long, Integer> cqRoom = new HashMap<>();
     private long nextId = 1;
+    private long nextWindow = 1;
 
     private VerbsContext context;
     private ProtectionDomain pd;
@@ -89,6 +92,7 @@ final class VerbsRcDevice implements RcDevice {
     private int writeSge = 1;
     private int maxQueueDepth;
     private boolean remoteInvalidation;
+    private boolean memoryWindows;
     private int completionIndex = -1;
     private int asyncIndex = -1;
 
@@ -150,13 +154,15 @@ final class VerbsRcDevice implements RcDevice {
         writeSge = Math.min(MAX_SGE, attributes.maxSge());
         readSge = Math.min(writeSge, attributes.maxSgeRd());
         remoteInvalidation = attributes.memoryManagementExtensions();
+        memoryWindows = attributes.memoryWindowsType2();
         context = on;
         completionIndex = poller.register(completionChannel.fd());
         asyncIndex = poller.register(on.asyncEventFd());
         LOG.info("RC fabric on device {}: completion queue of {} entries, {} RDMA Reads in flight per queue pair,"
                 + " at most {} work requests per queue, {} and {} scatter/gather entries per RDMA Read and Write,"
-                + " Send with Invalidate {}", on.deviceName(), cqFree, readDepth, maxQueueDepth, readSge, writeSge,
-                remoteInvalidation ? "supported" : "not supported");
+                + " Send with Invalidate {}, type 2 memory windows {}", on.deviceName(), cqFree, readDepth,
+                maxQueueDepth, readSge, writeSge, remoteInvalidation ? "supported" : "not supported",
+                memoryWindows ? "supported" : "not supported");
     }
 
     @Override
@@ -266,16 +272,73 @@ final class VerbsRcDevice implements RcDevice {
                     ENODEV);
         }
         List<Access> rights = new ArrayList<>(List.of(Access.LOCAL_WRITE));
+        rights.addAll(remoteRights(access));
+        MemoryRegion region = pd.register(memory, rights.toArray(Access[]::new));
+        Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
+        regions.put(registered, region);
+        return registered;
+    }
+
+    @Override
+    public Memory registerForWindows(MemorySegment memory) throws VerbsException {
+        if (pd == null) {
+            throw new VerbsException("ibv_reg_mr (no device yet)", ENODEV);
+        }
+        MemoryRegion region = pd.register(memory, Access.LOCAL_WRITE, Access.MW_BIND);
+        Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
+        regions.put(registered, region);
+        return registered;
+    }
+
+    @Override
+    public Window allocateWindow() throws VerbsException {
+        if (pd == null) {
+            throw new VerbsException("ibv_alloc_mw (no device yet)", ENODEV);
+        }
+        MemoryWindow window = pd.allocateWindow();
+        long handle = nextWindow++;
+        windows.put(handle, window);
+        return new Window(handle, window.rkey());
+    }
+
+    @Override
+    public void deallocateWindow(long handle) throws VerbsException {
+        MemoryWindow window = windows.remove(handle);
+        if (window != null) {
+            window.close();
+        }
+    }
+
+    @Override
+    public void postBind(long id, long wrId, long window, int rkey, Memory memory, long address, long length,
+                         Set<MemoryAccess> rights) throws VerbsException {
+        MemoryWindow mw = windows.get(window);
+        MemoryRegion region = regions.get(memory);
+        if (mw == null || region == null) {
+            throw new IllegalStateException("no window " + window + " or registration " + memory);
+        }
+        id(id).queuePair().post(send.reset(wrId).bindWindow(mw, rkey, region, address - region.address(), length,
+                remoteRights(rights).toArray(Access[]::new)).signaled());
+        // The provider names the window by its current key in the next bind's request (rxe checks it
+        // against the kernel's), which is this one from now on.
+        mw.bound(rkey);
+    }
+
+    /** @return the verbs rights of the transport's remote ones */
+    private static List<Access> remoteRights(Set<MemoryAccess> access) {
+        List<Access> rights = new ArrayList<>(2);
         if (access.contains(MemoryAccess.REMOTE_READ)) {
             rights.add(Access.REMOTE_READ);
         }
         if (access.contains(MemoryAccess.REMOTE_WRITE)) {
             rights.add(Access.REMOTE_WRITE);
         }
-        MemoryRegion region = pd.register(memory, rights.toArray(Access[]::new));
-        Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
-        regions.put(registered, region);
-        return registered;
+        return rights;
+    }
+
+    @Override
+    public void postLocalInvalidate(long id, long wrId, int rkey) throws VerbsException {
+        id(id).queuePair().post(send.reset(wrId).localInvalidate(rkey).signaled());
     }
 
     @Override
@@ -299,6 +362,12 @@ final class VerbsRcDevice implements RcDevice {
     @Override
     public boolean remoteInvalidation() {
         return remoteInvalidation;
+    }
+
+    @Override
+    public boolean memoryWindows(long id) throws VerbsException {
+        useDevice(id(id));
+        return memoryWindows;
     }
 
     @Override
@@ -404,8 +473,10 @@ final class VerbsRcDevice implements RcDevice {
         do {
             n = cq.poll(completions);
             for (int i = 0; i < n; i++) {
+                long invalidated = completions.succeeded(i) && completions.withInvalidate(i)
+                        ? Integer.toUnsignedLong(completions.invalidatedRkey(i)) : NOT_INVALIDATED;
                 events.completion(completions.qpNum(i), completions.wrId(i), completions.status(i),
-                        completions.byteLength(i));
+                        completions.byteLength(i), invalidated);
             }
             total += n;
         } while (n == completions.capacity());
@@ -444,6 +515,10 @@ final class VerbsRcDevice implements RcDevice {
             for (long id : new ArrayList<>(ids.keySet())) {
                 destroy(id);
             }
+            for (MemoryWindow window : windows.values()) {
+                window.close();
+            }
+            windows.clear();
             for (MemoryRegion region : regions.values()) {
                 region.close();
             }

@@ -36,7 +36,15 @@ import org.rpcrdma4j.verbs.WcStatus;
  *     posted afterwards, completes WR_FLUSH_ERR; {@code disconnect} does the same on both ends and
  *     reports DISCONNECTED to both;</li>
  * <li>a Send with Invalidate is delivered like a Send; the receiving device records the key it named
- *     ({@link Device#invalidatedKeys}), the sending one what it posted ({@link Device#sentWithInvalidate});</li>
+ *     ({@link Device#invalidatedKeys}), the sending one what it posted ({@link Device#sentWithInvalidate});
+ *     when the key is one of the receiver's bound windows', the window is invalidated and the receive
+ *     completion carries the key ({@code IBV_WC_WITH_INV}); any other key fails the receive
+ *     (LOC_QP_OP_ERR) and the Send (REM_OP_ERR), and one of a window not bound is also counted
+ *     ({@link Device#freeWindowInvalidations}: rxe 6.1 crashes on it);</li>
+ * <li>type 2 memory windows: bound by a work request over memory registered for windows, with the
+ *     window's key index and a new low byte, only when unbound (else MW_BIND_ERR); the key reaches the
+ *     bound range with the bound rights, through the queue pair it was bound on only, until a local
+ *     invalidate or a Send with Invalidate; a stale key fails the peer's RDMA with REM_ACCESS_ERR;</li>
  * <li>a queue pair deeper than {@link Device#maxQueueDepth} is refused with EINVAL, as
  *     {@code max_qp_wr} refuses it.</li>
  * </ul>
@@ -61,7 +69,20 @@ final class FakeRcNetwork {
         return device;
     }
 
-    private record Region(MemorySegment memory, Set<MemoryAccess> access) {
+    /** A registration; {@code forWindows} when only windows bound over it reach it from afar. */
+    private record Region(MemorySegment memory, Set<MemoryAccess> access, boolean forWindows) {
+    }
+
+    /** A type 2 memory window: its key, and while bound, where it reaches and through which queue pair. */
+    private static final class Window {
+        int rkey;
+        Id boundTo;
+        MemorySegment range;
+        Set<MemoryAccess> rights;
+
+        Window(int rkey) {
+            this.rkey = rkey;
+        }
     }
 
     private record Receive(long wrId, long address, int length, int lkey) {
@@ -99,6 +120,11 @@ final class FakeRcNetwork {
         private final InetAddress address;
         private final Map<Long, Id> ids = new HashMap<>();
         private final Map<Integer, Region> regions = new HashMap<>();
+        private final Map<Long, FakeRcNetwork.Window> windows = new HashMap<>();
+        private long nextWindow = 1;
+        private int freeWindowInvalidations;
+        private int destroyedWithBoundWindows;
+        private boolean memoryWindows = true;
         private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
         private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
         private long nextId = 1;
@@ -129,8 +155,12 @@ final class FakeRcNetwork {
 
         /** Reports a completion on the device the id belongs to. */
         private void completion(Id id, long wrId, WcStatus status, int length) {
+            completion(id, wrId, status, length, NOT_INVALIDATED);
+        }
+
+        private void completion(Id id, long wrId, WcStatus status, int length, long invalidated) {
             int qpNum = id.qpNum;
-            id.device.report(events -> events.completion(qpNum, wrId, status, length));
+            id.device.report(events -> events.completion(qpNum, wrId, status, length, invalidated));
         }
 
         private Id id(long number) {
@@ -224,6 +254,20 @@ final class FakeRcNetwork {
         int heldReads() {
             synchronized (FakeRcNetwork.this) {
                 return ids.values().stream().mapToInt(id -> id.heldReads.size()).sum();
+            }
+        }
+
+        /** Makes the device one without type 2 memory windows. */
+        void withoutMemoryWindows() {
+            synchronized (FakeRcNetwork.this) {
+                memoryWindows = false;
+            }
+        }
+
+        /** @return windows allocated and not deallocated, for leak checks */
+        int liveWindows() {
+            synchronized (FakeRcNetwork.this) {
+                return windows.size();
             }
         }
 
@@ -436,18 +480,30 @@ final class FakeRcNetwork {
                 Id id = ids.remove(number);
                 if (id != null) {
                     listeners.values().remove(id);
+                    if (windows.values().stream().anyMatch(window -> window.boundTo == id)) {
+                        destroyedWithBoundWindows++;
+                    }
                 }
             }
         }
 
         @Override
         public Memory register(MemorySegment memory, Set<MemoryAccess> access) {
+            return register(memory, access, false);
+        }
+
+        @Override
+        public Memory registerForWindows(MemorySegment memory) {
+            return register(memory, Set.of(MemoryAccess.LOCAL_WRITE), true);
+        }
+
+        private Memory register(MemorySegment memory, Set<MemoryAccess> access, boolean forWindows) {
             if (!memory.isNative()) {
                 throw new IllegalArgumentException("only native memory can be registered");
             }
             synchronized (FakeRcNetwork.this) {
                 int key = nextKey++;
-                regions.put(key, new Region(memory, Set.copyOf(access)));
+                regions.put(key, new Region(memory, Set.copyOf(access), forWindows));
                 // as rxe does: memory no peer may touch has rkey 0, so only the lkey tells such regions apart
                 boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
                 return new Memory(memory.address(), memory.byteSize(), key, remote ? key : 0);
@@ -461,6 +517,139 @@ final class FakeRcNetwork {
                     throw new IllegalStateException("not registered: " + memory);
                 }
             }
+        }
+
+        @Override
+        public boolean memoryWindows(long id) {
+            synchronized (FakeRcNetwork.this) {
+                return memoryWindows;
+            }
+        }
+
+        @Override
+        public Window allocateWindow() throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                if (!memoryWindows) {
+                    throw new VerbsException("ibv_alloc_mw", 95); // EOPNOTSUPP
+                }
+                long handle = nextWindow++;
+                // rxe's layout: the index in the upper 24 bits, a variable low byte
+                int rkey = 0x8000_0000 | (int) (handle << 8) | 0x5a;
+                windows.put(handle, new FakeRcNetwork.Window(rkey));
+                return new Window(handle, rkey);
+            }
+        }
+
+        @Override
+        public void deallocateWindow(long handle) {
+            synchronized (FakeRcNetwork.this) {
+                if (windows.remove(handle) == null) {
+                    throw new IllegalStateException("no window " + handle);
+                }
+            }
+        }
+
+        @Override
+        public void postBind(long number, long wrId, long handle, int rkey, Memory memory, long at, long length,
+                             Set<MemoryAccess> rights) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                FakeRcNetwork.Window window = windows.get(handle);
+                Region region = regions.get(memory.lkey());
+                MemorySegment range = resolve(memory.lkey(), at, length, null);
+                if (window == null || window.boundTo != null || (rkey & ~0xff) != (window.rkey & ~0xff)
+                        || region == null || !region.forWindows() || range == null || length == 0) {
+                    fail(id, wrId, WcStatus.MW_BIND_ERR);
+                    return;
+                }
+                window.rkey = rkey;
+                window.boundTo = id;
+                window.range = range;
+                window.rights = Set.copyOf(rights);
+                completion(id, wrId, WcStatus.SUCCESS, 0);
+            }
+        }
+
+        @Override
+        public void postLocalInvalidate(long number, long wrId, int rkey) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                if (!invalidate(rkey)) {
+                    fail(id, wrId, WcStatus.MW_BIND_ERR);
+                    return;
+                }
+                completion(id, wrId, WcStatus.SUCCESS, 0);
+            }
+        }
+
+        /**
+         * @return whether {@code rkey} was a bound window's key, which reaches nothing from now on. The
+         *     key of a window that is not bound is refused, and counted ({@link #freeWindowInvalidations}):
+         *     rdma_rxe (Linux 6.1) does not refuse it, and dereferences the window's absent queue pair
+         */
+        private boolean invalidate(int rkey) {
+            for (FakeRcNetwork.Window window : windows.values()) {
+                if (window.rkey == rkey) {
+                    if (window.boundTo == null) {
+                        freeWindowInvalidations++;
+                        return false;
+                    }
+                    window.boundTo = null;
+                    window.range = null;
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * @return queue pairs destroyed while a window was bound to them: rxe waits in vain for the
+         *     reference each holds (a kernel warning) and frees the queue pair under it
+         */
+        int destroyedWithBoundWindows() {
+            synchronized (FakeRcNetwork.this) {
+                return destroyedWithBoundWindows;
+            }
+        }
+
+        /** @return invalidations, local or remote, that named the current key of a window not bound */
+        int freeWindowInvalidations() {
+            synchronized (FakeRcNetwork.this) {
+                return freeWindowInvalidations;
+            }
+        }
+
+        /**
+         * @return the bytes a peer's key, address and length name on this device, arriving at queue
+         *     pair {@code at}: a bound window's range through the queue pair it was bound on, or a
+         *     registration's; null if the key does not cover them
+         */
+        private MemorySegment reach(Id at, int key, long address, long length, MemoryAccess right) {
+            for (FakeRcNetwork.Window window : windows.values()) {
+                if (window.rkey == key) {
+                    if (window.boundTo != at || !window.rights.contains(right)) {
+                        return null;
+                    }
+                    long offset = address - window.range.address();
+                    if (offset < 0 || length < 0 || offset + length > window.range.byteSize()) {
+                        return null;
+                    }
+                    return window.range.asSlice(offset, length);
+                }
+            }
+            Region region = regions.get(key);
+            if (region != null && region.forWindows()) {
+                return null; // its own key has no remote right
+            }
+            return resolve(key, address, length, right);
         }
 
         /** @return the bytes a key, address and length name, or null if the key does not cover them */
@@ -579,7 +768,7 @@ final class FakeRcNetwork {
                 return;
             }
             long length = local.stream().mapToLong(MemorySegment::byteSize).sum();
-            MemorySegment theirs = other.device.resolve(rkey, remoteAddress, length,
+            MemorySegment theirs = other.device.reach(other, rkey, remoteAddress, length,
                     read ? MemoryAccess.REMOTE_READ : MemoryAccess.REMOTE_WRITE);
             if (theirs == null) {
                 fail(id, wrId, WcStatus.REM_ACCESS_ERR);
@@ -634,13 +823,21 @@ final class FakeRcNetwork {
                     message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_INV_REQ_ERR);
                     return;
                 }
+                long invalidated = NOT_INVALIDATED;
                 if (message.invalidate() != null) {
                     invalidatedKeys.add(message.invalidate());
+                    if (!invalidate(message.invalidate())) {
+                        // no bound window of this device has the key: the receiver's queue pair fails
+                        fail(id, receive.wrId(), WcStatus.LOC_QP_OP_ERR);
+                        message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_OP_ERR);
+                        return;
+                    }
+                    invalidated = Integer.toUnsignedLong(message.invalidate());
                 }
                 MemorySegment into = resolve(receive.lkey(), receive.address(), message.bytes().length, null);
                 MemorySegment.copy(message.bytes(), 0, into, ValueLayout.JAVA_BYTE, 0,
                         message.bytes().length);
-                completion(id, receive.wrId(), WcStatus.SUCCESS, message.bytes().length);
+                completion(id, receive.wrId(), WcStatus.SUCCESS, message.bytes().length, invalidated);
                 message.sender().device.completion(message.sender(), message.wrId(), WcStatus.SUCCESS, 0);
             }
         }
@@ -697,9 +894,9 @@ final class FakeRcNetwork {
         @Override
         public void close() {
             synchronized (FakeRcNetwork.this) {
-                if (!ids.isEmpty() || !regions.isEmpty()) {
-                    throw new IllegalStateException(ids.size() + " ids and " + regions.size()
-                            + " registrations are still open");
+                if (!ids.isEmpty() || !regions.isEmpty() || !windows.isEmpty()) {
+                    throw new IllegalStateException(ids.size() + " ids, " + regions.size() + " registrations and "
+                            + windows.size() + " windows are still open");
                 }
                 closed = true;
             }

@@ -123,7 +123,7 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
     }
 
     @Override
-    public void completion(int qpNum, long wrId, WcStatus status, int byteLength) {
+    public void completion(int qpNum, long wrId, WcStatus status, int byteLength, long invalidated) {
         Integer slot = receiveSlots.remove(wrId);
         if (slot != null && status == WcStatus.SUCCESS) {
             received.add(slots.asSlice((long) slot * SLOT, byteLength).toArray(ValueLayout.JAVA_BYTE));

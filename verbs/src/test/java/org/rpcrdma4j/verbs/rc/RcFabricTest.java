@@ -33,6 +33,7 @@ import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -431,6 +432,25 @@ class RcFabricTest {
     }
 
     /**
+     * The server RDMA-Writes {@code result}, filled with 0x5a, into the client's memory, then sends a
+     * plain message that names nothing, which the client receives.
+     *
+     * @return the server's registration of the source, still registered
+     */
+    private Registration writeThenReply(Accepted a, Segment to, byte[] result, Recorder clientEvents)
+            throws Exception {
+        java.util.Arrays.fill(result, (byte) 0x5a);
+        Registration source = on(server, () -> server.register(ByteBuffer.wrap(result),
+                EnumSet.noneOf(MemoryAccess.class)));
+        on(server, () -> a.connection().write(source, 0, to, 32));
+        assertEquals("rdma 32 SUCCESS", a.recorder().next());
+        on(server, () -> a.connection().send(message("done"), 33));
+        assertEquals("send 33 SUCCESS", a.recorder().next());
+        assertEquals("received done", clientEvents.next());
+        return source;
+    }
+
+    /**
      * The seam's contract for heap memory: a registration holds the caller's bytes from
      * registration on, and what the device or a peer wrote is in the caller's buffer once it is
      * deregistered; the fabric reads no message to find out (the reply here is not even RPC-over-RDMA).
@@ -477,15 +497,7 @@ class RcFabricTest {
 
         // The server writes the reply data, then sends a message that names nothing.
         byte[] result = new byte[1500];
-        java.util.Arrays.fill(result, (byte) 0x5a);
-        Registration source = on(server, () -> server.register(ByteBuffer.wrap(result),
-                EnumSet.noneOf(MemoryAccess.class)));
-        Segment written = writable.segment(100, 1500);
-        on(server, () -> a.connection().write(source, 0, written, 32));
-        assertEquals("rdma 32 SUCCESS", a.recorder().next());
-        on(server, () -> a.connection().send(message("done"), 33));
-        assertEquals("send 33 SUCCESS", a.recorder().next());
-        assertEquals("received done", clientEvents.next());
+        Registration source = writeThenReply(a, writable.segment(100, 1500), result, clientEvents);
         on(client, () -> {
             client.deregister(writable);
             client.deregister(readable);
@@ -710,13 +722,15 @@ class RcFabricTest {
     }
 
     @Test
-    void aSendWithInvalidateNamesThePeersKey() throws Exception {
+    void aSendWithInvalidateOfAKeyThePeerNeverBoundEndsTheConnection() throws Exception {
         Recorder clientEvents = new Recorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         assertTrue(on(server, () -> a.connection().remoteInvalidation()));
         on(server, () -> a.connection().sendInvalidating(message("reply"), 0x4321, 40));
-        assertEquals("send 40 SUCCESS", a.recorder().next());
-        assertEquals("received reply", clientEvents.next());
+        assertEquals(List.of("send 40 FABRIC_ERROR", "receiveFailed FLUSHED", "receiveFailed FLUSHED",
+                "disconnected FABRIC_ERROR"), a.recorder().untilDisconnected());
+        assertEquals(List.of("receiveFailed FABRIC_ERROR", "receiveFailed FLUSHED", "disconnected FABRIC_ERROR"),
+                clientEvents.untilDisconnected());
         assertEquals(List.of(0x4321), serverDevice.sentWithInvalidate());
         assertEquals(List.of(0x4321), clientDevice.invalidatedKeys());
     }
@@ -732,6 +746,296 @@ class RcFabricTest {
                 () -> on(server, () -> a.connection().sendInvalidating(message("reply"), 0x4321, 40)));
         assertInstanceOf(UnsupportedOperationException.class, refused.getCause());
         assertEquals(List.of(), serverDevice.sentWithInvalidate());
+    }
+
+    /** Waits until a gauge of the fabric reads {@code value}: local invalidates complete on the progress thread. */
+    private static void awaitGauge(RcFabric fabric, RcGauge gauge, long value) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (gauge(fabric.statistics(), gauge) != value) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(gauge + " is " + gauge(fabric.statistics(), gauge) + ", not " + value);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Both sides of a connection. */
+    private record Sides(FabricConnection client, Accepted server) {
+    }
+
+    /** Accepts with 4 receives and connects the client with 4; both up. */
+    private Sides connectedSides(Recorder clientEvents) throws Exception {
+        acceptAll(4);
+        FabricConnection clientSide = connect(client, clientEvents, 4);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        return new Sides(clientSide, a);
+    }
+
+    private static ByteBuffer filled(int length, int value) {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        java.util.Arrays.fill(buffer.array(), (byte) value);
+        return buffer;
+    }
+
+    /**
+     * The local path: a requester's chunk is a window pool block reached through a window bound on its
+     * connection; when the call ends without the peer invalidating it, a local invalidate ends the key
+     * and only then does the block go back. A peer that writes with the old key gets a remote access
+     * error (and, as on any RC queue pair, loses its connection); the requester's memory is untouched.
+     */
+    @Test
+    void aWindowsKeyWorksUntilItsCallEndsThenALocalInvalidateEndsIt() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
+        ByteBuffer replyMemory = filled(2000, 0x11);
+        Registration writable = on(client, () -> client.register(clientSide, replyMemory,
+                EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        TransportStatistics bound = client.statistics();
+        assertEquals(1, counter(bound, RcCounter.WINDOWS_BOUND));
+        assertEquals(0, counter(bound, RcCounter.PER_CALL_REGISTRATIONS), "no ibv_reg_mr for the call");
+        assertEquals(ChunkPool.MIN_BLOCK, gauge(bound, RcGauge.WINDOW_POOL_BYTES_IN_USE));
+        assertEquals(1, gauge(bound, RcGauge.MEMORY_WINDOWS));
+
+        byte[] result = new byte[1500];
+        Segment written = writable.segment(100, 1500);
+        Registration source = writeThenReply(a, written, result, clientEvents);
+
+        on(client, () -> {
+            client.deregister(writable);
+            return null;
+        });
+        byte[] landed = new byte[1500];
+        replyMemory.get(100, landed);
+        assertArrayEquals(result, landed, "the written bytes are in the caller's buffer once deregistered");
+        assertEquals(0x11, replyMemory.get(99));
+        assertEquals(1, counter(client.statistics(), RcCounter.LOCAL_INVALIDATIONS));
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
+        assertEquals(List.of(), clientDevice.invalidatedKeys());
+
+        // The next call's chunk reuses the window with a new key, and the block pool.
+        ByteBuffer next = filled(2000, 0x33);
+        Registration again = on(client, () -> client.register(clientSide, next, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        assertTrue(again.handle() != writable.handle(), "a fresh key");
+        assertEquals(writable.handle() >>> 8, again.handle() >>> 8, "the same window");
+        assertEquals(1, gauge(client.statistics(), RcGauge.MEMORY_WINDOWS));
+
+        on(server, () -> a.connection().write(source, 0, written, 34));
+        assertEquals("rdma 34 REMOTE_ACCESS", a.recorder().next(), "the old key reaches nothing");
+        assertEquals("disconnected REMOTE_ACCESS", a.recorder().untilDisconnected().getLast());
+        assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
+        on(client, () -> {
+            client.deregister(again);
+            return null;
+        });
+        for (int i = 0; i < 2000; i++) {
+            assertEquals(0x33, next.get(i), "the stale write landed nowhere");
+        }
+        on(server, () -> {
+            server.deregister(source);
+            return null;
+        });
+        TransportStatistics after = client.statistics();
+        assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE), "every block is back");
+        assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS), "the windows went with the queue pair");
+        assertEquals(0, clientDevice.liveWindows());
+        assertEquals(0, after.chunkRegistrations());
+    }
+
+    /**
+     * The remote path: the requester offered remote invalidation in its REQ, the responder's reply is
+     * a Send with Invalidate naming the window's key, which the receive completion reports; the
+     * window is free at once, without a local invalidate, and the key reaches nothing.
+     */
+    @Test
+    void aSendWithInvalidateOfTheWindowsKeyFreesItWithoutALocalInvalidate() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
+        assertTrue(a.data().remoteInvalidate(), "the client offers remote invalidation");
+        byte[] call = new byte[3000];
+        java.util.Arrays.fill(call, (byte) 0x42);
+        Registration readable = on(client, () -> client.register(clientSide, ByteBuffer.wrap(call),
+                EnumSet.of(MemoryAccess.REMOTE_READ)));
+        byte[] pulled = new byte[3000];
+        Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
+                EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        on(server, () -> a.connection().read(target, 0, readable.segment(0, 3000), 41));
+        assertEquals("rdma 41 SUCCESS", a.recorder().next());
+        on(server, () -> {
+            server.deregister(target);
+            return null;
+        });
+        assertArrayEquals(call, pulled, "the peer read the call's bytes through the window");
+
+        on(server, () -> a.connection().sendInvalidating(message("reply"), readable.handle(), 42));
+        assertEquals("send 42 SUCCESS", a.recorder().next());
+        assertEquals("received reply", clientEvents.next());
+        assertEquals(List.of(readable.handle()), serverDevice.sentWithInvalidate());
+        assertEquals(List.of(readable.handle()), clientDevice.invalidatedKeys());
+        assertEquals(1, counter(client.statistics(), RcCounter.REMOTE_INVALIDATIONS));
+        on(client, () -> {
+            client.deregister(readable);
+            return null;
+        });
+        TransportStatistics after = client.statistics();
+        assertEquals(0, counter(after, RcCounter.LOCAL_INVALIDATIONS), "the peer invalidated it already");
+        assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE), "the block is back at once");
+
+        Registration stale = on(server, () -> server.register(ByteBuffer.allocate(3000),
+                EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        on(server, () -> a.connection().read(stale, 0, readable.segment(0, 3000), 43));
+        assertEquals("rdma 43 REMOTE_ACCESS", a.recorder().next(), "the invalidated key reaches nothing");
+        on(server, () -> {
+            server.deregister(stale);
+            return null;
+        });
+    }
+
+    /**
+     * A call that ends without its reply (timed out) has its window invalidated locally, then parked:
+     * bound with a key no peer has, over nothing. The reply that comes late as a Send with Invalidate of
+     * the old key then matches no window (on rxe 6.1 a free window's key would crash the kernel): the
+     * connection ends, the window's memory is back, and the window is bound afresh for the next call.
+     */
+    @Test
+    void aLateSendWithInvalidateOfALocallyInvalidatedKeyFindsTheWindowParked() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
+        Registration timedOut = on(client, () -> client.register(clientSide, filled(3000, 5),
+                EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        on(client, () -> {
+            client.deregister(timedOut);
+            return null;
+        });
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
+        Registration next = on(client, () -> client.register(clientSide, filled(100, 6),
+                EnumSet.of(MemoryAccess.REMOTE_READ)));
+        assertEquals(timedOut.handle() >>> 8, next.handle() >>> 8, "the parked window, bound again");
+        assertEquals(MemoryWindow.nextRkey(MemoryWindow.nextRkey(timedOut.handle())), next.handle(),
+                "after the key it was parked with");
+        on(client, () -> {
+            client.deregister(next);
+            return null;
+        });
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
+
+        on(server, () -> a.connection().sendInvalidating(message("late reply"), timedOut.handle(), 44));
+        assertEquals("disconnected FABRIC_ERROR", clientEvents.untilDisconnected().getLast());
+        assertEquals("disconnected FABRIC_ERROR", a.recorder().untilDisconnected().getLast());
+        assertEquals(0, clientDevice.freeWindowInvalidations(), "no invalidation met a window that was not bound");
+        assertEquals(0, clientDevice.destroyedWithBoundWindows(), "the parked window went before the queue pair");
+        TransportStatistics after = client.statistics();
+        assertEquals(2, counter(after, RcCounter.LOCAL_INVALIDATIONS));
+        assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
+        assertEquals(0, clientDevice.liveWindows());
+    }
+
+    /**
+     * Closing a connection releases its windows and blocks: a chunk released while the connection
+     * ends waits for the queue pair to go, one released after goes at once; no local invalidate is
+     * posted on a queue pair in the error state.
+     */
+    @Test
+    void closingAConnectionReleasesItsWindowsAndBlocks() throws Exception {
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connectedSides(clientEvents).client();
+        Registration first = on(client, () -> client.register(clientSide, filled(5000, 1),
+                EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        Registration second = on(client, () -> client.register(clientSide, filled(100, 2),
+                EnumSet.of(MemoryAccess.REMOTE_READ)));
+        assertEquals(2, gauge(client.statistics(), RcGauge.MEMORY_WINDOWS));
+        on(client, () -> {
+            clientSide.close();
+            client.deregister(first);
+            return null;
+        });
+        assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
+        assertEquals(ChunkPool.MIN_BLOCK, gauge(client.statistics(), RcGauge.WINDOW_POOL_BYTES_IN_USE),
+                "the second chunk is the transport's until it releases it");
+        on(client, () -> {
+            client.deregister(second);
+            return null;
+        });
+        TransportStatistics after = client.statistics();
+        assertEquals(0, counter(after, RcCounter.LOCAL_INVALIDATIONS));
+        assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE));
+        assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
+        assertEquals(0, clientDevice.liveWindows());
+        assertEquals(0, clientDevice.destroyedWithBoundWindows(), "both windows, still bound, went first");
+    }
+
+    /** A chunk larger than the window pool's blocks gets a registration of its own, still behind a window. */
+    @Test
+    void aChunkLargerThanThePoolsBlocksIsRegisteredForItsCallBehindAWindow() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
+        int length = ChunkPool.MAX_BLOCK + 4096;
+        ByteBuffer large = filled(length, 7);
+        Registration writable = on(client, () -> client.register(clientSide, large, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        TransportStatistics bound = client.statistics();
+        assertEquals(1, counter(bound, RcCounter.PER_CALL_REGISTRATIONS), "counted");
+        assertEquals(1, counter(bound, RcCounter.WINDOWS_BOUND), "still reached through a window");
+        Registration source = on(server, () -> server.register(filled(4096, 9), EnumSet.noneOf(MemoryAccess.class)));
+        on(server, () -> a.connection().write(source, 0, writable.segment(length - 4096, 4096), 51));
+        assertEquals("rdma 51 SUCCESS", a.recorder().next());
+        int registered = clientDevice.liveRegistrations();
+        on(client, () -> {
+            client.deregister(writable);
+            return null;
+        });
+        assertEquals(9, large.get(length - 1));
+        assertEquals(7, large.get(length - 4097));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (clientDevice.liveRegistrations() != registered - 1 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(registered - 1, clientDevice.liveRegistrations(), "deregistered once its key was invalidated");
+        on(server, () -> {
+            server.deregister(source);
+            return null;
+        });
+    }
+
+    /**
+     * A device without type 2 windows: chunks are registered per call, counted, and the requester does
+     * not offer remote invalidation (a peer's Send with Invalidate of a registration's key would fail).
+     */
+    @Test
+    void withoutMemoryWindowsChunksAreRegisteredPerCallAndNoInvalidationIsOffered() throws Exception {
+        clientDevice.withoutMemoryWindows();
+        Recorder clientEvents = new Recorder();
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
+        Accepted a = sides.server();
+        assertFalse(a.data().remoteInvalidate());
+        assertArrayEquals(new int[] {CONFIG.sendDepth(), 4}, clientDevice.queueDepths().getFirst(),
+                "no room for windows");
+        ByteBuffer memory = filled(1000, 3);
+        Registration writable = on(client, () -> client.register(clientSide, memory, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        Registration source = on(server, () -> server.register(filled(1000, 4), EnumSet.noneOf(MemoryAccess.class)));
+        on(server, () -> a.connection().write(source, 0, writable.segment(0, 1000), 61));
+        assertEquals("rdma 61 SUCCESS", a.recorder().next());
+        on(client, () -> {
+            client.deregister(writable);
+            return null;
+        });
+        on(server, () -> {
+            server.deregister(source);
+            return null;
+        });
+        assertEquals(4, memory.get(999));
+        TransportStatistics figures = client.statistics();
+        assertEquals(1, counter(figures, RcCounter.PER_CALL_REGISTRATIONS));
+        assertEquals(0, counter(figures, RcCounter.WINDOWS_BOUND));
+        assertEquals(0, gauge(figures, RcGauge.MEMORY_WINDOWS));
     }
 
     @Test
@@ -781,15 +1085,16 @@ class RcFabricTest {
         connect(client, clientEvents, 3);
         nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
-        assertArrayEquals(new int[] {CONFIG.sendDepth(), 3}, clientDevice.queueDepths().getFirst());
+        // A requester with memory windows has room for the binds and local invalidates of each window beside its Sends.
+        assertArrayEquals(new int[] {5 * CONFIG.sendDepth(), 3}, clientDevice.queueDepths().getFirst());
         assertArrayEquals(new int[] {CONFIG.sendDepth(), 5}, serverDevice.queueDepths().getFirst());
 
         // More receives than the device's max_qp_wr: the connection fails to come up, nothing leaks.
-        clientDevice.maxQueueDepth(CONFIG.sendDepth() + 1);
+        clientDevice.maxQueueDepth(5 * CONFIG.sendDepth() + 1);
         Recorder tooDeep = new Recorder();
-        connect(client, tooDeep, CONFIG.sendDepth() + 2);
+        connect(client, tooDeep, 5 * CONFIG.sendDepth() + 2);
         List<String> end = tooDeep.untilDisconnected();
-        assertEquals(CONFIG.sendDepth() + 2, end.stream().filter("receiveFailed FLUSHED"::equals).count(), end.toString());
+        assertEquals(5 * CONFIG.sendDepth() + 2, end.stream().filter("receiveFailed FLUSHED"::equals).count(), end.toString());
         assertEquals("disconnected FABRIC_ERROR", end.getLast());
     }
 

@@ -26,7 +26,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.MessageShape;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -42,7 +44,8 @@ import org.rpcrdma4j.xdr.XdrItem;
 /**
  * The transport's oncrpc4j server and client over two RC fabrics on the fake: inline calls, a long
  * call the server pulls by RDMA Read (Position-zero Read chunk) and a long reply the server RDMA-Writes
- * into the client's Reply chunk, all from and into the transport's heap buffers. Then peers that
+ * into the client's Reply chunk, data in a Read chunk and a Write chunk, all from and into the
+ * transport's heap buffers, the client's chunks reached through memory windows. Then peers that
  * misbehave below the transport (issue 12, section 5), each beside a good client whose calls must
  * keep completing: garbage private data in the CM REQ, a disconnect in the middle of the server's
  * RDMA Read, a Read chunk of memory never registered, and receives never posted again.
@@ -109,29 +112,24 @@ class TransportOverRcFabricTest {
         }
     };
 
-    /**
-     * The echo's opaque data is DDP-eligible both ways, as NFS WRITE and READ data are: a long call
-     * sends it in a Read chunk, a long reply gets a Write chunk of up to 16 MiB for it.
-     */
-    private static final DdpPolicy DDP_ECHO = new DdpPolicy() {
-        private List<XdrItem> opaque(RpcMessage message) {
-            return List.of(new XdrItem(message.bodyOffset() + 4, message.bytes().getInt(message.bodyOffset())));
-        }
-
+    /** The echoed bytes in chunks, as an NFS WRITE's data and a READ's: a Read chunk and a Write chunk. */
+    private static final DdpPolicy DATA_IN_CHUNKS = new DdpPolicy() {
         @Override
         public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
-            return opaque(call);
+            return List.of(new XdrItem(call.bodyOffset() + 4, call.bytes().getInt(call.bodyOffset())));
         }
 
         @Override
         public ReplySize replySize(RpcProcedure procedure, RpcMessage call) {
-            return new ReplySize(TransportConfig.DEFAULT_MAX_MESSAGE_SIZE + ReplySize.RPC_HEADER_MAX + 4,
-                    List.of((long) TransportConfig.DEFAULT_MAX_MESSAGE_SIZE));
+            long data = call.bytes().getInt(call.bodyOffset());
+            return new ReplySize(ReplySize.REPLY_HEADER_RESERVE + 4 + data, List.of(data));
         }
 
         @Override
         public List<XdrItem> replyPayloads(RpcProcedure procedure, RpcMessage call, RpcMessage reply) {
-            return opaque(reply);
+            return reply.bodyOffset() + 4 <= reply.bytes().length()
+                    ? List.of(new XdrItem(reply.bodyOffset() + 4, reply.bytes().getInt(reply.bodyOffset())))
+                    : List.of();
         }
     };
 
@@ -147,7 +145,7 @@ class TransportOverRcFabricTest {
         serverFabric = new RcFabric(serverDevice, listen, RcFabric.Config.DEFAULT);
         clientFabric = new RcFabric(clientDevice, new InetSocketAddress(clientIp, 0), RcFabric.Config.DEFAULT);
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
-                .withRpcService(PROGRAM, ECHO_PROGRAM).withDdpPolicy(DDP_ECHO).build();
+                .withRpcService(PROGRAM, ECHO_PROGRAM).withDdpPolicy(DATA_IN_CHUNKS).build();
         svc.start();
         on(serverFabric, () -> null); // after start's listen, which runs on the progress thread in order
         client = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
@@ -178,9 +176,9 @@ class TransportOverRcFabricTest {
         return echo(client, data);
     }
 
-    private static byte[] echo(RdmaRpcClient from, byte[] data) throws Exception {
+    private static byte[] echo(RdmaRpcClient on, byte[] data) throws Exception {
         Opaque result = new Opaque();
-        new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), from.transport())
+        new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), on.transport())
                 .call(ECHO, new Opaque(data), result, 30, TimeUnit.SECONDS);
         return result.bytes;
     }
@@ -208,7 +206,42 @@ class TransportOverRcFabricTest {
         assertEquals(0, registrations(serverFabric), "the server's RDMA Read target and sources were deregistered");
         assertEquals(0L, serverFabric.statistics().fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()),
                 "the server's chunk memory came from its pool");
-        assertEquals(List.of(), serverDevice.sentWithInvalidate(), "our client offers no remote invalidation");
+        // Every call had a Reply chunk (LONG_REPLIES), the large one a Position-zero Read chunk too: each
+        // chunk's memory came from the client's window pool, reached through a window of its own.
+        TransportStatistics figures = clientFabric.statistics();
+        assertEquals(0L, figures.fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()), "no ibv_reg_mr per call");
+        assertEquals(4L, figures.fabricCounter(RcCounter.WINDOWS_BOUND.name()));
+        // The server invalidates remotely only the calls whose chunks all carry one key (as svcrdma does):
+        // the two small ones; the large call's two windows the client invalidates itself.
+        assertEquals(2, serverDevice.sentWithInvalidate().size(), "our client offers remote invalidation");
+        assertEquals(serverDevice.sentWithInvalidate(), clientDevice.invalidatedKeys());
+        assertEquals(2L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
+        assertEquals(2L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
+        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
+    }
+
+    /**
+     * A call whose data goes in a Read chunk and whose reply's in a Write chunk, as an NFS WRITE's and
+     * READ's: each chunk a window pool block behind a window of its own, so two keys and no remote
+     * invalidation (svcrdma's rule), and no {@code ibv_reg_mr}.
+     */
+    @Test
+    void readAndWriteChunksGoThroughWindowsWithoutARegistrationPerCall() throws Exception {
+        try (RdmaRpcClient chunked = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
+                TransportConfig.DEFAULT, DATA_IN_CHUNKS, Duration.ofSeconds(30))) {
+            for (int length : new int[] {8000, 300_000, 1 << 20}) {
+                assertArrayEquals(pattern(length), echo(chunked, pattern(length)), length + " bytes");
+            }
+            assertEquals(3L, chunked.statistics().shapes().get(MessageShape.CALL_READ_CHUNKS));
+            assertEquals(3L, chunked.statistics().shapes().get(MessageShape.CALL_WRITE_CHUNKS));
+        }
+        TransportStatistics figures = clientFabric.statistics();
+        assertEquals(0L, figures.fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()));
+        assertEquals(6L, figures.fabricCounter(RcCounter.WINDOWS_BOUND.name()));
+        assertEquals(0L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
+        assertEquals(6L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
+        assertEquals(List.of(), serverDevice.sentWithInvalidate());
+        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
     }
 
     /**
@@ -221,7 +254,7 @@ class TransportOverRcFabricTest {
     void aSixteenMibCallAndReplyMoveThroughPoolBlocksWithoutRegistrationsOfTheirOwn() throws Exception {
         byte[] data = pattern(TransportConfig.DEFAULT_MAX_MESSAGE_SIZE);
         try (RdmaRpcClient ddp = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
-                TransportConfig.DEFAULT.withMaxSegmentSize(1 << 20), DDP_ECHO, Duration.ofSeconds(30))) {
+                TransportConfig.DEFAULT.withMaxSegmentSize(1 << 20), DATA_IN_CHUNKS, Duration.ofSeconds(30))) {
             assertArrayEquals(data, echo(ddp, data), "16 MiB in a Read chunk and back in a Write chunk");
             assertArrayEquals(pattern(100), echo(ddp, pattern(100)), "the connection is still up");
         }
@@ -364,12 +397,18 @@ class TransportOverRcFabricTest {
                 () -> new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
                         .call(ECHO, new Opaque(pattern(SEVERAL_BLOCKS)), new Opaque(), 1, TimeUnit.SECONDS));
         waitFor(() -> registrations(clientFabric) == 0);
+        assertEquals(2L, clientFabric.statistics().fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()),
+                "the windows over the call's Read and Reply chunks were invalidated locally");
         assertTrue(serverDevice.heldReads() > 0, "the server was still reading");
         assertEquals(3L * ChunkPool.MAX_BLOCK, poolBytesInUse(serverFabric), "into three blocks");
         serverDevice.releaseReads();
         waitFor(() -> !client.transport().isOpen());
         waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0
                 && poolBytesInUse(serverFabric) == 0);
+        // The server's read with the stale key failed; the client holds no window or block any more.
+        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0
+                && clientFabric.statistics().fabricGauge(RcGauge.MEMORY_WINDOWS.name()) == 0);
+        assertEquals(0, clientDevice.liveWindows());
     }
 
     @Test
