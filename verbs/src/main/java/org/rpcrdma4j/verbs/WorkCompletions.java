@@ -99,9 +99,9 @@ public final class WorkCompletions {
     /**
      * Whether completion i is the receive of a Send with Invalidate: {@code IBV_WC_WITH_INV}, or, on
      * a successful receive, the bit libibverbs calls {@code IBV_WC_IP_CSUM_OK}. rdma_rxe (Linux 6.1,
-     * rdma-core 44) writes the kernel's {@code IB_WC_WITH_INVALIDATE} (1 << 2) into user completion
-     * entries, where libibverbs' {@code IBV_WC_WITH_INV} is 1 << 3; a checksum flag is set only on UD
-     * and raw packet receives, which an RC queue pair does not make.
+     * rdma-core 44) writes the kernel's {@code IB_WC_WITH_INVALIDATE} ({@code 1 << 2}) into user
+     * completion entries, where libibverbs' {@code IBV_WC_WITH_INV} is {@code 1 << 3}; a checksum flag
+     * is set only on UD and raw packet receives, which an RC queue pair does not make.
      *
      * @return whether receive i carries an invalidated rkey
      */
