@@ -46,6 +46,9 @@ public final class ProgressEngine {
 
     private static final int POLL_BATCH = 64;
     private static final int POLL_BUDGET = 4096;
+    /** What each of {@link #stages} does, for the error it may record. */
+    private static final String[] STAGE_NAMES = {"retrying queued packets", "sending HANDSHAKE packets",
+        "sending CTS packets", "posting long-read reads", "building packets", "posting direct RDMA"};
 
     private final Device device;
     private final EndpointAddress self;
@@ -69,6 +72,8 @@ public final class ProgressEngine {
     private final PacketDispatcher dispatcher;
     private final ByteBuffer[] receiveBuffers;
     private final Consumer<Completion> onDeviceCompletion = this::onDeviceCompletion;
+    /** What {@link #progress} runs after the device's completions, bound once: it runs millions of times a second. */
+    private final IntSupplier[] stages;
 
     /**
      * Creates the engine and posts its receive buffers.
@@ -103,6 +108,8 @@ public final class ProgressEngine {
         rx.subprotocols(longCtsReceiver, longReadReceiver);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender);
         this.directRma = new DirectRma(device, handshake, tx);
+        this.stages = new IntSupplier[] {txQueue::progress, handshake::progress, longCtsReceiver::progress,
+            longReadReceiver::progress, tx::progress, directRma::progress};
         this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
                 longReadSender, longReadReceiver, tx, rx, teardown, errors);
         teardown.components(handshake, longCtsReceiver, longReadReceiver, txQueue, tx, rx);
@@ -299,12 +306,9 @@ public final class ProgressEngine {
             work += polled;
         }
         teardown.runDeferred();
-        work += contained(txQueue::progress, "retrying queued packets");
-        work += contained(handshake::progress, "sending HANDSHAKE packets");
-        work += contained(longCtsReceiver::progress, "sending CTS packets");
-        work += contained(longReadReceiver::progress, "posting long-read reads");
-        work += contained(tx::progress, "building packets");
-        work += contained(directRma::progress, "posting direct RDMA");
+        for (int i = 0; i < stages.length; i++) {
+            work += contained(stages[i], STAGE_NAMES[i]);
+        }
         teardown.runDeferred();
         return work;
     }

@@ -67,6 +67,7 @@ final class ReplySender {
                List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
         ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
                 connection.thresholds().send(), copied);
+        CallStepEvent.mark(xid, CallStepEvent.REPLY_PLANNED);
         if (plan == null) {
             execute(() -> errChunk(connection, xid), done,
                     new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"

@@ -181,6 +181,7 @@ public final class Requester {
                     + config.maxMessageSize() + " bytes (TransportConfig.maxMessageSize)");
         }
         admit(current, xid);
+        CallStepEvent.mark(xid, CallStepEvent.CALL_PLANNED);
         boolean queued = Connection.execute(fabric, () -> {
             if (current.state() != Connection.State.CONNECTED) {
                 leave(1);
@@ -194,7 +195,6 @@ public final class Requester {
             leave(1);
             throw closed(current, xid);
         }
-        CallStepEvent.mark(xid, CallStepEvent.CALL_PLANNED);
     }
 
     /** Takes room for a call among those waiting for a credit, waiting for it off the progress thread. */

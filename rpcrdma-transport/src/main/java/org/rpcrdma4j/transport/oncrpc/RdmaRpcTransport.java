@@ -129,7 +129,6 @@ final class RdmaRpcTransport extends ForwardDirection {
                 xdr.close();
             }
         });
-        CallStepEvent.mark(xid, CallStepEvent.REPLY_PLANNED);
     }
 
     private List<XdrItem> payloads(PendingCall call, MessageBytes reply) {

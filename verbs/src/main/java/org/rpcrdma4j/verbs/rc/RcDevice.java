@@ -46,7 +46,7 @@ interface RcDevice extends AutoCloseable {
     /** What {@link Events#completion} carries when the completion invalidated no key. */
     long NOT_INVALIDATED = -1;
 
-    /** What {@link #poll} hands over, in the order the device reported it. */
+    /** What {@link #poll} and {@link #arm} hand over, in the order the device reported it. */
     interface Events {
 
         /**
@@ -218,15 +218,29 @@ interface RcDevice extends AutoCloseable {
     void postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
 
     /**
-     * Hands over the CM events and completions that are there, waiting for some up to the timeout
-     * when there are none.
+     * Hands over the CM events, completions and asynchronous events that are there now.
      *
-     * @param timeoutMillis 0 to return at once
      * @return how many were handed over
      */
-    int poll(Events events, int timeoutMillis) throws VerbsException;
+    int poll(Events events) throws VerbsException;
 
-    /** Makes the current or next {@link #poll} return at once; any thread. */
+    /**
+     * Prepares to {@link #await}: asks to be woken by the next completion, then hands over the
+     * completions that came before it asked. Sleep only if it handed none over.
+     *
+     * @return how many were handed over
+     */
+    int arm(Events events) throws VerbsException;
+
+    /**
+     * Sleeps until a CM event, a completion after {@link #arm}, an asynchronous event, a
+     * {@link #wakeup} or the timeout, whichever comes first; hands nothing over (the next
+     * {@link #poll} does). It touches nothing that posting work touches, so other threads may post
+     * while it sleeps.
+     */
+    void await(int timeoutMillis) throws VerbsException;
+
+    /** Makes the current or next {@link #await} return at once; any thread. */
     void wakeup();
 
     /** Releases what the device holds; every id must be destroyed and every registration released. */

@@ -24,6 +24,7 @@ import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.transport.ProgressTurn;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
@@ -40,12 +41,20 @@ import org.slf4j.LoggerFactory;
  * Write for chunks. What Linux's xprtrdma and svcrdma speak.
  *
  * <h2>The progress thread</h2>
- * One thread owns the CM event channel, every id, queue pair and registration, and runs every
- * listener. It polls the CM channel and the shared completion queue; when a bounded number of
- * rounds found nothing it arms the completion queue and sleeps in {@code poll(2)} on the CM, the
- * completion and the device's asynchronous-event descriptors, with a timeout, until an event or
- * {@link #execute} wakes it. So an idle fabric uses no CPU and a busy one makes no system call to
- * wait.
+ * One thread polls the CM event channel and the shared completion queue and runs every listener;
+ * when a bounded number of rounds found nothing it arms the completion queue and sleeps in
+ * {@code poll(2)} on the CM, the completion and the device's asynchronous-event descriptors, with a
+ * timeout, until an event or {@link #execute} wakes it. So an idle fabric uses no CPU and a busy one
+ * makes no system call to wait.
+ *
+ * <h2>The turn</h2>
+ * Ids, queue pairs and registrations are touched only by the thread that holds the fabric's
+ * {@link ProgressTurn}: the progress thread while it polls and runs commands, never while it sleeps.
+ * A command handed to {@link #execute} runs at once on the thread that hands it over when that thread
+ * gets the turn, after the commands handed over before: a caller posts its call's Send, and a worker
+ * its reply's, without waking the progress thread, which the completion queue wakes when there is
+ * something to complete (as the Linux client posts from the RPC task's thread and completes in the
+ * completion queue's context).
  *
  * <h2>Memory</h2>
  * The transport's message buffers are heap buffers: each connection has registered slots
@@ -123,6 +132,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final FabricAddress localAddress;
     private final InetSocketAddress bind;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final ProgressTurn turn = new ProgressTurn();
     private final Map<Long, RcConnection> byId = new HashMap<>();
     private final Map<Integer, RcConnection> byQp = new HashMap<>();
     /**
@@ -232,20 +242,33 @@ public final class RcFabric implements Fabric, AutoCloseable {
         if (!running) {
             throw new IllegalStateException("the fabric is closed");
         }
+        Objects.requireNonNull(command, "command");
+        if (turn.tryTake()) {
+            try {
+                runCommands();
+                runCommand(command);
+            } finally {
+                turn.release();
+            }
+            return;
+        }
+        later(command);
+    }
+
+    /**
+     * Runs a command in the turn after what is being done now, waking the progress thread if it
+     * sleeps: a command run by another thread may leave it one (a post that failed).
+     */
+    void later(Runnable command) {
         commands.add(command);
         if (sleeping) {
             device.wakeup();
         }
     }
 
-    /** Runs a command on the progress thread after what is being done now. */
-    void later(Runnable command) {
-        commands.add(command);
-    }
-
     @Override
     public boolean onProgressThread() {
-        return Thread.currentThread() == thread;
+        return turn.isHeldByCurrentThread();
     }
 
     @Override
@@ -628,7 +651,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
         int idle = 0;
         try {
             while (running) {
-                int done = runCommands() + device.poll(events, 0);
+                int done;
+                turn.take();
+                try {
+                    done = runCommands() + device.poll(events);
+                } finally {
+                    turn.release();
+                }
                 if (done > 0) {
                     idle = 0;
                     continue;
@@ -637,19 +666,39 @@ public final class RcFabric implements Fabric, AutoCloseable {
                     Thread.onSpinWait();
                     continue;
                 }
-                sleeping = true;
-                if (commands.isEmpty()) {
-                    device.poll(events, SLEEP_MILLIS);
-                }
-                sleeping = false;
+                sleep();
                 idle = 0;
             }
         } catch (VerbsException | RuntimeException e) {
             LOG.error("the RC fabric's progress thread failed; its connections end", e);
             running = false;
         } finally {
-            shutDown();
-            stopped.countDown();
+            turn.take();
+            try {
+                shutDown();
+            } finally {
+                turn.release();
+                stopped.countDown();
+            }
+        }
+    }
+
+    /** Sleeps until an event or a command, outside the turn, so that other threads may post meanwhile. */
+    private void sleep() throws VerbsException {
+        sleeping = true;
+        try {
+            int early;
+            turn.take();
+            try {
+                early = commands.isEmpty() ? device.arm(events) : 1;
+            } finally {
+                turn.release();
+            }
+            if (early == 0 && commands.isEmpty()) {
+                device.await(SLEEP_MILLIS);
+            }
+        } finally {
+            sleeping = false;
         }
     }
 
@@ -658,13 +707,17 @@ public final class RcFabric implements Fabric, AutoCloseable {
         Runnable command;
         while ((command = commands.poll()) != null) {
             n++;
-            try {
-                command.run();
-            } catch (RuntimeException e) {
-                LOG.error("a command on the RC fabric's progress thread failed", e);
-            }
+            runCommand(command);
         }
         return n;
+    }
+
+    private static void runCommand(Runnable command) {
+        try {
+            command.run();
+        } catch (RuntimeException e) {
+            LOG.error("a command on the RC fabric's progress thread failed", e);
+        }
     }
 
     /** Ends every connection, waits a little for their flushes, then releases the device. */
@@ -675,8 +728,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (!byId.isEmpty() && System.nanoTime() < deadline) {
-                runCommands();
-                device.poll(events, 10);
+                if (runCommands() + device.poll(events) + device.arm(events) == 0) {
+                    device.await(10);
+                }
             }
             runCommands();
             if (!byId.isEmpty()) {

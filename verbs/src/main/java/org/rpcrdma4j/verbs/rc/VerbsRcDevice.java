@@ -95,6 +95,8 @@ final class VerbsRcDevice implements RcDevice {
     private boolean memoryWindows;
     private int completionIndex = -1;
     private int asyncIndex = -1;
+    /** Whether the last {@link #await} found the device's asynchronous events readable. */
+    private boolean asyncReady;
 
     private VerbsRcDevice(CmEventChannel channel, FdPoller poller) throws VerbsException {
         this.channel = channel;
@@ -418,19 +420,22 @@ final class VerbsRcDevice implements RcDevice {
     }
 
     @Override
-    public int poll(Events events, int timeoutMillis) throws VerbsException {
-        int n = drain(events);
-        if (n > 0 || timeoutMillis == 0) {
-            return n;
+    public int poll(Events events) throws VerbsException {
+        return drainCm(events) + drainCompletions(events) + drainAsync(events);
+    }
+
+    @Override
+    public int arm(Events events) throws VerbsException {
+        if (cq == null) {
+            return 0;
         }
-        if (cq != null) {
-            // Armed before the last look, so a completion between the look and the sleep still wakes it.
-            cq.requestNotify(false);
-            n = drainCompletions(events);
-            if (n > 0) {
-                return n;
-            }
-        }
+        // Armed before the last look, so a completion between the look and the sleep still wakes it.
+        cq.requestNotify(false);
+        return drainCompletions(events);
+    }
+
+    @Override
+    public void await(int timeoutMillis) throws VerbsException {
         poller.poll(timeoutMillis);
         if (completionIndex >= 0 && poller.isReadable(completionIndex)) {
             while (completionChannel.getEvent() != null) {
@@ -438,11 +443,7 @@ final class VerbsRcDevice implements RcDevice {
             }
             cq.ackEvents();
         }
-        return drain(events) + drainAsync(events);
-    }
-
-    private int drain(Events events) throws VerbsException {
-        return drainCm(events) + drainCompletions(events);
+        asyncReady = asyncIndex >= 0 && poller.isReadable(asyncIndex);
     }
 
     private int drainCm(Events events) throws VerbsException {
@@ -485,9 +486,10 @@ final class VerbsRcDevice implements RcDevice {
 
     /** Device events, looked at after a sleep: a broken queue pair also flushes, which a busy loop sees. */
     private int drainAsync(Events events) throws VerbsException {
-        if (asyncIndex < 0 || !poller.isReadable(asyncIndex)) {
+        if (!asyncReady) {
             return 0;
         }
+        asyncReady = false;
         int n = 0;
         AsyncEvent event;
         while ((event = context.getAsyncEvent()) != null) {

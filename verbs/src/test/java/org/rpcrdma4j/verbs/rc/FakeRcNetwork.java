@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.verbs.CmEventType;
@@ -126,6 +127,20 @@ final class FakeRcNetwork {
         private int destroyedWithBoundWindows;
         private boolean memoryWindows = true;
         private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
+        /** What woke {@link #await}, handed over first by the next {@link #poll}. */
+        private Consumer<Events> early;
+        private final AtomicInteger awaits = new AtomicInteger();
+        private final AtomicInteger wakeups = new AtomicInteger();
+
+        /** @return how many times the fabric's thread went to sleep on this device */
+        int awaits() {
+            return awaits.get();
+        }
+
+        /** @return how many times another thread woke the fabric's thread */
+        int wakeups() {
+            return wakeups.get();
+        }
         private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
         private long nextId = 1;
         private boolean closed;
@@ -868,26 +883,40 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public int poll(Events events, int timeoutMillis) {
+        public int poll(Events events) {
             int n = 0;
-            try {
-                Consumer<Events> event = timeoutMillis == 0 ? queue.poll()
-                        : queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
-                while (event != null) {
-                    if (event != WAKEUP) {
-                        event.accept(events);
-                        n++;
-                    }
-                    event = queue.poll();
+            Consumer<Events> event = early != null ? early : queue.poll();
+            early = null;
+            while (event != null) {
+                if (event != WAKEUP) {
+                    event.accept(events);
+                    n++;
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                event = queue.poll();
             }
             return n;
         }
 
+        /** The model has no completion notification to ask for: its queue wakes {@link #await} itself. */
+        @Override
+        public int arm(Events events) {
+            return poll(events);
+        }
+
+        @Override
+        public void await(int timeoutMillis) {
+            awaits.incrementAndGet();
+            try {
+                Consumer<Events> event = queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+                early = event == WAKEUP ? null : event;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
         @Override
         public void wakeup() {
+            wakeups.incrementAndGet();
             queue.add(WAKEUP);
         }
 

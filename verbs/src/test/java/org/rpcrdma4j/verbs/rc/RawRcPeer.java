@@ -81,6 +81,14 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
         return (int) (slots.byteSize() / SLOT);
     }
 
+    /** Hands over what the device has, waiting up to 100 ms for something when it has nothing. */
+    private void pollWaiting() throws VerbsException {
+        if (device.poll(this) + device.arm(this) == 0) {
+            device.await(100);
+            device.poll(this);
+        }
+    }
+
     /** @return the next message received, the receive not posted again */
     byte[] nextMessage() throws VerbsException {
         long deadline = System.currentTimeMillis() + HANG_GUARD_MS;
@@ -88,7 +96,7 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
             if (System.currentTimeMillis() > deadline) {
                 throw new AssertionError("no message within the hang guard");
             }
-            device.poll(this, 100);
+            pollWaiting();
         }
         return received.poll();
     }
@@ -110,7 +118,7 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
             if (System.currentTimeMillis() > deadline) {
                 throw new AssertionError("no " + java.util.Arrays.toString(wanted) + " within the hang guard");
             }
-            device.poll(this, 100);
+            pollWaiting();
         }
     }
 

@@ -168,6 +168,33 @@ class RcFabricTest {
     }
 
     @Test
+    void aSendHandedOverWhileTheFabricSleepsIsPostedByTheCallerWithoutWakingTheProgressThread() throws Exception {
+        acceptAll(2);
+        Recorder clientEvents = new Recorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        int sleeps = clientDevice.awaits();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (clientDevice.awaits() == sleeps && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertTrue(clientDevice.awaits() > sleeps, "the client's progress thread never went to sleep");
+        int wakeups = clientDevice.wakeups();
+        List<Object> ran = new ArrayList<>();
+        client.execute(() -> {
+            ran.add(Thread.currentThread());
+            ran.add(client.onProgressThread());
+            ran.add(clientSide.send(message("posted by the caller"), 3));
+        });
+        assertEquals(List.of(Thread.currentThread(), true, true), ran,
+                "the command ran at once, in the turn, on the thread that handed it over");
+        assertEquals(wakeups, clientDevice.wakeups(), "the progress thread was woken to post");
+        assertEquals("received posted by the caller", a.recorder().next());
+        assertEquals("send 3 SUCCESS", clientEvents.next(), "the completion woke the progress thread");
+    }
+
+    @Test
     void aMessageThatBeatsTheEstablishedEventWaitsForIt() throws Exception {
         serverDevice.holdEstablished();
         acceptAll(2);
