@@ -28,9 +28,9 @@ public final class CallStepEvent extends Event {
 
     /** The caller handed the encoded call to the transport (caller's thread). */
     public static final String CALL_SUBMITTED = "call submitted";
-    /** The call is planned; next it is handed to the progress loop's turn (caller's thread). */
+    /** The call is planned; next it is handed to the progress thread (caller's thread). */
     public static final String CALL_PLANNED = "call planned";
-    /** The call's Send is posted (in the requester's progress turn: the caller's thread or the progress thread). */
+    /** The call's Send is posted (requester's progress thread, or the caller's in its stead). */
     public static final String CALL_SENT = "call sent";
     /** The call's header is checked and its message taken from the receive buffer (responder's progress thread). */
     public static final String CALL_RECEIVED = "call received";
@@ -40,9 +40,9 @@ public final class CallStepEvent extends Event {
     public static final String PROGRAM_STARTED = "program started";
     /** The program's encoded reply reached the transport (the program's thread). */
     public static final String REPLY_SUBMITTED = "reply submitted";
-    /** The reply is planned; next it is handed to the progress loop's turn (the program's thread). */
+    /** The reply is planned; next it is handed to the progress thread (the program's thread). */
     public static final String REPLY_PLANNED = "reply planned";
-    /** The reply's Send is posted (in the responder's progress turn: the program's thread or the progress thread). */
+    /** The reply's Send is posted (responder's progress thread, or the program's in its stead). */
     public static final String REPLY_SENT = "reply sent";
     /** The reply's header is checked and the reply rebuilt (requester's progress thread). */
     public static final String REPLY_RECEIVED = "reply received";

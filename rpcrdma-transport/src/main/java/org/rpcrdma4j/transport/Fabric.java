@@ -28,7 +28,9 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * A fabric has one progress thread. Every method of a fabric and its connections may only be called
  * on it, that is from {@link ConnectionListener} and connect-request callbacks or from commands handed
  * to {@link #execute}, except {@link #execute}, {@link #onProgressThread}, {@link #localAddress} and
- * {@link #statistics}.
+ * {@link #statistics}. A fabric may let the thread that hands over a command run it itself while the
+ * progress thread idles, in a {@link ProgressTurn} that the progress thread holds whenever it works:
+ * that thread then stands for the progress thread until the command returns.
  *
  * <h2>Buffer ownership</h2>
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
@@ -92,14 +94,18 @@ public interface Fabric {
     FabricAddress localAddress();
 
     /**
-     * Runs a command on the progress thread, in submission order, before the fabric's next progress.
+     * Runs a command on the progress thread, in submission order, before the fabric's next progress,
+     * or at once on the calling thread in the progress thread's stead (see Threads above).
      *
      * @param command what to run; it must not block
      * @throws IllegalStateException if the progress thread has stopped
      */
     void execute(Runnable command);
 
-    /** @return whether the caller is the progress thread, which must never wait for itself */
+    /**
+     * @return whether the caller is the progress thread or runs a command in its stead, and so must
+     *     never wait for the progress thread
+     */
     boolean onProgressThread();
 
     /**

@@ -5,10 +5,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The right to touch a fabric's endpoints, queue pairs and registrations, which have no locks of
  * their own. The fabric's progress thread holds the turn while it polls and runs commands, never while
- * it idles or sleeps; a thread that hands over a command ({@link Fabric#execute}) takes the turn if it
- * is free and runs the command itself, so that posting a Send needs no hand-off between threads (a
- * libfabric endpoint with {@code FI_THREAD_SAFE} serialises posting threads likewise, and the Linux
- * client posts from the RPC task's own thread).
+ * it sleeps; a thread that hands over a command ({@link Fabric#execute}) takes the turn if it is free
+ * and runs the command itself, so that posting a Send needs no hand-off between threads and no
+ * wake-up of a sleeping progress thread (the Linux client likewise posts from the RPC task's own
+ * thread and completes in the completion queue's context). The RC fabric works so.
  *
  * <p>Nobody waits for a busy turn by parking, which would need a wake-up: a thread handing over a
  * command leaves it to the progress thread instead (spinning for the turn was measured to cost more

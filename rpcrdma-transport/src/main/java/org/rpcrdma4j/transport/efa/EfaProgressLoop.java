@@ -11,7 +11,6 @@ import java.util.function.LongSupplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.transport.BackoffIdleStrategy;
 import org.rpcrdma4j.transport.IdleStrategy;
-import org.rpcrdma4j.transport.ProgressTurn;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,14 +18,7 @@ import org.slf4j.LoggerFactory;
  * The progress thread of one or more EFA endpoints, a duty-cycle agent (as Agrona's agents are): it runs
  * commands handed to {@link #execute} from other threads, then progresses each endpoint and hands its
  * completions to its {@link EfaFabric}. Everything an endpoint and the transport above it do happens
- * in the loop's turn, so neither needs locks of its own.
- *
- * <h2>The turn</h2>
- * The loop's thread holds the {@link ProgressTurn} while it runs a cycle and lets go of it while idle.
- * A thread that hands over a command takes the turn if it is free and runs the command itself, after
- * the commands handed over before, instead of waiting for the loop's thread to notice: a caller posts
- * its own Send, and a worker its reply's. Completions stay with the loop's thread, which is woken
- * afterwards to progress what the command posted.
+ * on this thread, so neither needs locks.
  *
  * <p>In production a loop serves one endpoint and reads {@link System#nanoTime()}. Endpoints on one
  * simulated fabric share a loop, whose clock and hook advance the simulation in step with them.
@@ -45,7 +37,6 @@ final class EfaProgressLoop implements AutoCloseable {
     private final LongConsumer beforeProgress;
     private final IdleStrategy idleStrategy;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final ProgressTurn turn = new ProgressTurn();
     /**
      * The fabrics progressed, replaced (never changed) on the loop's thread when one is attached or
      * detached: a fabric that closes detaches itself while it progresses, and the loop must not
@@ -136,9 +127,7 @@ final class EfaProgressLoop implements AutoCloseable {
     }
 
     /**
-     * Runs a command in the loop's turn, in order, before the next progress: at once on the calling
-     * thread if it gets the turn ({@link ProgressTurn#tryTake}) and few commands wait, else on the
-     * loop's thread. Thread-safe.
+     * Runs a command on the loop's thread, in order, before the next progress. Thread-safe.
      *
      * @param command what to run; it must not block
      * @throws IllegalStateException if the loop is closed
@@ -147,26 +136,13 @@ final class EfaProgressLoop implements AutoCloseable {
         if (!running) {
             throw new IllegalStateException("the progress loop is closed");
         }
-        Objects.requireNonNull(command, "command");
-        if (turn.tryTake()) {
-            try {
-                if (runCommands() < COMMANDS_PER_CYCLE) {
-                    runSafely(command);
-                    command = null;
-                }
-            } finally {
-                turn.release();
-            }
-        }
-        if (command != null) {
-            commands.add(command);
-        }
+        commands.add(Objects.requireNonNull(command, "command"));
         LockSupport.unpark(thread);
     }
 
-    /** @return whether the caller holds the loop's turn: the loop's thread in a cycle, or a command run inline */
+    /** @return whether the caller is the loop's thread */
     boolean inLoop() {
-        return turn.isHeldByCurrentThread();
+        return Thread.currentThread() == thread;
     }
 
     /** Stops the thread and waits for it; commands not yet run are dropped. */
@@ -174,7 +150,7 @@ final class EfaProgressLoop implements AutoCloseable {
     public void close() {
         running = false;
         LockSupport.unpark(thread);
-        if (Thread.currentThread() != thread && !inLoop()) {
+        if (!inLoop()) {
             try {
                 thread.join();
             } catch (InterruptedException e) {
@@ -185,29 +161,17 @@ final class EfaProgressLoop implements AutoCloseable {
 
     private void run() {
         while (running) {
-            int work;
-            turn.take();
-            try {
-                work = runCommands();
-                long now = clock.getAsLong();
-                beforeProgress.accept(now);
-                for (EfaFabric fabric : fabrics) {
-                    work += progress(fabric, now);
-                }
-            } finally {
-                turn.release();
+            int work = 0;
+            for (Runnable command; work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null; work++) {
+                runSafely(command);
+            }
+            long now = clock.getAsLong();
+            beforeProgress.accept(now);
+            for (EfaFabric fabric : fabrics) {
+                work += progress(fabric, now);
             }
             idleStrategy.idle(work);
         }
-    }
-
-    /** @return how many commands ran, at most {@link #COMMANDS_PER_CYCLE}; in the turn */
-    private int runCommands() {
-        int work = 0;
-        for (Runnable command; work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null; work++) {
-            runSafely(command);
-        }
-        return work;
     }
 
     /** @return the work one fabric did; a failure costs that fabric's turn, never the loop */
