@@ -59,23 +59,23 @@ import org.slf4j.LoggerFactory;
  * <h2>Memory</h2>
  * The transport's message buffers are heap buffers: each connection has registered slots
  * ({@link BounceSlots}) that its receives land in and its sends go out from, copied to and from the
- * transport's buffers, registered once when the connection's queue pair is made. Chunk memory no peer
- * may touch (a responder's RDMA Read targets and Write sources) is copied through blocks of a
+ * transport's buffers, registered once when the connection's queue pair is made. Chunk memory no
+ * peer may touch (a responder's RDMA Read targets and Write sources) is copied through blocks of a
  * bounded pool of registered memory ({@link ChunkPool}), so serving makes no {@code ibv_reg_mr} per
  * call; a chunk over a block's 1 MiB takes several blocks, which RDMA Reads and Writes name with a
  * scatter/gather list ({@link RcConnection}), and one the pool has no room for is registered on its
  * own ({@link #register}). Memory a peer reads or writes (a requester's chunks,
  * {@link #register(FabricConnection, ByteBuffer, Set)}) is copied through blocks of a second pool
- * whose slabs no peer reaches by their own key: the peer reaches a block through a type 2 memory window of the call's connection
- * ({@link ChunkWindows}), bound per call with a fresh key and invalidated when the call ends, by
- * the peer's Send with Invalidate or a local invalidate; so a client makes no {@code ibv_reg_mr}
- * per call either. At {@link #deregister} its bytes are copied out at once (everything the peer
- * wrote before its reply is there: RC orders the reply after its RDMA Writes), and the block and
- * window go back once the key reaches nothing: at once after a Send with Invalidate, when the
- * local invalidate completes, or when an ending connection's queue pair is destroyed. Without
- * windows, such memory is registered per call, a heap buffer as a native copy, a direct buffer
- * where it is, and deregistered before its bytes are copied back. A copy is filled at
- * {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}).
+ * whose slabs no peer reaches by their own key: the peer reaches a block through a type 2 memory
+ * window of the call's connection ({@link ChunkWindows}), bound per call with a fresh key and
+ * invalidated when the call ends, by the peer's Send with Invalidate or a local invalidate; so a
+ * client makes no {@code ibv_reg_mr} per call either. At {@link #deregister} its bytes are copied
+ * out at once (everything the peer wrote before its reply is there: RC orders the reply after its
+ * RDMA Writes), and the block and window go back once the key reaches nothing: at once after a Send
+ * with Invalidate, when the local invalidate completes, or when an ending connection's queue pair
+ * is destroyed. Without windows, such memory is registered per call, a heap buffer as a native
+ * copy, a direct buffer where it is, and deregistered before its bytes are copied back. A copy is
+ * filled at {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}).
  *
  * <h2>What ends a connection</h2>
  * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
