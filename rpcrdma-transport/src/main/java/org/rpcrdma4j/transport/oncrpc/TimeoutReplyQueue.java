@@ -167,8 +167,9 @@ final class TimeoutReplyQueue extends ReplyQueue {
             armed.cancel(false);
         }
         // Not before the granularity: a burst of calls with falling deadlines wakes the timer once.
-        long delay = Math.max(deadline - ticker.getAsLong(), GRANULARITY_NS);
-        armedAt = ticker.getAsLong() + delay;
+        long now = ticker.getAsLong();
+        long delay = Math.max(deadline - now, GRANULARITY_NS);
+        armedAt = now + delay;
         armed = timer.schedule(this::sweep, delay, TimeUnit.NANOSECONDS);
     }
 

@@ -17,10 +17,11 @@ import org.rpcrdma4j.verbs.VerbsException;
  * registration, and what it pins is bounded. A block goes back to its class when its registration is
  * released.
  *
- * <p>A registration larger than {@link #MAX_BLOCK} that no peer may touch is made of several blocks ({@link #takeBlocks}):
- * whole {@code MAX_BLOCK} ones, a slab each, and a last one of the class that fits the rest, so their
- * bytes are not contiguous and their lkeys differ; the fabric posts RDMA on them with a scatter/gather
- * list ({@link LocalRegion#gather}). They are taken all or none, within the bound.
+ * <p>A registration larger than {@link #MAX_BLOCK} that no peer may touch is made of several blocks
+ * ({@link #takeBlocks}): whole {@code MAX_BLOCK} ones, a slab each, and a last one of the class that
+ * fits the rest, so their bytes are not contiguous and their lkeys differ; the fabric posts RDMA on
+ * them with a scatter/gather list ({@link LocalRegion#gather}). They are taken all or none, within
+ * the bound.
  *
  * <p>A fabric has two pools. One for registrations no peer may touch (a responder's RDMA Read targets
  * and RDMA Write sources): its slabs have local write only, so their keys never leave the host. One

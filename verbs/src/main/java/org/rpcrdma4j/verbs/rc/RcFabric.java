@@ -365,14 +365,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
             segment = block.memory().asSlice(0, length);
             memory = block.slab();
         } else {
-            arena = Arena.ofShared();
-            segment = arena.allocate(length, 64);
-            try {
-                memory = device.registerForWindows(segment);
-            } catch (VerbsException | RuntimeException e) {
-                arena.close();
-                throw e;
-            }
+            NativeCopy copy = nativeCopy(length, device::registerForWindows);
+            arena = copy.arena();
+            segment = copy.memory();
+            memory = copy.registered();
             perCallRegistrations++;
         }
         ChunkWindows.Window window = connection.bind(memory, segment.address(), length, rights);
@@ -447,20 +443,15 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
         Arena arena = null;
         MemorySegment segment;
+        RcDevice.Memory registered;
         if (bytes.isDirect()) {
             segment = MemorySegment.ofBuffer(bytes);
-        } else {
-            arena = Arena.ofShared();
-            segment = arena.allocate(Math.max(1, bytes.remaining()), 64).asSlice(0, bytes.remaining());
-        }
-        RcDevice.Memory registered;
-        try {
             registered = device.register(segment, access);
-        } catch (VerbsException | RuntimeException e) {
-            if (arena != null) {
-                arena.close();
-            }
-            throw e;
+        } else {
+            NativeCopy copy = nativeCopy(bytes.remaining(), memory -> device.register(memory, access));
+            arena = copy.arena();
+            segment = copy.memory();
+            registered = copy.registered();
         }
         perCallRegistrations++;
         return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
@@ -487,26 +478,12 @@ public final class RcFabric implements Fabric, AutoCloseable {
         release(region, true);
     }
 
-    /** Gives back the memory of a region reached through a window, once the window's key reaches nothing. */
+    /**
+     * Gives back the memory of a region reached through a window, once the window's key reaches
+     * nothing; its bytes were copied out before.
+     */
     void releaseMemory(LocalRegion region) {
-        if (!region.blocks().isEmpty()) {
-            region.blocks().forEach(windowPool::give);
-            return;
-        }
-        try {
-            deregisterAlone(region);
-        } finally {
-            region.arena().close();
-        }
-    }
-
-    /** Deregisters a region registered on its own (its key stops working); its native copy stays. */
-    private void deregisterAlone(LocalRegion region) {
-        try {
-            device.deregister(region.device());
-        } catch (VerbsException e) {
-            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
-        }
+        release(region, false);
     }
 
     /**
@@ -515,16 +492,39 @@ public final class RcFabric implements Fabric, AutoCloseable {
      */
     RcDevice.Memory parking() throws VerbsException {
         if (parking == null) {
-            Arena arena = Arena.ofShared();
-            try {
-                parking = device.registerForWindows(arena.allocate(64, 64));
-            } catch (VerbsException | RuntimeException e) {
-                arena.close();
-                throw e;
-            }
-            parkingArena = arena;
+            NativeCopy copy = nativeCopy(64, device::registerForWindows);
+            parking = copy.registered();
+            parkingArena = copy.arena();
         }
         return parking;
+    }
+
+    /** How native memory is registered. */
+    @FunctionalInterface
+    private interface Registrar {
+        RcDevice.Memory register(MemorySegment memory) throws VerbsException;
+    }
+
+    /**
+     * Native memory registered on its own.
+     *
+     * @param arena      owns the memory; closing it frees the memory
+     * @param memory     the bytes
+     * @param registered their registration
+     */
+    private record NativeCopy(Arena arena, MemorySegment memory, RcDevice.Memory registered) {
+    }
+
+    /** @return {@code length} bytes of new native memory, registered; freed again if registering fails */
+    private static NativeCopy nativeCopy(long length, Registrar registrar) throws VerbsException {
+        Arena arena = Arena.ofShared();
+        MemorySegment memory = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
+        try {
+            return new NativeCopy(arena, memory, registrar.register(memory));
+        } catch (VerbsException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
     }
 
     /** Counts a Send with Invalidate that invalidated one of the fabric's windows. */
@@ -551,11 +551,14 @@ public final class RcFabric implements Fabric, AutoCloseable {
             if (copyOut) {
                 region.copyOut();
             }
-            region.blocks().forEach(pool::give);
+            // Blocks with a remote right are the window pool's: a peer reaches them through a window.
+            region.blocks().forEach(remote(region.access()) ? windowPool::give : pool::give);
             return;
         }
         try {
-            deregisterAlone(region);
+            device.deregister(region.device());
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
         } finally {
             if (copyOut) {
                 region.copyOut();

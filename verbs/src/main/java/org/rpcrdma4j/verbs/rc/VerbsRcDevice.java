@@ -269,35 +269,35 @@ final class VerbsRcDevice implements RcDevice {
 
     @Override
     public Memory register(MemorySegment memory, Set<MemoryAccess> access) throws VerbsException {
-        if (pd == null) {
-            throw new VerbsException("ibv_reg_mr (no device yet: listen on a device's address or connect first)",
-                    ENODEV);
-        }
         List<Access> rights = new ArrayList<>(List.of(Access.LOCAL_WRITE));
         rights.addAll(remoteRights(access));
-        MemoryRegion region = pd.register(memory, rights.toArray(Access[]::new));
-        Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
-        regions.put(registered, region);
-        return registered;
+        return registered(memory, rights.toArray(Access[]::new));
     }
 
     @Override
     public Memory registerForWindows(MemorySegment memory) throws VerbsException {
-        if (pd == null) {
-            throw new VerbsException("ibv_reg_mr (no device yet)", ENODEV);
-        }
-        MemoryRegion region = pd.register(memory, Access.LOCAL_WRITE, Access.MW_BIND);
+        return registered(memory, Access.LOCAL_WRITE, Access.MW_BIND);
+    }
+
+    private Memory registered(MemorySegment memory, Access... rights) throws VerbsException {
+        MemoryRegion region = protectionDomain("ibv_reg_mr").register(memory, rights);
         Memory registered = new Memory(region.address(), region.length(), region.lkey(), region.rkey());
         regions.put(registered, region);
         return registered;
     }
 
+    /** @return the protection domain, which exists once the fabric has its device */
+    private ProtectionDomain protectionDomain(String call) throws VerbsException {
+        if (pd == null) {
+            throw new VerbsException(call + " (no device yet: listen on a device's address or connect first)",
+                    ENODEV);
+        }
+        return pd;
+    }
+
     @Override
     public Window allocateWindow() throws VerbsException {
-        if (pd == null) {
-            throw new VerbsException("ibv_alloc_mw (no device yet)", ENODEV);
-        }
-        MemoryWindow window = pd.allocateWindow();
+        MemoryWindow window = protectionDomain("ibv_alloc_mw").allocateWindow();
         long handle = nextWindow++;
         windows.put(handle, window);
         return new Window(handle, window.rkey());
