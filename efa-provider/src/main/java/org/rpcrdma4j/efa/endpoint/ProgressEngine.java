@@ -46,9 +46,6 @@ public final class ProgressEngine {
 
     private static final int POLL_BATCH = 64;
     private static final int POLL_BUDGET = 4096;
-    /** What each of {@link #stages} does, for the error it may record. */
-    private static final String[] STAGE_NAMES = {"retrying queued packets", "sending HANDSHAKE packets",
-        "sending CTS packets", "posting long-read reads", "building packets", "posting direct RDMA"};
 
     private final Device device;
     private final EndpointAddress self;
@@ -73,7 +70,7 @@ public final class ProgressEngine {
     private final ByteBuffer[] receiveBuffers;
     private final Consumer<Completion> onDeviceCompletion = this::onDeviceCompletion;
     /** What {@link #progress} runs after the device's completions, bound once: it runs millions of times a second. */
-    private final IntSupplier[] stages;
+    private final Stage[] stages;
 
     /**
      * Creates the engine and posts its receive buffers.
@@ -108,8 +105,13 @@ public final class ProgressEngine {
         rx.subprotocols(longCtsReceiver, longReadReceiver);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender);
         this.directRma = new DirectRma(device, handshake, tx);
-        this.stages = new IntSupplier[] {txQueue::progress, handshake::progress, longCtsReceiver::progress,
-            longReadReceiver::progress, tx::progress, directRma::progress};
+        this.stages = new Stage[] {
+            new Stage(txQueue::progress, "retrying queued packets"),
+            new Stage(handshake::progress, "sending HANDSHAKE packets"),
+            new Stage(longCtsReceiver::progress, "sending CTS packets"),
+            new Stage(longReadReceiver::progress, "posting long-read reads"),
+            new Stage(tx::progress, "building packets"),
+            new Stage(directRma::progress, "posting direct RDMA")};
         this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
                 longReadSender, longReadReceiver, tx, rx, teardown, errors);
         teardown.components(handshake, longCtsReceiver, longReadReceiver, txQueue, tx, rx);
@@ -306,8 +308,8 @@ public final class ProgressEngine {
             work += polled;
         }
         teardown.runDeferred();
-        for (int i = 0; i < stages.length; i++) {
-            work += contained(stages[i], STAGE_NAMES[i]);
+        for (Stage stage : stages) {
+            work += contained(stage.work(), stage.what());
         }
         teardown.runDeferred();
         return work;
@@ -350,6 +352,10 @@ public final class ProgressEngine {
             case REGISTRATIONS -> longReadSender.registrations() + longReadReceiver.registrations();
             case COMPLETIONS -> cq.size();
         };
+    }
+
+    /** One step of {@link #progress}: its work, and what it does for the error it may record. */
+    private record Stage(IntSupplier work, String what) {
     }
 
     private int contained(IntSupplier stage, String what) {

@@ -690,14 +690,15 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private void sleep() throws VerbsException {
         sleeping = true;
         try {
-            int early;
+            boolean quiet;
             turn.take();
             try {
-                early = commands.isEmpty() ? device.arm(events) : 1;
+                quiet = commands.isEmpty() && device.arm(events) == 0;
             } finally {
                 turn.release();
             }
-            if (early == 0 && commands.isEmpty()) {
+            // A command handed over after the look finds sleeping set and wakes the device.
+            if (quiet && commands.isEmpty()) {
                 device.await(SLEEP_MILLIS);
             }
         } finally {

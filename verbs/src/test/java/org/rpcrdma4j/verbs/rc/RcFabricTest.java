@@ -169,11 +169,9 @@ class RcFabricTest {
 
     @Test
     void aSendHandedOverWhileTheFabricSleepsIsPostedByTheCallerWithoutWakingTheProgressThread() throws Exception {
-        acceptAll(2);
         Recorder clientEvents = new Recorder();
-        FabricConnection clientSide = connect(client, clientEvents, 2);
-        Accepted a = nextAccepted();
-        clientEvents.established.get(10, TimeUnit.SECONDS);
+        Sides sides = connectedSides(clientEvents);
+        FabricConnection clientSide = sides.client();
         int sleeps = clientDevice.awaits();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (clientDevice.awaits() == sleeps && System.nanoTime() < deadline) {
@@ -190,7 +188,7 @@ class RcFabricTest {
         assertEquals(List.of(Thread.currentThread(), true, true), ran,
                 "the command ran at once, in the turn, on the thread that handed it over");
         assertEquals(wakeups, clientDevice.wakeups(), "the progress thread was woken to post");
-        assertEquals("received posted by the caller", a.recorder().next());
+        assertEquals("received posted by the caller", sides.server().recorder().next());
         assertEquals("send 3 SUCCESS", clientEvents.next(), "the completion woke the progress thread");
     }
 
