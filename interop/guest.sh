@@ -15,10 +15,25 @@ exec 3>&1   # the console: log lines go there even from inside $(...)
 
 log() { echo "RIG $ROLE $(cut -d' ' -f1 /proc/uptime) $*" >&3; }
 off() { sync; echo o > /proc/sysrq-trigger; sleep 60; }
+# Soft-RoCE's own counters (packets, RNR NAKs sent and received, retries, duplicates), one line;
+# run.sh prints the first and last of each guest when a scenario fails
+rxe_counters() { log "RIG-RXE $(rdma statistic show link rxe0/1 2>&1 | tr -s ' ' | tr '\n' ' ')"; }
 fatal() {
   log "RIG-FATAL $*"
+  rxe_counters
   dmesg | tail -30 | sed "s/^/RIG $ROLE dmesg: /" >&3
   off
+}
+# A server guest runs until the host stops it: its counters every 10 s while they change, so the
+# last line logged is at most 10 s older than a client's failure.
+watch_rxe() {
+  local last="" now
+  while :; do
+    now=$(rdma statistic show link rxe0/1 2>&1)
+    [ "$now" = "$last" ] || rxe_counters
+    last=$now
+    sleep 10
+  done
 }
 # step NAME CMD...: runs CMD, logs its wall time for run.sh's timing table, returns its status
 step() {
@@ -54,6 +69,7 @@ net_up() {
 if [ "$ROLE" = server ]; then MYIP=$SERVER_IP; hostname rigserver; else MYIP=$CLIENT_IP; hostname rigclient; fi
 step net-rxe net_up "$MYIP" || fatal "eth0 or Soft-RoCE did not come up"
 log "$(rdma link show rxe0/1)"
+rxe_counters
 
 # ---------------- servers ----------------
 # One function per SERVER_KIND (run.sh's scenario table names them).
@@ -212,18 +228,20 @@ case "$ROLE:$SERVER_KIND:$CLIENT_KIND" in
     server_linux
     log "RIG-SERVER-READY"
     java_check
-    while :; do sleep 3600; done ;;
+    watch_rxe ;;
   server:testbed:*)
     server_testbed
     log "RIG-SERVER-READY"
     log "RIG-JAVA-OK"   # the server is the project's Java code
-    while :; do sleep 3600; done ;;
+    watch_rxe ;;
   client:*:linux)
     client_linux
+    rxe_counters
     log "RIG-CLIENT-DONE"
     off ;;
   client:*:testbed)
     client_testbed
+    rxe_counters
     log "RIG-CLIENT-DONE"
     off ;;
   *) fatal "no $ROLE for this scenario (server $SERVER_KIND, client $CLIENT_KIND)" ;;

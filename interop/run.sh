@@ -245,16 +245,15 @@ scenario_field() { # NAME FIELD(1=client 2=server 3=mopts 4=sysctls)
 }
 scenario_names() { awk 'NF { print $1 }' <<< "$SCENARIO_TABLE"; }
 
-qemu_guest() { # ROLE SHARE SOCK LOG [PCAP]: starts one guest in the background, pid in QEMU_PIDS
-  local role=$1 share=$2 sock=$3 log=$4 pcap=${5:-} net mac
-  if [ "$role" = server ]; then
-    mac=52:54:00:99:00:01
-    net=(-netdev "stream,id=n0,server=on,addr.type=unix,addr.path=$sock")
-    [ -n "$pcap" ] && net+=(-object "filter-dump,id=cap0,netdev=n0,file=$pcap,maxlen=65535")
-  else
-    mac=52:54:00:99:00:02
-    net=(-netdev "stream,id=n0,server=off,addr.type=unix,addr.path=$sock")
-  fi
+qemu_guest() { # ROLE SHARE SOCKS LOG [PCAP]: starts one guest in the background, pid in QEMU_PIDS
+  # The link is a pair of unix datagram sockets, SOCKS.server and SOCKS.client, each guest sending
+  # to the other's: QEMU 7.2's stream netdev stalled a guest's virtio-net transmit queue under load
+  # ("NETDEV WATCHDOG: transmit queue 0 timed out"), dgram did not. A datagram the peer is not there
+  # to take is lost, as on a wire, and RoCE retransmits it.
+  local role=$1 share=$2 socks=$3 log=$4 pcap=${5:-} peer net mac
+  if [ "$role" = server ]; then mac=52:54:00:99:00:01 peer=client; else mac=52:54:00:99:00:02 peer=server; fi
+  net=(-netdev "dgram,id=n0,local.type=unix,local.path=$socks.$role,remote.type=unix,remote.path=$socks.$peer")
+  [ -n "$pcap" ] && net+=(-object "filter-dump,id=cap0,netdev=n0,file=$pcap,maxlen=65535")
   qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp 1 -m "$GUEST_MEM" -nodefaults -no-user-config -no-reboot \
     -display none -serial "file:$log" \
     -kernel "$IMAGE/vmlinuz" -initrd "$IMAGE/rootfs.cpio" \
@@ -329,11 +328,11 @@ guest_steps() { # LOG PREFIX
 RESULT_LINES=()
 SOCK_DIR=""
 run_scenario() { # NAME RUNDIR
-  local name=$1 dir=$2/$1 share sock spid cpid ok=1 i
+  local name=$1 dir=$2/$1 share socks spid cpid ok=1 i
   mkdir -p "$dir"
   share=$dir/share
-  sock=$SOCK_DIR/$name.sock   # a unix socket path must stay short (108 bytes)
-  CLEAN_PATHS+=("$share" "$sock")
+  socks=$SOCK_DIR/$name   # a unix socket path must stay short (108 bytes)
+  CLEAN_PATHS+=("$share" "$socks.server" "$socks.client")
   mkdir -p "$share/jars"
   timed "$name: test data" make_data "$share/data"
   cp "$TESTBED_JAR" "$share/jars/testbed.jar"
@@ -353,12 +352,12 @@ EOF
   say "scenario $name: client $(scenario_field "$name" 1), server $(scenario_field "$name" 2)," \
     "mount options +'$(scenario_field "$name" 3)', client sysctls '$(scenario_field "$name" 4)'"
   # both guests boot at once; the client waits in the guest for the server's NFS service
-  qemu_guest server "$share" "$sock" "$dir/server.log" "$dir/$name.pcap"
+  qemu_guest server "$share" "$socks" "$dir/server.log" "$dir/$name.pcap"
   spid=${QEMU_PIDS[-1]}
-  for i in $(seq 100); do [ -S "$sock" ] && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
-  [ -S "$sock" ] || { stop_guests; say "QEMU did not start: $(cat "$dir/server.log.qemu")"
+  for i in $(seq 100); do [ -S "$socks.server" ] && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+  [ -S "$socks.server" ] || { stop_guests; say "QEMU did not start: $(cat "$dir/server.log.qemu")"
     RESULT_LINES+=("FAIL $name: the server guest did not start"); return 1; }
-  qemu_guest client "$share" "$sock" "$dir/client.log"
+  qemu_guest client "$share" "$socks" "$dir/client.log"
   cpid=${QEMU_PIDS[-1]}
   timed "$name: both guests boot, server ready" \
     wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" "$dir/client.log" \
@@ -393,8 +392,38 @@ EOF
   { guest_steps "$dir/server.log" server; guest_steps "$dir/client.log" client; } > "$dir/guest-steps.txt"
   mapfile -t -O ${#TIMINGS[@]} TIMINGS < "$dir/guest-steps.txt"
   if [ $ok = 1 ]; then RESULT_LINES+=("PASS $name ($dir)"); return 0; fi
+  explain_failure "$dir" "$name" 2>&1 | tee "$dir/failure.txt"
   RESULT_LINES+=("FAIL $name ($dir)")
   return 1
+}
+
+# explain_failure DIR NAME: what a failed scenario's link and Soft-RoCE saw, so that the failure
+# explains itself: both guests' rxe counters at the start and at the last reading, the RNR NAKs,
+# NAKs and retransmitted requests on the wire, and the capture's last RoCE frames
+explain_failure() {
+  local dir=$1 name=$2 pcap=$1/$2.pcap role
+  for role in server client; do
+    say "rxe counters, $role guest (first and last reading):"
+    grep -h 'RIG-RXE' "$dir/$role.log" | sed -n '1p;$p' | sed 's/.*RIG-RXE /    /'
+  done
+  [ -s "$pcap" ] || return 0
+  # one pass over the capture: seconds, source, destination QP, opcode, PSN, AETH syndrome
+  tshark -r "$pcap" -Y infiniband -T fields -E separator=' ' -e frame.time_relative -e ip.src \
+    -e infiniband.bth.destqp -e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.aeth.syndrome \
+    > "$dir/roce-frames.txt" 2>/dev/null || true
+  # AETH syndrome 001xxxxx is an RNR NAK, 011xxxxx a NAK (PSN sequence error, invalid request, remote
+  # access or operational error); a request (not an acknowledgement or read response, opcodes 13-18)
+  # seen twice with one PSN on one queue pair is a retransmission
+  say "on the wire: $(awk '
+      function num(x,  n, i) { if (x !~ /^0x/) return x + 0; n = 0
+        for (i = 3; i <= length(x); i++) n = n * 16 + index("0123456789abcdef", substr(tolower(x), i, 1)) - 1
+        return n }
+      $6 != "" { s = num($6); if (s >= 32 && s < 64) rnr++; else if (s >= 96) nak++ }
+      (num($4) < 13 || num($4) > 18) && seen[$2 " " $3 " " $5]++ == 1 { again++ }
+      END { printf "%d RoCE frames, %d RNR NAKs, %d NAKs, %d requests retransmitted", NR, rnr, nak, again }' \
+      "$dir/roce-frames.txt")"
+  say "the capture's last 40 RoCE frames (seconds, source, destination QP, opcode, PSN, AETH syndrome):"
+  tail -40 "$dir/roce-frames.txt" | sed 's/^/    /'
 }
 
 replay() { # PCAP OUT [OPTION...]

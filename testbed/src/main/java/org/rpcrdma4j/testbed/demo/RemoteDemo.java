@@ -90,7 +90,19 @@ public final class RemoteDemo {
                         text(server),
                         TransportConfig.DEFAULT_INLINE_SIZE, TransportConfig.DEFAULT_INLINE_SIZE,
                         TransportConfig.DEFAULT.requesterCredits());
-                ok = workload.run(new Nfs3Client(client.transport(), auth, CALL_TIMEOUT_S, TimeUnit.SECONDS), root);
+                try {
+                    ok = workload.run(new Nfs3Client(client.transport(), auth, CALL_TIMEOUT_S, TimeUnit.SECONDS),
+                            root);
+                } catch (IOException e) {
+                    // what the connection held then: calls and credits, the receives still posted for
+                    // replies, work still on the send queue
+                    TransportStatistics calls = client.statistics();
+                    out.printf("when the workload broke off: %d calls in progress, %d waiting for a credit, "
+                            + "%d credits; the fabric's gauges %s%n", calls.callsInProgress(), calls.callsWaiting(),
+                            calls.credits(), fabric.statistics().fabricGauges());
+                    out.flush();
+                    throw e;
+                }
                 TransportStatistics statistics = client.statistics();
                 NfsWorkload.reportShapes(out, statistics);
                 out.printf("  credits granted %d, at most %d calls outstanding at once, %d chunk buffers left "

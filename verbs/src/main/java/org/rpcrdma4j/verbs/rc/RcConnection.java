@@ -161,6 +161,11 @@ final class RcConnection implements FabricConnection {
         return early.size() + (int) ops.values().stream().filter(op -> op.kind() == Kind.RECEIVE).count();
     }
 
+    /** @return Sends, RDMA Reads and Writes posted and not yet completed */
+    int postedSends() {
+        return sendsOutstanding;
+    }
+
     int qpNum() {
         return qpNum;
     }

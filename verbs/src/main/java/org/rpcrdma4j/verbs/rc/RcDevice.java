@@ -125,11 +125,21 @@ interface RcDevice extends AutoCloseable {
      */
     boolean memoryWindows(long id) throws VerbsException;
 
-    /** {@code rdma_connect} with the private data in the REQ. */
-    void connect(long id, byte[] privateData) throws VerbsException;
+    /**
+     * {@code rdma_connect} with the private data in the REQ.
+     *
+     * @param retryCount    transport retries of both queue pairs before a work request fails (0-7)
+     * @param rnrRetryCount RNR retries of the peer's queue pair (0-7, 7 without end)
+     */
+    void connect(long id, byte[] privateData, int retryCount, int rnrRetryCount) throws VerbsException;
 
-    /** {@code rdma_accept} with the private data in the REP. */
-    void accept(long id, byte[] privateData) throws VerbsException;
+    /**
+     * {@code rdma_accept} with the private data in the REP.
+     *
+     * @param retryCount    transport retries (the REP has no room for them: the REQ's count serves)
+     * @param rnrRetryCount RNR retries of the peer's queue pair (0-7, 7 without end)
+     */
+    void accept(long id, byte[] privateData, int retryCount, int rnrRetryCount) throws VerbsException;
 
     /** {@code rdma_reject} without private data. */
     void reject(long id) throws VerbsException;

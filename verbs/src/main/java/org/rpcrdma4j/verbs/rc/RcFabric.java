@@ -94,36 +94,76 @@ public final class RcFabric implements Fabric, AutoCloseable {
     static final int BUSY_POLLS = 64;
     /** The longest sleep; the thread also wakes on events and {@link #execute}. */
     static final int SLEEP_MILLIS = 1000;
-    private static final int RESOLVE_TIMEOUT_MILLIS = 5000;
     private static final int BACKLOG = 128;
     private static final Logger LOG = LoggerFactory.getLogger(RcFabric.class);
 
     /**
-     * Sizes of each connection.
+     * Sizes of each connection and how its queue pair and RDMA-CM give up.
      *
      * <p>The receive queue of a connection is as deep as the receives the transport gives
      * {@link #connect} or {@code accept} (its credits and backchannel receives); the device's
      * {@code max_qp_wr} bounds both depths.
      *
-     * @param sendDepth      Sends, RDMA Reads and Writes outstanding at once on a connection
-     * @param slotSize       the largest message sent or received: at least the transport's inline sizes
-     * @param chunkPoolBytes the most memory registered for the {@link ChunkPool}, 0 for none
+     * <p>The retry counts travel in the CM messages: the REQ's transport retry count serves both queue
+     * pairs of a connection, and each side's RNR retry count is the one the other side sent in its REQ
+     * or REP. The defaults are Linux's: its client ({@code rpcrdma_ep_create} in
+     * net/sunrpc/xprtrdma/verbs.c) asks for 6 transport retries and no RNR retry, and its server
+     * ({@code svc_rdma_accept}) answers with no RNR retry either. The credits of RPC-over-RDMA are its
+     * flow control, so a Send that finds no receive posted means the receiver broke them: with no RNR
+     * retry that Send fails at once (RNR_RETRY_EXC_ERR) and the connection ends, where 7 would retry
+     * it without end and hold every work request queued behind it.
+     *
+     * @param sendDepth            Sends, RDMA Reads and Writes outstanding at once on a connection
+     * @param slotSize             the largest message sent or received: at least the transport's inline sizes
+     * @param chunkPoolBytes       the most memory registered for the {@link ChunkPool}, 0 for none
+     * @param retryCount           transport retries (a lost packet, a missing ACK) before a work request
+     *                             fails with RETRY_EXC_ERR, 0 to 7, sent in the REQs of this side
+     * @param rnrRetryCount        retries of the peer's Send that finds no receive of ours posted before
+     *                             it fails with RNR_RETRY_EXC_ERR, 0 to 7 (7: without end)
+     * @param resolveTimeoutMillis how long {@code rdma_resolve_addr} and {@code rdma_resolve_route} may
+     *                             take each, in milliseconds
      */
-    public record Config(int sendDepth, int slotSize, long chunkPoolBytes) {
+    public record Config(int sendDepth, int slotSize, long chunkPoolBytes, int retryCount, int rnrRetryCount,
+                         int resolveTimeoutMillis) {
 
         /** The default bound of the chunk pool: 64 MiB. */
         public static final long DEFAULT_CHUNK_POOL_BYTES = 64L << 20;
+        /** Linux xprtrdma's transport retries ({@code rpcrdma_ep_create}). */
+        public static final int DEFAULT_RETRY_COUNT = 6;
+        /** Linux xprtrdma's and svcrdma's RNR retries: none, so that a broken credit shows at once. */
+        public static final int DEFAULT_RNR_RETRY_COUNT = 0;
+        /** Linux xprtrdma's address and route resolution timeout ({@code RDMA_RESOLVE_TIMEOUT}, 5 s). */
+        public static final int DEFAULT_RESOLVE_TIMEOUT_MILLIS = 5000;
 
         /** Room for the transport's defaults (128 credits, 4 KiB inline messages, the backchannel). */
         public static final Config DEFAULT = new Config(256, TransportConfig.DEFAULT_INLINE_SIZE,
                 DEFAULT_CHUNK_POOL_BYTES);
 
-        /** Checks the sizes. */
+        /** Checks the sizes and counts. */
         public Config {
             if (sendDepth < 1 || slotSize < 1 || chunkPoolBytes < 0) {
                 throw new IllegalArgumentException("sizes must be positive: " + sendDepth + " sends, " + slotSize
                         + "-byte slots, a chunk pool of " + chunkPoolBytes + " bytes");
             }
+            if (retryCount < 0 || retryCount > 7 || rnrRetryCount < 0 || rnrRetryCount > 7) {
+                throw new IllegalArgumentException("retry counts are 0 to 7: " + retryCount + " retries, "
+                        + rnrRetryCount + " RNR retries");
+            }
+            if (resolveTimeoutMillis < 1) {
+                throw new IllegalArgumentException("resolve timeout " + resolveTimeoutMillis + " ms < 1");
+            }
+        }
+
+        /**
+         * Sizes with Linux's retry counts and resolution timeout.
+         *
+         * @param sendDepth      Sends, RDMA Reads and Writes outstanding at once on a connection
+         * @param slotSize       the largest message sent or received
+         * @param chunkPoolBytes the most memory registered for the {@link ChunkPool}, 0 for none
+         */
+        public Config(int sendDepth, int slotSize, long chunkPoolBytes) {
+            this(sendDepth, slotSize, chunkPoolBytes, DEFAULT_RETRY_COUNT, DEFAULT_RNR_RETRY_COUNT,
+                    DEFAULT_RESOLVE_TIMEOUT_MILLIS);
         }
     }
 
@@ -306,7 +346,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         pendingRequests.put(id, privateData);
         receives.forEach(connection::postReceive);
         try {
-            device.resolveAddress(id, socketAddressOf(peer), RESOLVE_TIMEOUT_MILLIS);
+            device.resolveAddress(id, socketAddressOf(peer), config.resolveTimeoutMillis());
         } catch (VerbsException e) {
             connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_addr failed: " + e.getMessage());
         }
@@ -603,6 +643,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) byQp.size());
         gauges.put(RcGauge.POSTED_RECEIVES.name(),
                 byId.values().stream().mapToLong(RcConnection::postedReceives).sum());
+        gauges.put(RcGauge.POSTED_SENDS.name(), byId.values().stream().mapToLong(RcConnection::postedSends).sum());
         gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE.name(), pool.bytesInUse());
         gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED.name(), pool.registeredBytes());
         gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE.name(), windowPool.bytesInUse());
@@ -800,7 +841,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             switch (type) {
                 case ADDR_RESOLVED -> {
                     try {
-                        device.resolveRoute(id, RESOLVE_TIMEOUT_MILLIS);
+                        device.resolveRoute(id, config.resolveTimeoutMillis());
                     } catch (VerbsException e) {
                         connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_route failed: " + e.getMessage());
                     }
@@ -810,7 +851,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
                         connection.addressesKnown();
                         connection.createQueuePair(config);
                         connection.connecting();
-                        device.connect(id, CmPrivateData.encode(offered(connection, pendingRequests.remove(id))));
+                        device.connect(id, CmPrivateData.encode(offered(connection, pendingRequests.remove(id))),
+                                config.retryCount(), config.rnrRetryCount());
                     } catch (VerbsException | RuntimeException e) {
                         connection.fail(FabricStatus.FABRIC_ERROR, "setting up the connection failed: " + e.getMessage());
                     }
@@ -895,7 +937,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             try {
                 connection.addressesKnown();
                 connection.createQueuePair(config);
-                device.accept(id, CmPrivateData.encode(ours));
+                device.accept(id, CmPrivateData.encode(ours), config.retryCount(), config.rnrRetryCount());
             } catch (VerbsException | RuntimeException e) {
                 LOG.warn("accepting {} failed: {}", peer, e.getMessage());
                 try {

@@ -9,6 +9,8 @@ public enum RcGauge {
     QUEUE_PAIRS,
     /** Receives posted on the connections' queue pairs, or waiting for their queue pair. */
     POSTED_RECEIVES,
+    /** Sends, RDMA Reads and Writes posted on the connections' send queues and not yet completed. */
+    POSTED_SENDS,
     /** Bytes of the chunk pool's blocks (memory no peer may touch) in use by registrations. */
     CHUNK_POOL_BYTES_IN_USE,
     /** Bytes registered for the chunk pool: whole slabs, free or in use. */

@@ -59,8 +59,6 @@ final class VerbsRcDevice implements RcDevice {
      * pool's blocks under a transfer of the transport's largest I/O that starts inside a block.
      */
     static final int MAX_SGE = TransportConfig.DEFAULT_MAX_MESSAGE_SIZE / ChunkPool.MAX_BLOCK + 1;
-    private static final int RETRIES = 7;
-    private static final int RNR_RETRIES = 7;
     private static final int EINVAL = 22;
     private static final int ENODEV = 19;
     private static final int ENOSPC = 28;
@@ -229,18 +227,14 @@ final class VerbsRcDevice implements RcDevice {
         return qpNum;
     }
 
-    private ConnectionParameters parameters(byte[] privateData) {
-        return new ConnectionParameters(privateData, readDepth, readDepth, RETRIES, RNR_RETRIES);
+    @Override
+    public void connect(long id, byte[] privateData, int retryCount, int rnrRetryCount) throws VerbsException {
+        id(id).connect(new ConnectionParameters(privateData, readDepth, readDepth, retryCount, rnrRetryCount));
     }
 
     @Override
-    public void connect(long id, byte[] privateData) throws VerbsException {
-        id(id).connect(parameters(privateData));
-    }
-
-    @Override
-    public void accept(long id, byte[] privateData) throws VerbsException {
-        id(id).accept(parameters(privateData));
+    public void accept(long id, byte[] privateData, int retryCount, int rnrRetryCount) throws VerbsException {
+        id(id).accept(new ConnectionParameters(privateData, readDepth, readDepth, retryCount, rnrRetryCount));
     }
 
     @Override

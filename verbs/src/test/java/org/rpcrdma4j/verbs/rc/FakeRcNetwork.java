@@ -26,8 +26,9 @@ import org.rpcrdma4j.verbs.WcStatus;
  * <li>CONNECT_REQUEST carries a 56-byte room and the requester's ESTABLISHED a 196-byte room,
  *     zero-padded, whatever was sent; no listener is a REJECTED (status 8), a reject REJECTED (28);</li>
  * <li>a Send lands in the peer's oldest posted receive; longer than it, the receiver completes
- *     LOC_LEN_ERR and the sender REM_INV_REQ_ERR; no receive, it waits (RNR) and past
- *     {@link #RNR_RETRIES} waiting the sender completes RNR_RETRY_EXC_ERR;</li>
+ *     LOC_LEN_ERR and the sender REM_INV_REQ_ERR; no receive, it waits (RNR) while fewer Sends wait
+ *     than the RNR retry count the receiver gave in its REQ or REP (7: without end), else the sender
+ *     completes RNR_RETRY_EXC_ERR: at once with Linux's count of 0;</li>
  * <li>RDMA Read and Write reach only the peer's memory registered with the right right and within
  *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR; their scatter/gather lists
  *     are filled or drained in order, and one longer than {@link Device#maxSge} is refused with
@@ -53,7 +54,6 @@ import org.rpcrdma4j.verbs.WcStatus;
  */
 final class FakeRcNetwork {
 
-    static final int RNR_RETRIES = 7;
     static final int REQ_ROOM = 56;
     static final int REP_ROOM = 196;
 
@@ -104,6 +104,10 @@ final class FakeRcNetwork {
         boolean hasQp;
         int qpNum = -1;
         boolean error;
+        /** The RNR retry count this side sent in its REQ, for the peer's queue pair. */
+        int requestedRnrRetries;
+        /** The RNR retry count of this side's queue pair: the one the peer sent. */
+        int rnrRetries;
         final ArrayDeque<Receive> receives = new ArrayDeque<>();
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
         /** RDMA Reads posted while the device held them, by work request id: how to carry each out. */
@@ -417,12 +421,14 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public void connect(long number, byte[] privateData) throws VerbsException {
+        public void connect(long number, byte[] privateData, int retryCount, int rnrRetryCount)
+                throws VerbsException {
             synchronized (FakeRcNetwork.this) {
                 Id id = id(number);
                 if (!id.hasQp || privateData.length > REQ_ROOM) {
                     throw new VerbsException("rdma_connect", 22); // EINVAL
                 }
+                id.requestedRnrRetries = rnrRetryCount;
                 Id listener = listeners.get(id.peer);
                 if (listener == null) {
                     cm(id, CmEventType.REJECTED, 8, new byte[0]); // no one listens on that service id
@@ -437,13 +443,16 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public void accept(long number, byte[] privateData) throws VerbsException {
+        public void accept(long number, byte[] privateData, int retryCount, int rnrRetryCount)
+                throws VerbsException {
             synchronized (FakeRcNetwork.this) {
                 Id id = id(number);
                 if (!id.hasQp || id.requester == null || privateData.length > REP_ROOM) {
                     throw new VerbsException("rdma_accept", 22);
                 }
                 Id client = id.requester;
+                id.rnrRetries = client.requestedRnrRetries;
+                client.rnrRetries = rnrRetryCount;
                 id.remote = client;
                 client.remote = id;
                 id.connected = true;
@@ -724,13 +733,13 @@ final class FakeRcNetwork {
                     return;
                 }
                 Id other = id.remote;
-                other.waiting.add(new Waiting(id, wrId, source.get(0).toArray(ValueLayout.JAVA_BYTE), invalidate));
-                if (other.waiting.size() > RNR_RETRIES) {
-                    other.waiting.removeLast();
-                    fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
-                    return;
-                }
+                Waiting message = new Waiting(id, wrId, source.get(0).toArray(ValueLayout.JAVA_BYTE), invalidate);
+                other.waiting.add(message);
                 other.device.deliver(other);
+                if (other.waiting.contains(message) && id.rnrRetries < 7 && other.waiting.size() > id.rnrRetries) {
+                    other.waiting.removeLastOccurrence(message);
+                    fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
+                }
             }
         }
 

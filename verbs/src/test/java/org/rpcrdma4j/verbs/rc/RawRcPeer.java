@@ -58,7 +58,8 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
         for (int i = 0; i < receives; i++) {
             postReceive(i);
         }
-        device.connect(id, privateData);
+        // Linux's client asks for 6 transport retries and no RNR retry
+        device.connect(id, privateData, RcFabric.Config.DEFAULT_RETRY_COUNT, RcFabric.Config.DEFAULT_RNR_RETRY_COUNT);
         CmEventType outcome = awaitCm(CmEventType.ESTABLISHED, CmEventType.REJECTED);
         return outcome == CmEventType.ESTABLISHED ? repData : null;
     }

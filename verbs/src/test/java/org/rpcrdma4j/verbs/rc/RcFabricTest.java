@@ -272,21 +272,55 @@ class RcFabricTest {
     }
 
     @Test
-    void aPeerThatStopsPostingReceivesEndsOnlyItsConnection() throws Exception {
+    void aSendThatFindsNoReceiveEndsItsConnectionAtOnce() throws Exception {
         Recorder clientEvents = new Recorder();
         Accepted a = connectedPair(2, clientEvents, 1);
-        // The client never posts again: one message lands, the rest wait until the retries run out.
+        // The client never posts again: one message lands; with Linux's RNR retry count of 0, which
+        // our REQ carries, the next fails at once instead of waiting, and so does the connection.
         on(server, () -> {
-            for (int i = 0; i <= FakeRcNetwork.RNR_RETRIES + 1; i++) {
+            for (int i = 0; i < 3; i++) {
                 a.connection().send(message("m" + i), i);
             }
             return null;
         });
         List<String> end = a.recorder().untilDisconnected();
-        assertTrue(end.contains("send " + (FakeRcNetwork.RNR_RETRIES + 1) + " RECEIVER_NOT_READY"), end.toString());
+        assertEquals("send 0 SUCCESS", end.getFirst());
+        assertTrue(end.contains("send 1 RECEIVER_NOT_READY"), end.toString());
         assertEquals("disconnected RECEIVER_NOT_READY", end.getLast());
         assertEquals("received m0", clientEvents.next());
         assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
+    }
+
+    @Test
+    void aRequesterThatAsksForRnrRetriesWithoutEndIsWaitedFor() throws Exception {
+        acceptAll(2);
+        RcFabric.Config patientConfig = new RcFabric.Config(CONFIG.sendDepth(), CONFIG.slotSize(),
+                CONFIG.chunkPoolBytes(), RcFabric.Config.DEFAULT_RETRY_COUNT, 7,
+                RcFabric.Config.DEFAULT_RESOLVE_TIMEOUT_MILLIS);
+        FakeRcNetwork.Device patientDevice = network.device(otherIp);
+        RcFabric patient = new RcFabric(patientDevice, new InetSocketAddress(otherIp, 0), patientConfig);
+        try {
+            Recorder clientEvents = new Recorder();
+            FabricConnection connection = connect(patient, clientEvents, 1);
+            Accepted a = nextAccepted();
+            clientEvents.established.get(10, TimeUnit.SECONDS);
+            on(server, () -> {
+                a.connection().send(message("m0"), 0);
+                a.connection().send(message("m1"), 1);
+                return null;
+            });
+            assertEquals("received m0", clientEvents.next());
+            assertEquals("send 0 SUCCESS", a.recorder().next());
+            // m1 waits on the send queue, retried without end, until the client posts a receive again.
+            assertEquals(1, gauge(server.statistics(), RcGauge.POSTED_SENDS));
+            on(patient, () -> connection.postReceive(ByteBuffer.allocate(1024)));
+            assertEquals("received m1", clientEvents.next());
+            assertEquals("send 1 SUCCESS", a.recorder().next());
+            assertEquals(0, gauge(server.statistics(), RcGauge.POSTED_SENDS));
+        } finally {
+            patient.close();
+        }
+        assertTrue(patientDevice.closed());
     }
 
     @Test
@@ -336,7 +370,7 @@ class RcFabricTest {
             raw.resolveAddress(id, new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT), 1000);
             raw.resolveRoute(id, 1000);
             raw.createQueuePair(id, 4, 4);
-            raw.connect(id, payload);
+            raw.connect(id, payload, RcFabric.Config.DEFAULT_RETRY_COUNT, RcFabric.Config.DEFAULT_RNR_RETRY_COUNT);
             Accepted a = nextAccepted();
             assertEquals(ConnectPrivateData.DEFAULT, a.data());
             assertEquals(ConnectPrivateData.DEFAULT, a.recorder().established.get(10, TimeUnit.SECONDS));

@@ -428,10 +428,11 @@ class TransportOverRcFabricTest {
     void aPeerThatStopsPostingReceivesLosesOnlyItsConnection() throws Exception {
         try (RawRcPeer peer = rawPeer()) {
             assertTrue(peer.connect(listen, new ConnectPrivateData(true, 4096, 4096).toBytes(), 2) != null);
-            for (int i = 0; i < 2 + FakeRcNetwork.RNR_RETRIES + 1; i++) {
+            for (int i = 0; i < 4; i++) {
                 peer.send(echoCall(0x70 + i, pattern(8)));
             }
-            // Two replies land; the rest wait for receives until the server's RNR retries run out.
+            // Two replies land; the third finds no receive and, with the RNR retry count of 0 the
+            // peer asked for, fails the server's Send at once.
             peer.nextMessage();
             peer.nextMessage();
             peer.awaitDisconnected();
