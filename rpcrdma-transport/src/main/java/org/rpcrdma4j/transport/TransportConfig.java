@@ -13,7 +13,8 @@ import org.rpcrdma4j.xdr.DecodeLimits;
  * @param requesterCredits  the credits a requester asks for (RFC 8166 §3.3.1)
  * @param responderCredits  the credits a responder grants; never 0 (RFC 8166 §3.3.1)
  * @param maxConnections    the most connections a responder accepts; it keeps
- *                          {@code responderCredits * maxConnections} receives posted
+ *                          {@code responderCredits + backwardRequesterCredits + 1} receives posted
+ *                          for each
  * @param maxSegmentSize    the largest RDMA segment a requester advertises and the largest RDMA Read a
  *                          responder posts, in bytes (Linux uses segments of at most 131072)
  * @param maxMessageSize    the largest I/O, in bytes: the most a call's Read chunks carry together, or

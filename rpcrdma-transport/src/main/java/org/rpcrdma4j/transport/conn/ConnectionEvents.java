@@ -47,11 +47,20 @@ abstract class ConnectionEvents implements ConnectionListener {
     }
 
     /**
-     * @param count how many
-     * @param size  the inline receive size
+     * The receive buffers to post for a connection: one more than the messages the peer may have in
+     * flight. The buffer of the message being handled is posted again only once it is handled, and
+     * meanwhile the handling may return a credit (a reply sent on the receiving thread, a reply handed
+     * to a caller who calls again), so without the spare the peer's next message could find no receive
+     * posted: on RC with Linux's RNR retry count of 0 that ends the connection. (svcrdma, too, posts
+     * more receives than it grants.)
+     *
+     * @param messages the messages the peer may send without waiting for an answer: credits and
+     *                 backward credits
+     * @param size     the inline receive size
      * @return new receive buffers to post for a connection
      */
-    static List<ByteBuffer> receiveBuffers(int count, int size) {
+    static List<ByteBuffer> receiveBuffers(int messages, int size) {
+        int count = messages + 1;
         List<ByteBuffer> buffers = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             buffers.add(ByteBuffer.allocate(size));

@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Buffer management</h2>
  * Each connection gets receive buffers of the inline receive size when it is accepted, one per
- * credit granted and one per backward credit asked for (RFC 8167: the backward replies need receives
- * too), as svcrdma posts receives per connection. Received buffers are handled by each connection's
+ * credit granted, one per backward credit asked for (RFC 8167: the backward replies need receives
+ * too) and a spare ({@link ConnectionEvents#receiveBuffers}), as svcrdma posts receives per connection. Received buffers are handled by each connection's
  * {@code ConnectionEvents}: the RPC message is copied out for the worker and the buffer posted again
  * at once. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the

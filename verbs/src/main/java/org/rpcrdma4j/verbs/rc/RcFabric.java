@@ -101,7 +101,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
      * Sizes of each connection and how its queue pair and RDMA-CM give up.
      *
      * <p>The receive queue of a connection is as deep as the receives the transport gives
-     * {@link #connect} or {@code accept} (its credits and backchannel receives); the device's
+     * {@link #connect} or {@code accept} (its credits, backchannel receives and a spare); the device's
      * {@code max_qp_wr} bounds both depths.
      *
      * <p>The retry counts travel in the CM messages: the REQ's transport retry count serves both queue
