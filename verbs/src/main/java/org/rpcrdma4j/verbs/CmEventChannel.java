@@ -5,22 +5,24 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An RDMA-CM event channel ({@code struct rdma_event_channel}): the ids made on it report their
  * address resolution, connection requests, establishment and disconnection here. Its descriptor
  * is non-blocking: wait for it with {@link FdPoller}, then take events with {@link #getEvent()}.
  *
- * <p>Not thread-safe: one thread creates, uses and destroys its ids and takes its events.
+ * <p>Not thread-safe: one thread creates and uses its ids and takes its events; another may close an id
+ * meanwhile ({@link CmId#close}), whose events read until then name it, {@linkplain CmId#isClosed closed}.
  */
 public final class CmEventChannel implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment channel;
     private final MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
     private final MemorySegment eventOut = arena.allocate(ADDRESS);
-    private final Map<Long, CmId> ids = new HashMap<>();
+    /** By native pointer; concurrent, as an id may be closed on another thread than the one reading events. */
+    private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
     private final int fd;
     private boolean closed;
 

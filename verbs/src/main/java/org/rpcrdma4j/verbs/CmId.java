@@ -26,7 +26,8 @@ public final class CmId implements AutoCloseable {
     private final CmEventChannel channel;
     private final MemorySegment id;
     private QueuePair queuePair;
-    private boolean closed;
+    /** Set before the native destroy: an event for the id read meanwhile is for an id being destroyed. */
+    private volatile boolean closed;
 
     CmId(CmEventChannel channel, MemorySegment id) {
         this.channel = channel;
@@ -245,7 +246,6 @@ public final class CmId implements AutoCloseable {
             return;
         }
         closed = true;
-        channel.forget(this);
         try {
             if (queuePair != null) {
                 queuePair.destroyed();
@@ -257,7 +257,19 @@ public final class CmId implements AutoCloseable {
             throw e;
         } catch (Throwable t) {
             throw Native.unexpected(t);
+        } finally {
+            // Only now: rdma_destroy_id returns once every event reported for the id is acked, and
+            // until then another thread may read one, which must still find this id, closed.
+            channel.forget(this);
         }
+    }
+
+    /**
+     * @return whether {@link #close} has begun: the id may still be named by events read while it is
+     *     destroyed on another thread, which are to be acked and otherwise ignored
+     */
+    public boolean isClosed() {
+        return closed;
     }
 
     @Override

@@ -131,6 +131,8 @@ final class RcConnection implements FabricConnection {
      */
     private final List<LocalRegion> retired = new ArrayList<>();
     private BounceSlots receiveSlots;
+    /** Set on the progress thread once the reaper has destroyed the windows and the queue pair. */
+    private boolean queuePairGone;
     private BounceSlots sendSlots;
     private int sendsOutstanding;
     private long nextWrId = 1;
@@ -488,8 +490,12 @@ final class RcConnection implements FabricConnection {
      */
     void unbind(LocalRegion region) {
         ChunkWindows.Window window = region.window();
-        if (state == State.CLOSED) {
+        if (queuePairGone) {
             fabric.releaseMemory(region);
+            return;
+        }
+        if (state == State.CLOSED) {
+            retired.add(region); // the reaper is destroying the queue pair
             return;
         }
         if (!window.valid()) {
@@ -676,13 +682,23 @@ final class RcConnection implements FabricConnection {
         fabric.later(this::finishIfDrained);
     }
 
-    /** Reports the end once nothing posted is outstanding, then releases the id and the slots. */
+    /**
+     * Once nothing posted is outstanding: reports the end, then hands the windows, the queue pair, the
+     * id and the slots to the fabric's reaper, off the progress thread; the memory the windows reached
+     * goes back when they are gone.
+     */
     private void finishIfDrained() {
         if (state != State.ENDING || !ops.isEmpty()) {
             return;
         }
         state = State.CLOSED;
         fabric.forget(this);
+        listener.onDisconnected(cause, causeDetail);
+        fabric.reap(this);
+    }
+
+    /** The reaper's part, on its thread: the verbs objects, in the order rxe needs. */
+    void tearDown() {
         try {
             if (windows != null) {
                 // Before the queue pair: on rxe a bound type 2 window holds a reference on its queue
@@ -698,10 +714,13 @@ final class RcConnection implements FabricConnection {
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("{}: releasing the windows, the queue pair or its slots failed: {}", this, e.toString());
         }
-        // The queue pair is gone, and with it every way to the windows' memory.
+    }
+
+    /** Back on the progress thread: the queue pair is gone, and with it every way to the windows' memory. */
+    void tornDown() {
+        queuePairGone = true;
         retired.forEach(fabric::releaseMemory);
         retired.clear();
-        listener.onDisconnected(cause, causeDetail);
     }
 
     @Override

@@ -16,7 +16,10 @@ import org.rpcrdma4j.verbs.WcStatus;
  * unit tests put an in-JVM fake behind it, so that the fabric's logic (connection states, completion
  * routing, flush accounting, private data) runs without an RDMA device.
  *
- * <p>Not thread-safe: only the fabric's progress thread calls it, except {@link #wakeup()}.
+ * <p>Not thread-safe: only the thread in the fabric's turn calls it, except {@link #wakeup()} and what
+ * tears an ended connection down, {@link #destroy}, {@link #deallocateWindow} and {@link #deregister},
+ * which the fabric's reaper calls on its own thread at the same time (for ids, windows and
+ * registrations the turn no longer uses): destroying a queue pair may block in the kernel.
  */
 interface RcDevice extends AutoCloseable {
 
@@ -147,7 +150,10 @@ interface RcDevice extends AutoCloseable {
     /** {@code rdma_disconnect}: the queue pair goes to the error state and flushes what is posted. */
     void disconnect(long id) throws VerbsException;
 
-    /** Destroys the id and its queue pair. */
+    /**
+     * Destroys the id and its queue pair; the id's events read meanwhile are acked and dropped. May
+     * block (rdma_rxe has taken 30-40 s for a queue pair whose peer stopped answering).
+     */
     void destroy(long id) throws VerbsException;
 
     /**

@@ -189,6 +189,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private Arena parkingArena;
     private final Events events = new Events();
     private final Thread thread;
+    private final Reaper reaper;
+    /** Queue pairs of ended connections that the reaper has not destroyed yet. */
+    private int reaping;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean sleeping;
@@ -232,6 +235,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.localAddress = addressOf(bind);
         this.pool = new ChunkPool(device, config.chunkPoolBytes());
         this.windowPool = new ChunkPool(device, config.chunkPoolBytes(), true);
+        this.reaper = new Reaper("rc-reaper " + bind);
         this.thread = new Thread(this::run, "rc-fabric " + bind);
         thread.setDaemon(true);
         thread.start();
@@ -640,7 +644,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             counters.put(cmEventCounter(type), cmEvents.getOrDefault(type, 0L));
         }
         Map<String, Long> gauges = new LinkedHashMap<>();
-        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) byQp.size());
+        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) byQp.size() + reaping);
         gauges.put(RcGauge.POSTED_RECEIVES.name(),
                 byId.values().stream().mapToLong(RcConnection::postedReceives).sum());
         gauges.put(RcGauge.POSTED_SENDS.name(), byId.values().stream().mapToLong(RcConnection::postedSends).sum());
@@ -687,6 +691,22 @@ public final class RcFabric implements Fabric, AutoCloseable {
         byId.remove(connection.id());
         byQp.remove(connection.qpNum());
         pendingRequests.remove(connection.id());
+    }
+
+    /** Tears an ended connection down off the progress thread ({@link Reaper}). */
+    void reap(RcConnection connection) {
+        int queuePairs = connection.qpNum() >= 0 ? 1 : 0;
+        reaping += queuePairs;
+        reaper.submit(() -> {
+            try {
+                connection.tearDown();
+            } finally {
+                later(() -> {
+                    reaping -= queuePairs;
+                    connection.tornDown();
+                });
+            }
+        });
     }
 
     // ---------------------------------------------------------------------------------- progress
@@ -765,7 +785,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
     }
 
-    /** Ends every connection, waits a little for their flushes, then releases the device. */
+    /**
+     * Ends every connection, waits a little for their flushes, waits for the reaper to destroy their
+     * queue pairs, then releases the device.
+     */
     private void shutDown() {
         try {
             for (RcConnection connection : new ArrayList<>(byId.values())) {
@@ -781,6 +804,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
             if (!byId.isEmpty()) {
                 LOG.warn("{} connections did not flush within 5 s; releasing the device anyway", byId.size());
             }
+            reaper.close();
+            runCommands(); // what the teardowns handed back: memory to the pools
             if (listenId >= 0) {
                 device.destroy(listenId);
             }

@@ -5,10 +5,10 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.Access;
@@ -69,13 +69,17 @@ final class VerbsRcDevice implements RcDevice {
 
     private final CmEventChannel channel;
     private final FdPoller poller;
-    private final Map<Long, CmId> ids = new HashMap<>();
-    private final Map<CmId, Long> numbers = new IdentityHashMap<>();
-    private final Map<Memory, MemoryRegion> regions = new HashMap<>();
-    private final Map<Long, MemoryWindow> windows = new HashMap<>();
+    // Concurrent: the fabric's reaper destroys ids, windows and registrations of ended connections
+    // on its own thread (RcDevice's thread rules).
+    private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+    private final Map<CmId, Long> numbers = new ConcurrentHashMap<>();
+    private final Map<Memory, MemoryRegion> regions = new ConcurrentHashMap<>();
+    private final Map<Long, MemoryWindow> windows = new ConcurrentHashMap<>();
     private final WorkCompletions completions = new WorkCompletions(32);
     private final SendWorkRequest send = new SendWorkRequest(MAX_SGE);
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
+    /** Guards {@link #cqFree} and {@link #cqRoom}: queue pairs are made in the turn and destroyed by the reaper. */
+    private final Object cqLock = new Object();
     private final Map<Long, Integer> cqRoom = new HashMap<>();
     private long nextId = 1;
     private long nextWindow = 1;
@@ -216,14 +220,22 @@ final class VerbsRcDevice implements RcDevice {
                     + " receives asked for; the device allows " + maxQueueDepth + " work requests per queue)", EINVAL);
         }
         int room = sendDepth + receiveDepth;
-        if (room > cqFree) {
-            throw new VerbsException("rdma_create_qp (" + cqFree + " entries left in the shared completion queue, "
-                    + room + " needed)", ENOSPC);
+        synchronized (cqLock) {
+            if (room > cqFree) {
+                throw new VerbsException("rdma_create_qp (" + cqFree + " entries left in the shared completion queue, "
+                        + room + " needed)", ENOSPC);
+            }
+            cqFree -= room;
+            cqRoom.put(id, room);
         }
-        int qpNum = cmId.createQueuePair(pd, new QueuePairConfig(cq, cq, sendDepth, receiveDepth, writeSge, 1, 0, false))
-                .qpNum();
-        cqFree -= room;
-        cqRoom.put(id, room);
+        int qpNum;
+        try {
+            qpNum = cmId.createQueuePair(pd, new QueuePairConfig(cq, cq, sendDepth, receiveDepth, writeSge, 1, 0, false))
+                    .qpNum();
+        } catch (VerbsException | RuntimeException e) {
+            giveBackRoom(id);
+            throw e;
+        }
         return qpNum;
     }
 
@@ -254,11 +266,17 @@ final class VerbsRcDevice implements RcDevice {
             return;
         }
         numbers.remove(cmId);
-        Integer room = cqRoom.remove(id);
-        if (room != null) {
-            cqFree += room;
-        }
+        giveBackRoom(id);
         cmId.close();
+    }
+
+    private void giveBackRoom(long id) {
+        synchronized (cqLock) {
+            Integer room = cqRoom.remove(id);
+            if (room != null) {
+                cqFree += room;
+            }
+        }
     }
 
     @Override
@@ -453,6 +471,9 @@ final class VerbsRcDevice implements RcDevice {
             try (CmEvent event = next) {
                 privateData = event.privateData();
                 Long known = numbers.get(event.id());
+                if (known == null && event.id().isClosed()) {
+                    continue; // an ended connection's id, being destroyed by the reaper: acked, no more
+                }
                 id = known != null ? known : adopt(event.id());
             }
             events.cmEvent(id, next.type(), next.status(), privateData);

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,7 +49,9 @@ import org.rpcrdma4j.verbs.WcStatus;
  *     bound range with the bound rights, through the queue pair it was bound on only, until a local
  *     invalidate or a Send with Invalidate; a stale key fails the peer's RDMA with REM_ACCESS_ERR;</li>
  * <li>a queue pair deeper than {@link Device#maxQueueDepth} is refused with EINVAL, as
- *     {@code max_qp_wr} refuses it.</li>
+ *     {@code max_qp_wr} refuses it;</li>
+ * <li>destroying an id with a queue pair can be made to block ({@link Device#holdDestroys}), as
+ *     rdma_rxe's {@code rxe_destroy_qp} has for 30-40 s, without holding up anything else.</li>
  * </ul>
  * One lock guards the whole network; each device hands its events over in {@link RcDevice#poll}.
  */
@@ -149,6 +152,9 @@ final class FakeRcNetwork {
         private long nextId = 1;
         private boolean closed;
         private boolean holdEstablished;
+        /** While not null, destroying an id with a queue pair waits for it. */
+        private CountDownLatch destroyGate;
+        private int destroysBlocked;
         private boolean remoteInvalidation = true;
         private boolean holdReads;
         private int maxQueueDepth = 16384;
@@ -233,6 +239,32 @@ final class FakeRcNetwork {
                 holdEstablished = false;
                 heldEstablished.forEach(this::report);
                 heldEstablished.clear();
+            }
+        }
+
+        /** From now on, destroying an id with a queue pair blocks until {@link #releaseDestroys()}. */
+        void holdDestroys() {
+            synchronized (FakeRcNetwork.this) {
+                destroyGate = new CountDownLatch(1);
+            }
+        }
+
+        /** Lets the blocked destroys go on, and later ones not block. */
+        void releaseDestroys() {
+            CountDownLatch gate;
+            synchronized (FakeRcNetwork.this) {
+                gate = destroyGate;
+                destroyGate = null;
+            }
+            if (gate != null) {
+                gate.countDown();
+            }
+        }
+
+        /** @return destroys blocked now */
+        int destroysBlocked() {
+            synchronized (FakeRcNetwork.this) {
+                return destroysBlocked;
             }
         }
 
@@ -500,6 +532,20 @@ final class FakeRcNetwork {
 
         @Override
         public void destroy(long number) {
+            CountDownLatch gate;
+            synchronized (FakeRcNetwork.this) {
+                Id id = ids.get(number);
+                gate = id != null && id.hasQp ? destroyGate : null;
+                if (gate != null) {
+                    destroysBlocked++;
+                }
+            }
+            if (gate != null) {
+                awaitUninterruptibly(gate);
+                synchronized (FakeRcNetwork.this) {
+                    destroysBlocked--;
+                }
+            }
             synchronized (FakeRcNetwork.this) {
                 Id id = ids.remove(number);
                 if (id != null) {
@@ -508,6 +554,21 @@ final class FakeRcNetwork {
                         destroyedWithBoundWindows++;
                     }
                 }
+            }
+        }
+
+        private static void awaitUninterruptibly(CountDownLatch gate) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    gate.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
 

@@ -334,9 +334,8 @@ class RcFabricTest {
         });
         assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "disconnected CLOSED"),
                 clientEvents.untilDisconnected());
-        on(client, () -> null);
         assertTrue(accepted.isEmpty(), "the server heard a request");
-        assertEquals(0, clientDevice.liveIds());
+        awaitCount(clientDevice::liveIds, 0); // the reaper destroys the id after the end is reported
     }
 
     @Test
@@ -378,7 +377,7 @@ class RcFabricTest {
             a.recorder().untilDisconnected();
             raw.destroy(id);
         }
-        assertEquals(1, serverDevice.liveIds(), "only the listener is left");
+        awaitCount(serverDevice::liveIds, 1); // only the listener is left once the reaper is done
     }
 
     @Test
@@ -410,9 +409,10 @@ class RcFabricTest {
         on(server, () -> null);
         assertTrue(clientEvents.events.isEmpty(), "events after the disconnect: " + clientEvents.events);
         assertTrue(a.recorder().events.isEmpty(), "events after the disconnect: " + a.recorder().events);
-        assertEquals(1, serverDevice.liveIds(), "the connection's id is destroyed, the listener's stays");
-        assertEquals(0, clientDevice.liveIds());
-        assertEquals(0, clientDevice.liveRegistrations(), "the connection's slots are deregistered");
+        // The reapers destroy the connection's ids (the listener's stays) and deregister its slots.
+        awaitCount(serverDevice::liveIds, 1);
+        awaitCount(clientDevice::liveIds, 0);
+        awaitCount(clientDevice::liveRegistrations, 0);
     }
 
     @Test
@@ -441,9 +441,9 @@ class RcFabricTest {
         });
         a.recorder().untilDisconnected();
         clientEvents.untilDisconnected();
+        awaitGauge(server, RcGauge.QUEUE_PAIRS, 0); // destroyed by the reaper after the end is reported
         TransportStatistics closed = server.statistics();
         assertEquals(0, closed.connections());
-        assertEquals(0, gauge(closed, RcGauge.QUEUE_PAIRS));
         assertEquals(0, gauge(closed, RcGauge.POSTED_RECEIVES));
         assertEquals(5, counter(closed, RcCounter.FLUSHED_COMPLETIONS));
         assertEquals(0, counter(closed, RcCounter.FAILED_COMPLETIONS));
@@ -487,6 +487,83 @@ class RcFabricTest {
             assertEquals("received to two", two.next());
         } finally {
             second.close();
+        }
+    }
+
+    @Test
+    void aQueuePairWhoseDestroyBlocksHoldsUpNoOtherConnection() throws Exception {
+        acceptAll(8);
+        Recorder oneEvents = new Recorder();
+        Recorder twoEvents = new Recorder();
+        connect(client, oneEvents, 8);
+        Accepted a = nextAccepted();
+        FabricConnection two = connect(client, twoEvents, 8);
+        Accepted b = nextAccepted();
+        oneEvents.established.get(10, TimeUnit.SECONDS);
+        twoEvents.established.get(10, TimeUnit.SECONDS);
+        // The server ends one connection, and destroying its queue pair blocks in the "kernel".
+        serverDevice.holdDestroys();
+        on(server, () -> {
+            a.connection().close();
+            return null;
+        });
+        assertEquals("disconnected CLOSED", a.recorder().untilDisconnected().getLast(),
+                "the end is reported before the teardown");
+        awaitCount(serverDevice::destroysBlocked, 1);
+        // Meanwhile the other connection carries messages both ways, and a new one is accepted.
+        for (int i = 0; i < 3; i++) {
+            int n = i;
+            assertTrue(on(client, () -> two.send(message("call " + n), n)));
+            assertEquals("send " + n + " SUCCESS", twoEvents.next());
+            assertEquals("received call " + n, b.recorder().next());
+            assertTrue(on(server, () -> b.connection().send(message("reply " + n), 10 + n)));
+            assertEquals("send " + (10 + n) + " SUCCESS", b.recorder().next());
+            assertEquals("received reply " + n, twoEvents.next());
+        }
+        Recorder threeEvents = new Recorder();
+        connect(client, threeEvents, 2);
+        nextAccepted();
+        threeEvents.established.get(10, TimeUnit.SECONDS);
+        TransportStatistics during = server.statistics();
+        assertEquals(2, during.connections());
+        assertEquals(3, gauge(during, RcGauge.QUEUE_PAIRS), "the blocked queue pair is not destroyed yet");
+        assertEquals(1, serverDevice.destroysBlocked());
+
+        serverDevice.releaseDestroys();
+        awaitGauge(server, RcGauge.QUEUE_PAIRS, 2);
+        assertEquals(3, serverDevice.liveIds(), "the ended connection's id is destroyed; the others' and the listener's stay");
+    }
+
+    @Test
+    void closingTheFabricWaitsForTheTeardownsItHandedOver() throws Exception {
+        Recorder clientEvents = new Recorder();
+        Accepted a = connectedPair(2, clientEvents, 2);
+        serverDevice.holdDestroys();
+        on(server, () -> {
+            a.connection().close();
+            return null;
+        });
+        awaitCount(serverDevice::destroysBlocked, 1);
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(server::close);
+        // The device outlives every queue pair destroyed on it: closed only after the blocked destroy.
+        for (int i = 0; i < 20; i++) {
+            assertFalse(serverDevice.closed(), "the device was closed while a queue pair's destroy blocked");
+            Thread.sleep(5);
+        }
+        serverDevice.releaseDestroys();
+        closed.get(10, TimeUnit.SECONDS);
+        assertTrue(serverDevice.closed());
+        assertEquals(0, serverDevice.liveIds());
+    }
+
+    /** Waits until {@code count} reads {@code value}. */
+    private static void awaitCount(java.util.function.IntSupplier count, int value) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (count.getAsInt() != value) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("still " + count.getAsInt() + ", not " + value);
+            }
+            Thread.sleep(5);
         }
     }
 
@@ -896,8 +973,9 @@ class RcFabricTest {
             server.deregister(source);
             return null;
         });
+        // Every block is back once the reaper has taken the windows and the queue pair.
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
         TransportStatistics after = client.statistics();
-        assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE), "every block is back");
         assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS), "the windows went with the queue pair");
         assertEquals(0, clientDevice.liveWindows());
         assertEquals(0, after.chunkRegistrations());
@@ -988,6 +1066,7 @@ class RcFabricTest {
         assertEquals("disconnected FABRIC_ERROR", clientEvents.untilDisconnected().getLast());
         assertEquals("disconnected FABRIC_ERROR", a.recorder().untilDisconnected().getLast());
         assertEquals(0, clientDevice.freeWindowInvalidations(), "no invalidation met a window that was not bound");
+        awaitCount(clientDevice::liveIds, 0); // the reaper's teardown
         assertEquals(0, clientDevice.destroyedWithBoundWindows(), "the parked window went before the queue pair");
         TransportStatistics after = client.statistics();
         assertEquals(2, counter(after, RcCounter.LOCAL_INVALIDATIONS));
@@ -1015,8 +1094,9 @@ class RcFabricTest {
             return null;
         });
         assertEquals("disconnected CLOSED", clientEvents.untilDisconnected().getLast());
-        assertEquals(ChunkPool.MIN_BLOCK, gauge(client.statistics(), RcGauge.WINDOW_POOL_BYTES_IN_USE),
-                "the second chunk is the transport's until it releases it");
+        // The first chunk's block comes back once the reaper has destroyed the windows and the queue
+        // pair; the second chunk is the transport's until it releases it.
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, ChunkPool.MIN_BLOCK);
         on(client, () -> {
             client.deregister(second);
             return null;
