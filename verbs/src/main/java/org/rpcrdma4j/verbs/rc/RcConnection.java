@@ -156,16 +156,6 @@ final class RcConnection implements FabricConnection {
         return id;
     }
 
-    /** @return receives posted on the queue pair, or given before it was made */
-    int postedReceives() {
-        return early.size() + (int) ops.values().stream().filter(op -> op.kind() == Kind.RECEIVE).count();
-    }
-
-    /** @return Sends, RDMA Reads and Writes posted and not yet completed */
-    int postedSends() {
-        return sendsOutstanding;
-    }
-
     int qpNum() {
         return qpNum;
     }
@@ -200,7 +190,7 @@ final class RcConnection implements FabricConnection {
         int sendDepth = config.sendDepth();
         if (requester && device.memoryWindows(id)) {
             // Room beside the Sends for the operations of every window.
-            windows = new ChunkWindows(device, config.sendDepth());
+            windows = new ChunkWindows(device, config.sendDepth(), fabric::windowsAllocated);
             sendDepth += WINDOW_OPERATIONS * windows.max();
         }
         qpNum = device.createQueuePair(id, sendDepth, receiveDepth);
@@ -210,6 +200,7 @@ final class RcConnection implements FabricConnection {
         for (ByteBuffer buffer : early) {
             postReceive(buffer);
         }
+        fabric.receivesPosted(-early.size());
         early.clear();
     }
 
@@ -262,6 +253,7 @@ final class RcConnection implements FabricConnection {
                 return false;
             }
             early.add(buffer);
+            fabric.receivesPosted(1);
             return true;
         }
         checkFits(buffer.remaining(), receiveSlots);
@@ -271,6 +263,7 @@ final class RcConnection implements FabricConnection {
         }
         long wrId = nextWrId++;
         ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null));
+        fabric.receivesPosted(1);
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
@@ -314,7 +307,7 @@ final class RcConnection implements FabricConnection {
         MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
         long wrId = nextWrId++;
         ops.put(wrId, new Op(Kind.SEND, null, context, slot, null));
-        sendsOutstanding++;
+        sendsPosted(1);
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
@@ -368,7 +361,7 @@ final class RcConnection implements FabricConnection {
             List<RcDevice.Sge> sges = requests.get(posted);
             long wrId = nextWrId++;
             ops.put(wrId, new Op(kind, null, context, -1, parts));
-            sendsOutstanding++;
+            sendsPosted(1);
             if (state == State.ENDING) {
                 fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
                 continue;
@@ -409,11 +402,6 @@ final class RcConnection implements FabricConnection {
     /** @return whether chunk memory a peer reaches over this connection goes through its windows */
     boolean windowed() {
         return windows != null;
-    }
-
-    /** @return windows allocated now */
-    int windowsAllocated() {
-        return windows == null ? 0 : windows.allocated();
     }
 
     /**
@@ -544,14 +532,23 @@ final class RcConnection implements FabricConnection {
         return true;
     }
 
+    /** Counts Sends, RDMA Reads and Writes posted (positive) or back (negative), here and in the fabric's gauge. */
+    private void sendsPosted(int count) {
+        sendsOutstanding += count;
+        fabric.sendsPosted(count);
+    }
+
     private void release(Op op) {
         switch (op.kind()) {
-            case RECEIVE -> receiveSlots.give(op.slot());
+            case RECEIVE -> {
+                receiveSlots.give(op.slot());
+                fabric.receivesPosted(-1);
+            }
             case SEND -> {
                 sendSlots.give(op.slot());
-                sendsOutstanding--;
+                sendsPosted(-1);
             }
-            case READ, WRITE -> sendsOutstanding--;
+            case READ, WRITE -> sendsPosted(-1);
             case BIND, INVALIDATE -> {
                 // within the room made for windows at the queue pair's creation
             }
@@ -656,6 +653,7 @@ final class RcConnection implements FabricConnection {
         for (ByteBuffer buffer : early) {
             fabric.later(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
         }
+        fabric.receivesPosted(-early.size());
         early.clear();
         // Messages the listener never saw, as it never heard the connection was up: flushed too.
         for (Held held : beforeEstablished) {
