@@ -57,7 +57,7 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  *
  * <h2>Threads</h2>
  * Not thread-safe. One thread calls everything, including {@link #progress(long)}; other threads
- * hand it commands.
+ * hand it commands. Only {@link #statistics()} may be called from any thread.
  */
 public final class EfaEndpoint implements AutoCloseable {
 
@@ -363,8 +363,10 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Reads every counter and gauge at once; on the thread that progresses the endpoint, as every
-     * other call. A closed endpoint's gauges are 0, but for {@link EndpointGauge#COMPLETIONS}.
+     * Reads every counter and gauge, on any thread, without waiting for the one that progresses the
+     * endpoint. On that thread they are read at one moment; on another each is read as that thread
+     * last wrote it, so they may be a moment old and of consecutive moments. A closed endpoint's
+     * gauges are 0, but for {@link EndpointGauge#COMPLETIONS}.
      *
      * @return what the endpoint has counted and holds now
      */

@@ -5,9 +5,9 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * What an {@link EfaEndpoint} has counted and holds, read at one moment: every
- * {@link EndpointCounter} and every {@link EndpointGauge}. Immutable; take a new one with
- * {@link EfaEndpoint#statistics()} to see later values.
+ * What an {@link EfaEndpoint} has counted and holds: every {@link EndpointCounter} and every
+ * {@link EndpointGauge}, read at one moment on the endpoint's thread, or a moment old on another
+ * ({@link EfaEndpoint#statistics()}). Immutable; take a new one to see later values.
  *
  * @param counters every counter's value, in the enum's order
  * @param gauges   every gauge's value, in the enum's order

@@ -3,12 +3,7 @@ package org.rpcrdma4j.transport;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
@@ -28,9 +23,10 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * A fabric has one progress thread. Every method of a fabric and its connections may only be called
  * on it, that is from {@link ConnectionListener} and connect-request callbacks or from commands handed
  * to {@link #execute}, except {@link #execute}, {@link #onProgressThread}, {@link #localAddress} and
- * {@link #statistics}. A fabric may let the thread that hands over a command run it itself while the
- * progress thread idles, in a {@link ProgressTurn} that the progress thread holds whenever it works:
- * that thread then stands for the progress thread until the command returns.
+ * {@link #statistics}, which never waits for the progress thread. A fabric may let the thread that
+ * hands over a command run it itself while the progress thread idles, in a {@link ProgressTurn} that
+ * the progress thread holds whenever it works: that thread then stands for the progress thread until
+ * the command returns.
  *
  * <h2>Buffer ownership</h2>
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
@@ -50,45 +46,6 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * transport never hears of.
  */
 public interface Fabric {
-
-    /** How long {@link #callOnProgressThread(Fabric, Supplier)} waits for the progress thread, in seconds. */
-    long PROGRESS_THREAD_WAIT_S = 10;
-
-    /**
-     * Runs work on a fabric's progress thread and waits for its value, for a fabric's methods that
-     * any thread may call ({@link #statistics}); on the progress thread itself it runs at once.
-     *
-     * @param fabric the fabric
-     * @param work   what to run; it must not block
-     * @param <T>    the value's type
-     * @return the work's value
-     * @throws IllegalStateException if the progress thread has stopped, does not answer within
-     *     {@link #PROGRESS_THREAD_WAIT_S} seconds, or the work failed
-     */
-    static <T> T callOnProgressThread(Fabric fabric, Supplier<T> work) {
-        if (fabric.onProgressThread()) {
-            return work.get();
-        }
-        CompletableFuture<T> value = new CompletableFuture<>();
-        fabric.execute(() -> {
-            try {
-                value.complete(work.get());
-            } catch (RuntimeException e) {
-                value.completeExceptionally(e);
-            }
-        });
-        try {
-            return value.get(PROGRESS_THREAD_WAIT_S, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the progress thread", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("work on the progress thread failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("the progress thread did not answer within " + PROGRESS_THREAD_WAIT_S
-                    + " s", e);
-        }
-    }
 
     /** @return this fabric's own address, to give to peers */
     FabricAddress localAddress();
@@ -172,11 +129,11 @@ public interface Fabric {
     /**
      * What the fabric holds and has counted: its connections, its registrations
      * ({@link TransportStatistics#chunkRegistrations()}) and its own counters and gauges by name
-     * ({@link TransportStatistics#fabricCounters()}, {@link TransportStatistics#fabricGauges()}), read
-     * at one moment on the progress thread. Any thread; off the progress thread it waits for it.
+     * ({@link TransportStatistics#fabricCounters()}, {@link TransportStatistics#fabricGauges()}). Any
+     * thread, at once: it never waits for the progress thread, however busy or stuck that is, so off
+     * it a figure may be a moment old. Read on the progress thread, the figures are of one moment.
      *
      * @return the snapshot
-     * @throws IllegalStateException if the progress thread has stopped or does not answer
      */
     TransportStatistics statistics();
 

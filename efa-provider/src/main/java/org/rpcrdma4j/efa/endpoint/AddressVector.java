@@ -65,6 +65,9 @@ final class AddressVector {
     private final Map<EndpointAddress, Peer> byAddress = new HashMap<>();
     private final Map<Gid, SharedHandle> handles = new HashMap<>();
     private final LinkedHashSet<EndpointAddress> retired = new LinkedHashSet<>();
+    /** The sizes of {@link #byAddress} and {@link #handles}, kept apart for the gauges on other threads. */
+    private volatile int peerCount;
+    private volatile int addressHandles;
 
     /**
      * @param onRestart told of a peer whose (GID, QPN) a new connid took; it is no longer current
@@ -138,6 +141,7 @@ final class AddressVector {
         } else {
             handles.put(peer.address.gid(), new SharedHandle(shared.ah(), shared.users() - 1));
         }
+        countPeers();
         peer.state = Peer.State.REMOVED;
     }
 
@@ -152,12 +156,19 @@ final class AddressVector {
         return live;
     }
 
+    /** @return the peers inserted and not removed; any thread */
     int size() {
-        return byAddress.size();
+        return peerCount;
     }
 
+    /** @return the address handles held; any thread */
     int addressHandleCount() {
-        return handles.size();
+        return addressHandles;
+    }
+
+    private void countPeers() {
+        peerCount = byAddress.size();
+        addressHandles = handles.size();
     }
 
     private Peer create(EndpointAddress address) {
@@ -175,6 +186,7 @@ final class AddressVector {
             peers.add(peer);
         }
         byAddress.put(address, peer);
+        countPeers();
         return peer;
     }
 

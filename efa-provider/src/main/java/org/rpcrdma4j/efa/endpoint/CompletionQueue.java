@@ -7,33 +7,43 @@ import org.rpcrdma4j.efa.EfaErrorCode;
 
 /**
  * The application's completion queue. It needs no bound of its own: every entry stands for an
- * operation that held a TX or RX entry, and those tables are bounded.
+ * operation that held a TX or RX entry, and those tables are bounded. Only the progress thread
+ * writes and polls it; {@link #size()} may be read from any thread.
  */
 final class CompletionQueue {
 
     private final ArrayDeque<CompletionEntry> entries = new ArrayDeque<>();
+    /** The entries' count, kept apart for {@link #size()} on other threads: an ArrayDeque is not theirs to read. */
+    private volatile int size;
 
     void sendDone(TxEntry tx) {
-        entries.add(new CompletionEntry(tx.kind, tx.context, tx.error == EfaErrorCode.SUCCESS ? tx.length : 0,
+        add(new CompletionEntry(tx.kind, tx.context, tx.error == EfaErrorCode.SUCCESS ? tx.length : 0,
                 0, 0, false, tx.peer.fiAddr, tx.error));
     }
 
     void recvDone(RxEntry rx, long length, EfaErrorCode error) {
-        entries.add(new CompletionEntry(rx.tagged ? CompletionEntry.Kind.TAGGED_RECV : CompletionEntry.Kind.RECV,
+        add(new CompletionEntry(rx.tagged ? CompletionEntry.Kind.TAGGED_RECV : CompletionEntry.Kind.RECV,
                 rx.context, length, rx.tagged ? rx.msgTag : 0, rx.hasCqData ? rx.cqData : 0, rx.hasCqData,
                 rx.peer != null ? rx.peer.fiAddr : rx.source, error));
     }
 
     int size() {
-        return entries.size();
+        return size;
     }
 
     int poll(Consumer<CompletionEntry> sink, int max) {
         int polled = 0;
         while (polled < max && !entries.isEmpty()) {
-            sink.accept(entries.poll());
+            final CompletionEntry entry = entries.poll();
+            size--;
+            sink.accept(entry);
             polled++;
         }
         return polled;
+    }
+
+    private void add(CompletionEntry entry) {
+        entries.add(entry);
+        size++;
     }
 }

@@ -1,17 +1,22 @@
 package org.rpcrdma4j.efa.endpoint;
 
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.rpcrdma4j.efa.EndpointCounter;
 
-/** The endpoint's event counters, one slot per {@link EndpointCounter}. Owned by the progress thread. */
+/**
+ * The endpoint's event counters, one slot per {@link EndpointCounter}. Only the progress thread
+ * counts, so a volatile store of the next value does without an atomic increment; any thread reads.
+ */
 final class Counters {
 
-    private final long[] values = new long[EndpointCounter.values().length];
+    private final AtomicLongArray values = new AtomicLongArray(EndpointCounter.values().length);
 
     void increment(EndpointCounter counter) {
-        values[counter.ordinal()]++;
+        final int slot = counter.ordinal();
+        values.set(slot, values.get(slot) + 1);
     }
 
     long get(EndpointCounter counter) {
-        return values[counter.ordinal()];
+        return values.get(counter.ordinal());
     }
 }

@@ -4,7 +4,8 @@ package org.rpcrdma4j.efa.endpoint;
  * A bounded table of operations by id: the {@code send_id}s and {@code recv_id}s the long-CTS
  * packets carry (EFA RDM protocol v4 §3.2) and the work-request ids of RDMA operations. Ids
  * are reused after release, as the protocol allows. A full table is back-pressure: the API answers
- * {@code false} (EAGAIN) instead of growing.
+ * {@code false} (EAGAIN) instead of growing. Only the progress thread changes it; its
+ * {@link #size()} may be read from any thread.
  *
  * @param <T> the operation type
  */
@@ -12,7 +13,8 @@ final class IdTable<T> {
 
     private final Object[] entries;
     private final int[] free;
-    private int freeCount;
+    /** Volatile for {@link #size()} on other threads; only the progress thread writes it. */
+    private volatile int freeCount;
 
     IdTable(int size) {
         entries = new Object[size];

@@ -58,7 +58,8 @@ final class LongReadReceiver {
     private final EndpointAddress self;
     private final Counters counters;
     private final boolean canRead;
-    private int registrations;
+    /** Volatile for the {@code REGISTRATIONS} gauge on other threads; only the progress thread writes it. */
+    private volatile int registrations;
 
     /**
      * @param canRead whether this endpoint announces and uses RDMA read; if not, every long-read

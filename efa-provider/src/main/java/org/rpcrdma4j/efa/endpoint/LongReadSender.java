@@ -34,7 +34,8 @@ final class LongReadSender {
     private final ReqHeader header;
     private final IdTable<TxEntry> txEntries;
     private final Counters counters;
-    private int registrations;
+    /** Volatile for the {@code REGISTRATIONS} gauge on other threads; only the progress thread writes it. */
+    private volatile int registrations;
 
     LongReadSender(Device device, ReqHeader header, IdTable<TxEntry> txEntries, Counters counters) {
         this.device = device;

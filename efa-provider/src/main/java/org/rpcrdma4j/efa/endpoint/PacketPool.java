@@ -2,13 +2,15 @@ package org.rpcrdma4j.efa.endpoint;
 
 /**
  * The endpoint's fixed set of send packet buffers. An empty pool is back-pressure: whoever needs a
- * packet stays queued and tries again at the next progress.
+ * packet stays queued and tries again at the next progress. Only the progress thread takes and
+ * gives back; {@link #inUse()} may be read from any thread.
  */
 final class PacketPool {
 
     private final PacketEntry[] entries;
     private final int[] free;
-    private int freeCount;
+    /** Volatile for {@link #inUse()} on other threads; only the progress thread writes it. */
+    private volatile int freeCount;
 
     PacketPool(int count, int mtu) {
         entries = new PacketEntry[count];

@@ -40,7 +40,9 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * <p>Buffer ownership: the engine owns its receive buffers (posted to the device, or being
  * dispatched) and its send packet buffers (see {@link PacketEntry}); the application's buffers
  * belong to the engine from the call that hands them over until that operation's completion is
- * written. Not thread-safe; no locks.
+ * written. Not thread-safe; no locks. Only {@link #counter} and {@link #gauge} may be called from
+ * any thread: each figure is kept, where it changes, in a field the progress thread alone writes
+ * and other threads may read.
  */
 public final class ProgressEngine {
 
@@ -338,7 +340,7 @@ public final class ProgressEngine {
 
     /**
      * @param gauge what to measure
-     * @return its value now
+     * @return its value now; any thread, which may see it a moment old
      */
     public long gauge(EndpointGauge gauge) {
         return switch (gauge) {
@@ -384,7 +386,7 @@ public final class ProgressEngine {
 
     /**
      * @param counter an event
-     * @return how often it happened
+     * @return how often it happened; any thread, which may see it a moment old
      */
     public long counter(EndpointCounter counter) {
         return counters.get(counter);

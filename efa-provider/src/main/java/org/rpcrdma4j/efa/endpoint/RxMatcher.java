@@ -11,7 +11,8 @@ import java.util.function.Predicate;
  * arrive first in the unexpected queue, in arrival order (EFA RDM protocol v4 §3.2, eager tip 3;
  * the libfabric programmer's guide, "Tagged Messages"). Untagged and tagged traffic are matched
  * separately. A tagged receive matches a tag when the bits outside its ignore mask are equal; a
- * directed receive matches only its source.
+ * directed receive matches only its source. Progress thread only, but for
+ * {@link #unexpectedCount()}, which any thread may read.
  */
 final class RxMatcher {
 
@@ -19,6 +20,8 @@ final class RxMatcher {
     private final ArrayDeque<RxEntry> postedTagged = new ArrayDeque<>();
     private final ArrayDeque<RxEntry> unexpectedMsg = new ArrayDeque<>();
     private final ArrayDeque<RxEntry> unexpectedTagged = new ArrayDeque<>();
+    /** Both unexpected queues' length, kept apart for other threads: an ArrayDeque is not theirs to read. */
+    private volatile int unexpectedMessages;
 
     /** @return the first posted receive that takes this message, removed from the list, or null */
     RxEntry takePosted(Peer peer, boolean tagged, long tag) {
@@ -40,6 +43,7 @@ final class RxMatcher {
             final RxEntry message = it.next();
             if (matches(posted, message.peer, posted.tagged, message.msgTag)) {
                 it.remove();
+                countUnexpected();
                 return message;
             }
         }
@@ -67,6 +71,7 @@ final class RxMatcher {
 
     void addUnexpected(RxEntry message, boolean tagged) {
         (tagged ? unexpectedTagged : unexpectedMsg).add(message);
+        countUnexpected();
     }
 
     /**
@@ -80,6 +85,7 @@ final class RxMatcher {
         takeAll(postedTagged, entry -> entry.source == peer.fiAddr, posted);
         takeAll(unexpectedMsg, entry -> entry.peer == peer, unexpected);
         takeAll(unexpectedTagged, entry -> entry.peer == peer, unexpected);
+        countUnexpected();
     }
 
     /**
@@ -92,6 +98,7 @@ final class RxMatcher {
     void closeTag(long tag, Consumer<RxEntry> posted, Consumer<RxEntry> unexpected) {
         takeAll(postedTagged, entry -> entry.tag == tag && entry.ignore == 0, posted);
         takeAll(unexpectedTagged, entry -> entry.msgTag == tag, unexpected);
+        countUnexpected();
     }
 
     /** Empties every list: the endpoint is closing. */
@@ -100,10 +107,15 @@ final class RxMatcher {
         postedTagged.clear();
         unexpectedMsg.clear();
         unexpectedTagged.clear();
+        countUnexpected();
     }
 
     int unexpectedCount() {
-        return unexpectedMsg.size() + unexpectedTagged.size();
+        return unexpectedMessages;
+    }
+
+    private void countUnexpected() {
+        unexpectedMessages = unexpectedMsg.size() + unexpectedTagged.size();
     }
 
     private static void takeAll(ArrayDeque<RxEntry> list, Predicate<RxEntry> which,

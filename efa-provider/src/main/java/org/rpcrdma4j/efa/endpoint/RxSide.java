@@ -34,7 +34,8 @@ final class RxSide {
     private final Set<Long> tags;
     private final Set<Long> closed = new HashSet<>();
     private int unexpectedMessages;
-    private long heldBytes;
+    /** Volatile for the {@code UNEXPECTED_BYTES} gauge on other threads; only the progress thread writes it. */
+    private volatile long heldBytes;
     private LongCtsReceiver longCts;
     private LongReadReceiver longRead;
 

@@ -122,6 +122,9 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private final Map<Integer, MemoryRegion> regions = new HashMap<>();
     /** The peers this fabric talked to, told when it leaves. */
     private final Set<Long> peers = new HashSet<>();
+    /** The sizes of {@link #connections} and {@link #regions}, kept apart for {@link #statistics()} on any thread. */
+    private volatile int connectionCount;
+    private volatile int registrationCount;
     private Consumer<ConnectRequest> acceptor;
     private CompletableFuture<Void> closing;
     private int closingCycles;
@@ -224,6 +227,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
             return null;
         }
         regions.put(region.key(), region);
+        registrationCount = regions.size();
         return new Registration(region.key(), region.address(), region.length());
     }
 
@@ -233,6 +237,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
+        registrationCount = regions.size();
         endpoint.deregister(region);
     }
 
@@ -292,6 +297,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
         ops.clear();
         regions.clear();
+        registrationCount = 0;
         loop.detach(this);
         closing.complete(null);
     }
@@ -309,23 +315,19 @@ public final class EfaFabric implements Fabric, AutoCloseable {
 
     /**
      * @return what the fabric holds and has counted: its connections, its registrations, its
-     *     endpoint's counters and gauges and {@link #PROGRESS_LOOP_FAILURES} ({@link TransportStatistics}),
-     *     read at one moment on the progress thread. Thread-safe; waits for the loop
-     * @throws IllegalStateException if the progress thread has stopped
+     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}) and
+     *     {@link #PROGRESS_LOOP_FAILURES} ({@link TransportStatistics}). Any thread; never waits for
+     *     the progress loop, so off it a figure may be a moment old
      */
     @Override
     public TransportStatistics statistics() {
-        return Fabric.callOnProgressThread(this, this::snapshot);
-    }
-
-    private TransportStatistics snapshot() {
         EndpointStatistics endpointStatistics = endpoint.statistics();
         Map<String, Long> counters = new LinkedHashMap<>();
         endpointStatistics.counters().forEach((counter, value) -> counters.put(counter.name(), value));
         counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
         Map<String, Long> gauges = new LinkedHashMap<>();
         endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
-        return TransportStatistics.ofFabric(connections.size(), regions.size(), counters, gauges);
+        return TransportStatistics.ofFabric(connectionCount, registrationCount, counters, gauges);
     }
 
     /** Opens a connection under a free id. */
@@ -339,6 +341,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         } while (connections.containsKey(lastId));
         EfaConnection connection = new EfaConnection(this, lastId, handle, peer, requester, peerId, listener);
         connections.put(lastId, connection);
+        connectionCount = connections.size();
         endpoint.openTag(dataTag(lastId));
         peers.add(handle);
         return connection;
@@ -352,6 +355,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
      */
     void forget(EfaConnection connection) {
         connections.remove(connection.id(), connection);
+        connectionCount = connections.size();
         long peer = connection.peerHandle();
         if (connection.endStatus() == FabricStatus.PEER_UNREACHABLE && !closed
                 && connections.values().stream().noneMatch(other -> other.peerHandle() == peer)) {

@@ -27,7 +27,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * and RDMA Write sources): its slabs have local write only, so their keys never leave the host. One
  * for memory a peer reads or writes (a requester's chunks): its slabs have local write and the right
  * to bind memory windows, and no remote right; a peer reaches a block only through a type 2 window
- * bound over it for one call, whose key stops working when the call ends. Progress thread only.
+ * bound over it for one call, whose key stops working when the call ends. Progress thread only,
+ * but for {@link #bytesInUse()} and {@link #registeredBytes()}, which any thread may read.
  */
 final class ChunkPool implements AutoCloseable {
 
@@ -55,8 +56,9 @@ final class ChunkPool implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final List<ArrayDeque<Block>> free = new ArrayList<>(CLASSES);
     private final List<RcDevice.Memory> slabs = new ArrayList<>();
-    private long registeredBytes;
-    private long bytesInUse;
+    /** Volatile for the fabric's gauges on other threads; only the progress thread writes them. */
+    private volatile long registeredBytes;
+    private volatile long bytesInUse;
 
     /**
      * A pool for registrations no peer may touch.

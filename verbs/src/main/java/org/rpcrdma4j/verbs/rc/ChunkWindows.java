@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.VerbsException;
 
@@ -64,6 +65,7 @@ final class ChunkWindows {
 
     private final RcDevice device;
     private final int max;
+    private final IntConsumer allocated;
     private final ArrayDeque<Window> free = new ArrayDeque<>();
     private final List<Window> all = new ArrayList<>();
     /** Windows whose key works, by key: what a Send with Invalidate may name. */
@@ -71,22 +73,19 @@ final class ChunkWindows {
     private boolean closed;
 
     /**
-     * @param device where windows are allocated
-     * @param max    the most windows allocated at once
+     * @param device    where windows are allocated
+     * @param max       the most windows allocated at once
+     * @param allocated told of the windows allocated (a positive count) and deallocated (a negative one)
      */
-    ChunkWindows(RcDevice device, int max) {
+    ChunkWindows(RcDevice device, int max, IntConsumer allocated) {
         this.device = device;
         this.max = max;
+        this.allocated = allocated;
     }
 
     /** @return the most windows allocated at once; a bind and a local invalidate each is a send queue entry */
     int max() {
         return max;
-    }
-
-    /** @return windows allocated and not deallocated */
-    int allocated() {
-        return all.size();
     }
 
     /**
@@ -102,6 +101,7 @@ final class ChunkWindows {
             }
             window = new Window(device.allocateWindow());
             all.add(window);
+            allocated.accept(1);
         }
         return window;
     }
@@ -160,12 +160,17 @@ final class ChunkWindows {
 
     /**
      * Deallocates every window, bound or not ({@code ibv_dealloc_mw} unbinds a bound one); called when
-     * the queue pair, in the error state with nothing outstanding, is about to be destroyed.
+     * the queue pair, in the error state with nothing outstanding, is about to be destroyed, on the
+     * fabric's reaper thread, so it does not report the windows gone: the caller does, back on the
+     * progress thread.
+     *
+     * @return the windows there were
      */
-    void close() throws VerbsException {
+    int close() throws VerbsException {
         closed = true;
         free.clear();
         bound.clear();
+        int count = all.size();
         try {
             for (Window window : all) {
                 device.deallocateWindow(window.handle);
@@ -173,5 +178,6 @@ final class ChunkWindows {
         } finally {
             all.clear();
         }
+        return count;
     }
 }

@@ -133,6 +133,8 @@ final class RcConnection implements FabricConnection {
     private BounceSlots receiveSlots;
     /** Set on the progress thread once the reaper has destroyed the windows and the queue pair. */
     private boolean queuePairGone;
+    /** The windows the reaper deallocated, for the fabric's gauge, counted back on the progress thread. */
+    private int windowsDeallocated;
     private BounceSlots sendSlots;
     private int sendsOutstanding;
     private long nextWrId = 1;
@@ -156,16 +158,6 @@ final class RcConnection implements FabricConnection {
 
     long id() {
         return id;
-    }
-
-    /** @return receives posted on the queue pair, or given before it was made */
-    int postedReceives() {
-        return early.size() + (int) ops.values().stream().filter(op -> op.kind() == Kind.RECEIVE).count();
-    }
-
-    /** @return Sends, RDMA Reads and Writes posted and not yet completed */
-    int postedSends() {
-        return sendsOutstanding;
     }
 
     int qpNum() {
@@ -202,7 +194,7 @@ final class RcConnection implements FabricConnection {
         int sendDepth = config.sendDepth();
         if (requester && device.memoryWindows(id)) {
             // Room beside the Sends for the operations of every window.
-            windows = new ChunkWindows(device, config.sendDepth());
+            windows = new ChunkWindows(device, config.sendDepth(), fabric::windowsAllocated);
             sendDepth += WINDOW_OPERATIONS * windows.max();
         }
         qpNum = device.createQueuePair(id, sendDepth, receiveDepth);
@@ -212,6 +204,7 @@ final class RcConnection implements FabricConnection {
         for (ByteBuffer buffer : early) {
             postReceive(buffer);
         }
+        fabric.receivesPosted(-early.size());
         early.clear();
     }
 
@@ -264,6 +257,7 @@ final class RcConnection implements FabricConnection {
                 return false;
             }
             early.add(buffer);
+            fabric.receivesPosted(1);
             return true;
         }
         checkFits(buffer.remaining(), receiveSlots);
@@ -273,6 +267,7 @@ final class RcConnection implements FabricConnection {
         }
         long wrId = nextWrId++;
         ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null));
+        fabric.receivesPosted(1);
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
@@ -316,7 +311,7 @@ final class RcConnection implements FabricConnection {
         MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
         long wrId = nextWrId++;
         ops.put(wrId, new Op(Kind.SEND, null, context, slot, null));
-        sendsOutstanding++;
+        sendsPosted(1);
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
@@ -370,7 +365,7 @@ final class RcConnection implements FabricConnection {
             List<RcDevice.Sge> sges = requests.get(posted);
             long wrId = nextWrId++;
             ops.put(wrId, new Op(kind, null, context, -1, parts));
-            sendsOutstanding++;
+            sendsPosted(1);
             if (state == State.ENDING) {
                 fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
                 continue;
@@ -411,11 +406,6 @@ final class RcConnection implements FabricConnection {
     /** @return whether chunk memory a peer reaches over this connection goes through its windows */
     boolean windowed() {
         return windows != null;
-    }
-
-    /** @return windows allocated now */
-    int windowsAllocated() {
-        return windows == null ? 0 : windows.allocated();
     }
 
     /**
@@ -550,14 +540,23 @@ final class RcConnection implements FabricConnection {
         return true;
     }
 
+    /** Counts Sends, RDMA Reads and Writes posted (positive) or back (negative), here and in the fabric's gauge. */
+    private void sendsPosted(int count) {
+        sendsOutstanding += count;
+        fabric.sendsPosted(count);
+    }
+
     private void release(Op op) {
         switch (op.kind()) {
-            case RECEIVE -> receiveSlots.give(op.slot());
+            case RECEIVE -> {
+                receiveSlots.give(op.slot());
+                fabric.receivesPosted(-1);
+            }
             case SEND -> {
                 sendSlots.give(op.slot());
-                sendsOutstanding--;
+                sendsPosted(-1);
             }
-            case READ, WRITE -> sendsOutstanding--;
+            case READ, WRITE -> sendsPosted(-1);
             case BIND, INVALIDATE -> {
                 // within the room made for windows at the queue pair's creation
             }
@@ -662,6 +661,7 @@ final class RcConnection implements FabricConnection {
         for (ByteBuffer buffer : early) {
             fabric.later(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
         }
+        fabric.receivesPosted(-early.size());
         early.clear();
         // Messages the listener never saw, as it never heard the connection was up: flushed too.
         for (Held held : beforeEstablished) {
@@ -704,7 +704,7 @@ final class RcConnection implements FabricConnection {
                 // Before the queue pair: on rxe a bound type 2 window holds a reference on its queue
                 // pair, which destroying the queue pair waits for in vain (a kernel warning, then a
                 // queue pair freed under the window's reference).
-                windows.close();
+                windowsDeallocated = windows.close();
             }
             device.destroy(id);
             if (receiveSlots != null) {
@@ -719,6 +719,7 @@ final class RcConnection implements FabricConnection {
     /** Back on the progress thread: the queue pair is gone, and with it every way to the windows' memory. */
     void tornDown() {
         queuePairGone = true;
+        fabric.windowsAllocated(-windowsDeallocated);
         retired.forEach(fabric::releaseMemory);
         retired.clear();
     }

@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
@@ -84,7 +84,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Statistics</h2>
  * {@link #statistics()}: connections, registrations, the {@link RcCounter}s, the {@link RcGauge}s and
- * the RDMA-CM events received by kind ({@link #cmEventCounter}).
+ * the RDMA-CM events received by kind ({@link #cmEventCounter}). Each figure is kept where it changes,
+ * in a volatile field that only the turn's holder writes, so any thread reads them at once, even
+ * while the progress thread is stuck in the device (a gauge may be a moment old then).
  */
 public final class RcFabric implements Fabric, AutoCloseable {
 
@@ -190,20 +192,27 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final Events events = new Events();
     private final Thread thread;
     private final Reaper reaper;
-    /** Queue pairs of ended connections that the reaper has not destroyed yet. */
-    private int reaping;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean sleeping;
     private Consumer<ConnectRequest> acceptor;
     private long listenId = -1;
-    private long perCallRegistrations;
-    private long windowsBound;
-    private long remoteInvalidations;
-    private long localInvalidations;
-    private long flushedCompletions;
-    private long failedCompletions;
-    private final Map<CmEventType, Long> cmEvents = new EnumMap<>(CmEventType.class);
+    // What statistics() reads on any thread, written by the turn's holder only: see "Statistics" above.
+    private volatile long perCallRegistrations;
+    private volatile long windowsBound;
+    private volatile long remoteInvalidations;
+    private volatile long localInvalidations;
+    private volatile long flushedCompletions;
+    private volatile long failedCompletions;
+    /** RDMA-CM events received, by {@link CmEventType} ordinal. */
+    private final AtomicLongArray cmEvents = new AtomicLongArray(CmEventType.values().length);
+    /** The sizes of {@link #byId}, {@link #byQp} and {@link #regions}. */
+    private volatile int connectionCount;
+    private volatile int queuePairs;
+    private volatile int registrationCount;
+    private volatile long postedReceives;
+    private volatile long postedSends;
+    private volatile long memoryWindows;
 
     /**
      * Opens a fabric on the verbs device that has {@code bind}'s address and listens there when asked
@@ -347,6 +356,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
         RcConnection connection = new RcConnection(this, device, id, peer, listener, true);
         byId.put(id, connection);
+        connectionCount = byId.size();
         pendingRequests.put(id, privateData);
         receives.forEach(connection::postReceive);
         try {
@@ -393,6 +403,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             return null;
         }
         regions.put(region.registration(), region);
+        registrationCount = regions.size();
         region.copyIn();
         return region.registration();
     }
@@ -459,6 +470,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             release(region, false);
             return null;
         }
+        registrationCount = regions.size();
         region.copyIn();
         return region.registration();
     }
@@ -514,6 +526,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
+        registrationCount = regions.size();
         if (region.window() != null) {
             region.copyOut();
             region.connection().unbind(region);
@@ -614,25 +627,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
     }
 
     /**
-     * @return what the fabric holds and has counted, read at one moment on the progress thread: its
-     *     connections, its registrations, the {@link RcCounter}s, the RDMA-CM events by kind
-     *     ({@link #cmEventCounter}) and the {@link RcGauge}s. Thread-safe; waits for the progress thread
-     * @throws IllegalStateException if the fabric is closed or its progress thread does not answer
+     * @return what the fabric holds and has counted: its connections, its registrations, the
+     *     {@link RcCounter}s, the RDMA-CM events by kind ({@link #cmEventCounter}) and the
+     *     {@link RcGauge}s. Any thread, closed fabrics too; never waits for the progress thread, so off
+     *     it a figure may be a moment old
      */
     @Override
     public TransportStatistics statistics() {
-        return Fabric.callOnProgressThread(this, this::snapshot);
-    }
-
-    /**
-     * @param type an RDMA-CM event type
-     * @return the name its count has among the fabric counters: what {@code rdma_event_str} calls it
-     */
-    public static String cmEventCounter(CmEventType type) {
-        return type.description();
-    }
-
-    private TransportStatistics snapshot() {
         Map<String, Long> counters = new LinkedHashMap<>();
         counters.put(RcCounter.PER_CALL_REGISTRATIONS.name(), perCallRegistrations);
         counters.put(RcCounter.WINDOWS_BOUND.name(), windowsBound);
@@ -641,20 +642,26 @@ public final class RcFabric implements Fabric, AutoCloseable {
         counters.put(RcCounter.FLUSHED_COMPLETIONS.name(), flushedCompletions);
         counters.put(RcCounter.FAILED_COMPLETIONS.name(), failedCompletions);
         for (CmEventType type : CmEventType.values()) {
-            counters.put(cmEventCounter(type), cmEvents.getOrDefault(type, 0L));
+            counters.put(cmEventCounter(type), cmEvents.get(type.ordinal()));
         }
         Map<String, Long> gauges = new LinkedHashMap<>();
-        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) byQp.size() + reaping);
-        gauges.put(RcGauge.POSTED_RECEIVES.name(),
-                byId.values().stream().mapToLong(RcConnection::postedReceives).sum());
-        gauges.put(RcGauge.POSTED_SENDS.name(), byId.values().stream().mapToLong(RcConnection::postedSends).sum());
+        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) queuePairs);
+        gauges.put(RcGauge.POSTED_RECEIVES.name(), postedReceives);
+        gauges.put(RcGauge.POSTED_SENDS.name(), postedSends);
         gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE.name(), pool.bytesInUse());
         gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED.name(), pool.registeredBytes());
         gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE.name(), windowPool.bytesInUse());
         gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED.name(), windowPool.registeredBytes());
-        gauges.put(RcGauge.MEMORY_WINDOWS.name(),
-                byId.values().stream().mapToLong(RcConnection::windowsAllocated).sum());
-        return TransportStatistics.ofFabric(byId.size(), regions.size(), counters, gauges);
+        gauges.put(RcGauge.MEMORY_WINDOWS.name(), memoryWindows);
+        return TransportStatistics.ofFabric(connectionCount, registrationCount, counters, gauges);
+    }
+
+    /**
+     * @param type an RDMA-CM event type
+     * @return the name its count has among the fabric counters: what {@code rdma_event_str} calls it
+     */
+    public static String cmEventCounter(CmEventType type) {
+        return type.description();
     }
 
     /** Counts a work completion of a connection by its outcome. */
@@ -685,24 +692,44 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     void routed(RcConnection connection) {
         byQp.put(connection.qpNum(), connection);
+        queuePairs++;
     }
 
     void forget(RcConnection connection) {
         byId.remove(connection.id());
         byQp.remove(connection.qpNum());
+        connectionCount = byId.size();
         pendingRequests.remove(connection.id());
     }
 
-    /** Tears an ended connection down off the progress thread ({@link Reaper}). */
+    /** Counts receives a connection posted or was given (positive) or got back (negative). */
+    void receivesPosted(int count) {
+        postedReceives += count;
+    }
+
+    /** Counts Sends, RDMA Reads and Writes a connection posted (positive) or got back (negative). */
+    void sendsPosted(int count) {
+        postedSends += count;
+    }
+
+    /** Counts memory windows a connection allocated (positive) or deallocated (negative). */
+    void windowsAllocated(int count) {
+        memoryWindows += count;
+    }
+
+    /**
+     * Tears an ended connection down off the progress thread ({@link Reaper}); its queue pair counts
+     * among {@link RcGauge#QUEUE_PAIRS} until it is destroyed.
+     */
     void reap(RcConnection connection) {
-        int queuePairs = connection.qpNum() >= 0 ? 1 : 0;
-        reaping += queuePairs;
         reaper.submit(() -> {
             try {
                 connection.tearDown();
             } finally {
                 later(() -> {
-                    reaping -= queuePairs;
+                    if (connection.qpNum() >= 0) {
+                        queuePairs--;
+                    }
                     connection.tornDown();
                 });
             }
@@ -849,7 +876,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
         @Override
         public void cmEvent(long id, CmEventType type, int status, byte[] privateData) {
-            cmEvents.merge(type, 1L, Long::sum);
+            cmEvents.incrementAndGet(type.ordinal());
             if (type == CmEventType.CONNECT_REQUEST) {
                 request(id, privateData);
                 return;
@@ -958,6 +985,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             RcConnection connection = new RcConnection(RcFabric.this, device, id, peer, listener, false);
             connection.peerData(privateData);
             byId.put(id, connection);
+            connectionCount = byId.size();
             receives.forEach(connection::postReceive);
             try {
                 connection.addressesKnown();
