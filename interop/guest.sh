@@ -113,7 +113,7 @@ java_check() {
 # ---------------- clients ----------------
 # One function per CLIENT_KIND. The workload is issue 12's: files written and read back (their
 # SHA-256 printed for run.sh to compare), a 2,000-entry directory listed, a 4,000-byte symlink
-# target read back, everything removed, unmount.
+# target read back, (Linux's client only) a hard link, everything removed, unmount.
 wait_server() {
   local t
   for t in $(seq 600); do
@@ -140,6 +140,7 @@ client_linux() {
   workload_files
   workload_dir
   workload_symlink
+  workload_hardlink
   step remove timeout 600 rm -rf /mnt/rig-files /mnt/rig-dir "/mnt/$LINK_NAME" || fatal "remove"
   log "RIG-LEFT $(ls -A /mnt | wc -l)"
   sed -n '/ \/mnt /,/^device/p' /proc/self/mountstats | grep -E 'opts|xprt' | sed "s/^/RIG $ROLE mountstats: /"
@@ -221,6 +222,19 @@ workload_symlink() {
   local target
   target=$(step readlink timeout 60 readlink -n "/mnt/$LINK_NAME") || fatal "readlink"
   log "RIG-LINK ${#target} $(printf '%s' "$target" | sha256sum | cut -d' ' -f1)"
+}
+
+# A hard link (LINK) in rig-files, which the remove step takes away: both names must read back what was
+# written, and the server must count two links (after dropping the cache, so the count is its own)
+workload_hardlink() {
+  local text="rpcrdma4j interop hard link" nlink ok=bad
+  printf '%s' "$text" > /mnt/rig-files/hardlink-1 || fatal "write /mnt/rig-files/hardlink-1"
+  step hardlink ln /mnt/rig-files/hardlink-1 /mnt/rig-files/hardlink-2 || fatal "hardlink"
+  drop_caches
+  nlink=$(stat -c %h /mnt/rig-files/hardlink-2) || fatal "stat /mnt/rig-files/hardlink-2"
+  [ "$nlink" = 2 ] && [ "$(cat /mnt/rig-files/hardlink-1)" = "$text" ] \
+    && [ "$(cat /mnt/rig-files/hardlink-2)" = "$text" ] && ok=ok
+  log "RIG-HARDLINK $nlink $ok"
 }
 
 case "$ROLE:$SERVER_KIND:$CLIENT_KIND" in

@@ -288,9 +288,9 @@ stop_guests() {
   QEMU_PIDS=()
 }
 
-# check_client DATA LOG: the client's results against the host's copy; prints each failure
+# check_client DATA LOG CLIENT: the client's results against the host's copy; prints each failure
 check_client() {
-  local d=$1 log=$2 bad=0 f want got line
+  local d=$1 log=$2 client=$3 bad=0 f want got line
   for f in $FILES; do
     want=$(sha256sum < "$d/$f" | cut -d' ' -f1)
     got=$(sed -n "s/.*RIG-SUM $f \([0-9a-f]*\).*/\1/p" "$log" | tail -1)
@@ -310,6 +310,11 @@ check_client() {
   got=$(sed -n 's/.*RIG-LINK \([0-9]* [0-9a-f]*\).*/\1/p' "$log" | tail -1)
   if [ "$got" = "$want" ]; then say "  symlink ok: 4000-byte target read back"
   else say "  symlink BAD: read back '${got:-nothing}', expected '$want' (length, sha256)"; bad=1; fi
+  if [ "$client" = linux ]; then   # only the Linux client makes a hard link (guest.sh's workload_hardlink)
+    got=$(sed -n 's/.*RIG-HARDLINK \([0-9]* [a-z]*\).*/\1/p' "$log" | tail -1)
+    if [ "$got" = "2 ok" ]; then say "  hardlink ok: both names read back, link count 2"
+    else say "  hardlink BAD: '${got:-nothing}', expected '2 ok' (link count, both names read back)"; bad=1; fi
+  fi
   got=$(sed -n 's/.*RIG-LEFT \([0-9]*\).*/\1/p' "$log" | tail -1)
   if [ "$got" = 0 ]; then say "  remove ok: export empty"
   else say "  remove BAD: ${got:-unknown} entries left"; bad=1; fi
@@ -371,7 +376,7 @@ EOF
   stop_guests
   rm -rf "$share/jars"
   if [ $ok = 1 ]; then
-    check_client "$share/data" "$dir/client.log" || ok=0
+    check_client "$share/data" "$dir/client.log" "$(scenario_field "$name" 1)" || ok=0
   else
     say "client log tail:"; tail -25 "$dir/client.log" | sed 's/^/    /'
   fi

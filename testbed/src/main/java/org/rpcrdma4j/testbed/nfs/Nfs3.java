@@ -135,6 +135,12 @@ public final class Nfs3 {
     public static final int MAXPATHLEN = 4096;
     /** Longest file name this service accepts (reported by PATHCONF). */
     public static final int NAME_MAX = 255;
+    /**
+     * PATHCONF linkmax: ext4's limit (EXT4_LINK_MAX), as the file system's own (pathconf _PC_LINK_MAX) is not
+     * visible to java.nio. A file system with a lower limit (ext2's 32000) answers a LINK past it with
+     * NFS3ERR_MLINK; tmpfs and xfs allow more.
+     */
+    public static final int LINK_MAX = 65_000;
 
     /** FSINFO rtmax/wtmax advertised by this service: READ and WRITE counts are capped to it. */
     public static final int MAX_IO = 1 << 20;
@@ -150,10 +156,12 @@ public final class Nfs3 {
             case NFS3ERR_IO -> "NFS3ERR_IO";
             case NFS3ERR_ACCES -> "NFS3ERR_ACCES";
             case NFS3ERR_EXIST -> "NFS3ERR_EXIST";
+            case NFS3ERR_XDEV -> "NFS3ERR_XDEV";
             case NFS3ERR_NOTDIR -> "NFS3ERR_NOTDIR";
             case NFS3ERR_ISDIR -> "NFS3ERR_ISDIR";
             case NFS3ERR_INVAL -> "NFS3ERR_INVAL";
             case NFS3ERR_NOSPC -> "NFS3ERR_NOSPC";
+            case NFS3ERR_MLINK -> "NFS3ERR_MLINK";
             case NFS3ERR_NAMETOOLONG -> "NFS3ERR_NAMETOOLONG";
             case NFS3ERR_NOTEMPTY -> "NFS3ERR_NOTEMPTY";
             case NFS3ERR_STALE -> "NFS3ERR_STALE";

@@ -325,6 +325,32 @@ public final class Nfs3Args {
         }
     }
 
+    /** LINK3args (3.3.15): the file, then the directory and name of its new link. */
+    public static final class Link implements XdrAble {
+        public byte[] file;
+        public DirOpArgs link;
+
+        public Link() {
+        }
+
+        public Link(byte[] file, byte[] dir, byte[] name) {
+            this.file = file;
+            this.link = new DirOpArgs(dir, name);
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) {
+            encodeFh(xdr, file);
+            link.encode(xdr);
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
+            file = decodeFh(xdr);
+            link = DirOpArgs.decode(xdr);
+        }
+    }
+
     /** READDIR3args (3.3.16) and, with {@code plus}, READDIRPLUS3args (3.3.17, which adds maxcount). */
     public static final class Readdir implements XdrAble {
         private final boolean plus;

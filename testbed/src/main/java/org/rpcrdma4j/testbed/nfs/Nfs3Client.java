@@ -325,6 +325,16 @@ public final class Nfs3Client {
                 "RENAME");
     }
 
+    /** LINK (3.3.15): {@code name} in {@code dir} becomes a new name of {@code file}. */
+    public Nfs3Results.Link link(byte[] file, byte[] dir, String name) throws IOException {
+        return link(file, dir, utf8(name));
+    }
+
+    /** LINK (3.3.15) of a name given as bytes. */
+    public Nfs3Results.Link link(byte[] file, byte[] dir, byte[] name) throws IOException {
+        return nfs(NFSPROC3_LINK, new Nfs3Args.Link(file, dir, name), new Nfs3Results.Link(), "LINK");
+    }
+
     /** One READDIR (3.3.16) or READDIRPLUS (3.3.17) call. */
     public Nfs3Results.Readdir readdir(byte[] dir, boolean plus, long cookie, long cookieverf, int dircount,
             int maxcount) throws IOException {

@@ -298,7 +298,7 @@ public final class Nfs3Results {
         }
     }
 
-    /** LINK3res (3.3.15): post_op_attr and linkdir_wcc on both arms. This service only answers NOTSUPP. */
+    /** LINK3res (3.3.15): the file's post_op_attr and linkdir_wcc on both arms. */
     public static final class Link extends Result {
         public Fattr3 attr;
         public WccData linkDirWcc = WccData.EMPTY;

@@ -48,11 +48,11 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Types.WccData;
  * NFS version 3 (RFC 1813, program 100003 version 3) over a local directory: a <em>test service</em>, see the
  * package documentation for what it leaves out.
  *
- * <p><b>Names</b> are bytes, never text: LOOKUP, CREATE, MKDIR, SYMLINK, REMOVE, RMDIR, RENAME and READDIR pass them
- * to and from the file system unchanged ({@link PathBytes}), UTF-8 or not. They are checked before any file system
- * call: empty, {@code "."}, {@code ".."} (except in LOOKUP, where {@code ".."} of the root is the root itself), or
- * containing {@code '/'} or NUL are {@code NFS3ERR_INVAL}, longer than {@value Nfs3#NAME_MAX} bytes {@code
- * NFS3ERR_NAMETOOLONG}; a name the local file system refuses gets its error ({@code EINVAL}, {@code EILSEQ}:
+ * <p><b>Names</b> are bytes, never text: LOOKUP, CREATE, MKDIR, SYMLINK, LINK, REMOVE, RMDIR, RENAME and READDIR
+ * pass them to and from the file system unchanged ({@link PathBytes}), UTF-8 or not. They are checked before any file
+ * system call: empty, {@code "."}, {@code ".."} (except in LOOKUP, where {@code ".."} of the root is the root
+ * itself), or containing {@code '/'} or NUL are {@code NFS3ERR_INVAL}, longer than {@value Nfs3#NAME_MAX} bytes
+ * {@code NFS3ERR_NAMETOOLONG}; a name the local file system refuses gets its error ({@code EINVAL}, {@code EILSEQ}:
  * {@code NFS3ERR_INVAL}). <b>Symbolic links</b> are data, never followed; their targets are kept byte for byte by
  * {@link SymlinkTargets}. READ/WRITE counts are capped to {@link Nfs3#MAX_IO} and READDIR/READDIRPLUS counts to
  * {@link Nfs3#DTPREF}, as advertised by FSINFO.
@@ -169,7 +169,11 @@ public final class Nfs3Service implements RpcDispatchable {
                 serve(call, new Nfs3Results.Create(), r -> mkdirOrSymlink(a, r));
             }
             case NFSPROC3_MKNOD -> serve(call, new Nfs3Results.Wcc(), r -> r.status = NFS3ERR_NOTSUPP);
-            case NFSPROC3_LINK -> serve(call, new Nfs3Results.Link(), r -> r.status = NFS3ERR_NOTSUPP);
+            case NFSPROC3_LINK -> {
+                Nfs3Args.Link a = new Nfs3Args.Link();
+                call.retrieveCall(a);
+                serve(call, new Nfs3Results.Link(), r -> link(a, r));
+            }
             case NFSPROC3_REMOVE, NFSPROC3_RMDIR -> {
                 Nfs3Args.DirOp a = new Nfs3Args.DirOp();
                 call.retrieveCall(a);
@@ -416,6 +420,29 @@ public final class Nfs3Service implements RpcDispatchable {
         }
     }
 
+    /**
+     * LINK, section 3.3.15: link(2), which links a symbolic link itself, never its target. A directory is
+     * NFS3ERR_ISDIR, as Linux's nfsd answers (link(2) says EPERM); another file system mounted inside the export is
+     * NFS3ERR_XDEV. The new name joins the file's handle at once: a client that binds it to the handle it linked
+     * (Linux's does) keeps a valid handle when the first name is removed.
+     */
+    private void link(Nfs3Args.Link a, Nfs3Results.Link r) throws IOException {
+        Path file = handles.resolve(a.file);
+        Path dir = handles.resolve(a.link.dir());
+        WccAttr pre = preOp(dir);
+        try {
+            Path p = child(dir, a.link.name());
+            if (attrs(file).type == NF3DIR) {
+                throw new Nfs3Exception(NFS3ERR_ISDIR, "LINK");
+            }
+            Files.createLink(p, file);
+            handles.idOf(p); // the new name joins the file's handle
+        } finally {
+            r.attr = attrsOrNull(file);
+            r.linkDirWcc = new WccData(pre, attrsOrNull(dir));
+        }
+    }
+
     /** RENAME, section 3.3.14: rename(2) semantics, an existing compatible target is replaced. */
     private void rename(Nfs3Args.Rename a, Nfs3Results.Rename r) throws IOException {
         Path fromDir = handles.resolve(a.from.dir());
@@ -551,16 +578,17 @@ public final class Nfs3Service implements RpcDispatchable {
         r.dtpref = DTPREF;
         r.maxfilesize = Long.MAX_VALUE;
         r.timeDelta = TIME_DELTA;
-        r.properties = FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME;
+        r.properties = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME;
     }
 
     /**
-     * PATHCONF, section 3.3.20: linkmax 1 as LINK is refused, name_max the limit this service enforces; the rest is
-     * what Linux file systems other than vfat and casefolded ext4 directories do, as Linux's nfsd answers.
+     * PATHCONF, section 3.3.20: linkmax {@link Nfs3#LINK_MAX} (ext4's, as the file system's own is not visible to
+     * java.nio), name_max the limit this service enforces; the rest is what Linux file systems other than vfat and
+     * casefolded ext4 directories do, as Linux's nfsd answers.
      */
     private void pathconf(Nfs3Args.Fh a, Nfs3Results.Pathconf r) throws IOException {
         r.attr = attrs(handles.resolve(a.fh));
-        r.linkmax = 1; // LINK is not supported
+        r.linkmax = LINK_MAX;
         r.nameMax = NAME_MAX;
         r.noTrunc = true;
         r.chownRestricted = true;
@@ -772,6 +800,8 @@ public final class Nfs3Service implements RpcDispatchable {
                 return NFS3ERR_XDEV;
             } else if (reason.contains("File exists")) {
                 return NFS3ERR_EXIST;
+            } else if (reason.contains("Too many links")) {
+                return NFS3ERR_MLINK;
             }
         }
         return NFS3ERR_IO;

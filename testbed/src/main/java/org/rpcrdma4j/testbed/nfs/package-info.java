@@ -5,8 +5,8 @@
  * <p><strong>This is a test service, not a product.</strong> nfs4j is not on Maven Central, so the testbed carries
  * just enough of RFC 1813 to drive realistic NFSv3 traffic over any oncrpc4j {@link
  * org.dcache.oncrpc4j.rpc.RpcTransport} (TCP today, RPC-over-RDMA later). It has no security model beyond the
- * server process's own file permissions (credentials are not mapped), no locking (NLM), no hard links (LINK and
- * MKNOD answer {@code NFS3ERR_NOTSUPP}), no duplicate request cache, and file handles that are only valid for the
+ * server process's own file permissions (credentials are not mapped), no locking (NLM), no special files (MKNOD
+ * answers {@code NFS3ERR_NOTSUPP}), no duplicate request cache, and file handles that are only valid for the
  * lifetime of one service instance. Names and link targets are bytes end to end, and the attributes are the file
  * system's own; what java.nio on Java 17 cannot see is named in {@link org.rpcrdma4j.testbed.nfs.Nfs3Service}.
  *

@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -383,10 +384,103 @@ class Nfs3ServiceTest {
         byte[] again = client.create(dir, "file");
         assertThat(again).isNotEqualTo(f);
         assertStatus(() -> client.getattr(f), NFS3ERR_STALE);
-        client.remove(dir, "file");
+        // renamed outside the server: stale, and the new name gets a new handle, not the stale one back
+        Files.move(exportDir.resolve("rm/file"), exportDir.resolve("rm/moved"));
+        assertStatus(() -> client.getattr(again), NFS3ERR_STALE);
+        assertThat(client.lookup(dir, "moved")).isNotEqualTo(again);
+        assertStatus(() -> client.getattr(again), NFS3ERR_STALE);
+        client.remove(dir, "moved");
         client.rmdir(root, "rm");
         assertStatus(() -> client.getattr(dir), NFS3ERR_STALE);
         assertThat(Files.exists(exportDir.resolve("rm"))).isFalse();
+    }
+
+    @Test
+    void linkMakesASecondNameOfTheSameFile() throws Exception {
+        byte[] dir = client.mkdir(root, "hard");
+        byte[] f = client.create(dir, "first");
+        byte[] data = utf8("one file, two names");
+        client.write(f, 0, data, FILE_SYNC);
+        // an old mtime on the directory, so that the link's change shows whatever the clock's granularity
+        Sattr3 old = new Sattr3();
+        old.mtimeHow = SET_TO_CLIENT_TIME;
+        old.mtime = new Nfs3Types.NfsTime(1_000_000, 0);
+        Fattr3 dirBefore = client.setattr(dir, old);
+
+        Nfs3Results.Link r = client.link(f, dir, "second");
+
+        assertThat(r.attr.nlink).isEqualTo(2);
+        assertThat(r.attr.fileid).isEqualTo(client.getattr(f).fileid);
+        assertThat(r.linkDirWcc.before()).isEqualTo(dirBefore.toWcc());
+        assertThat(r.linkDirWcc.after().mtime).isNotEqualTo(old.mtime);
+        assertThat(r.linkDirWcc.after().ctime).isEqualTo(client.getattr(dir).ctime);
+        // the second name is the same file: the same handle, bytes and link count
+        byte[] second = client.lookup(dir, "second");
+        assertThat(second).isEqualTo(f);
+        assertThat(client.readAll(second, 4096)).isEqualTo(data);
+        assertThat(client.getattr(f).nlink).isEqualTo(2);
+        assertThat(Files.getAttribute(exportDir.resolve("hard/second"), "unix:nlink")).isEqualTo(2);
+        assertThat(Files.isSameFile(exportDir.resolve("hard/first"), exportDir.resolve("hard/second"))).isTrue();
+        assertThat(client.list(dir, true, 4096)).extracting(Entry::name, e -> e.attr().nlink, Entry::fh)
+                .containsExactlyInAnyOrder(tuple("first", 2, f), tuple("second", 2, f));
+
+        // removing the name the handle was issued under leaves the file, its handle and its other name
+        client.remove(dir, "first");
+        assertStatus(() -> client.lookup(dir, "first"), NFS3ERR_NOENT);
+        assertThat(client.getattr(f).nlink).isEqualTo(1);
+        assertThat(client.getattr(client.lookup(dir, "second")).nlink).isEqualTo(1);
+        assertThat(client.readAll(f, 4096)).isEqualTo(data);
+        client.remove(dir, "second");
+        assertStatus(() -> client.getattr(f), NFS3ERR_STALE);
+    }
+
+    @Test
+    void linkOfASymbolicLinkLinksTheLinkItself() throws Exception {
+        byte[] dir = client.mkdir(root, "hardsym");
+        byte[] target = "x//y/".getBytes(StandardCharsets.US_ASCII); // kept in the store: no java.nio path has it
+        byte[] link = client.symlink(dir, utf8("one"), target);
+
+        assertThat(client.link(link, dir, "two").attr.type).isEqualTo(NF3LNK);
+
+        assertThat(Files.isSymbolicLink(exportDir.resolve("hardsym/two"))).isTrue();
+        assertThat(client.getattr(client.lookup(dir, "two")).nlink).isEqualTo(2);
+        // the stored target belongs to the file: it goes with its last name, not its first
+        client.remove(dir, "one");
+        assertThat(client.readlinkBytes(client.lookup(dir, "two"))).isEqualTo(target);
+        assertThat(storeRecords()).hasSize(1);
+        client.remove(dir, "two");
+        assertThat(storeRecords()).isEmpty();
+    }
+
+    @Test
+    void linkIsRefusedAsNfsdRefusesIt() throws IOException {
+        byte[] dir = client.mkdir(root, "nolink");
+        byte[] f = client.create(dir, "file");
+        client.create(dir, "taken");
+        // onto an existing name: NFS3ERR_EXIST, with the file's attributes and the directory's wcc data
+        Nfs3Results.Link exists = new Nfs3Results.Link();
+        client.callNfs(NFSPROC3_LINK, new Nfs3Args.Link(f, dir, utf8("taken")), exists);
+        assertThat(exists.status).isEqualTo(NFS3ERR_EXIST);
+        assertThat(exists.attr.nlink).isEqualTo(1);
+        assertThat(exists.linkDirWcc.before()).isNotNull();
+        assertThat(exists.linkDirWcc.after().fileid).isEqualTo(client.getattr(dir).fileid);
+        // a directory: Linux's nfsd answers NFS3ERR_ISDIR (link(2) itself says EPERM)
+        assertStatus(() -> client.link(dir, root, "dirlink"), NFS3ERR_ISDIR);
+        // names are checked as CREATE checks them
+        for (String bad : new String[] {"", ".", "..", "a/b", "nul\0byte"}) {
+            assertStatus(() -> client.link(f, dir, bad), NFS3ERR_INVAL);
+        }
+        assertStatus(() -> client.link(f, dir, "x".repeat(NAME_MAX + 1)), NFS3ERR_NAMETOOLONG);
+        assertStatus(() -> client.link(f, f, "x"), NFS3ERR_NOTDIR);
+        assertStatus(() -> client.link(new byte[FileHandles.HANDLE_SIZE], dir, "x"), NFS3ERR_STALE);
+        assertStatus(() -> client.link(f, new byte[5], "x"), NFS3ERR_BADHANDLE);
+        // link(2)'s errors a test here cannot provoke: a name in another file system mounted inside the export,
+        // and a file at its file system's link limit
+        assertThat(Nfs3Service.statusOf(new FileSystemException("a", "b", "Invalid cross-device link")))
+                .isEqualTo(NFS3ERR_XDEV);
+        assertThat(Nfs3Service.statusOf(new FileSystemException("a", "b", "Too many links")))
+                .isEqualTo(NFS3ERR_MLINK);
+        assertThat(client.list(dir, false, 4096)).extracting(Entry::name).containsExactlyInAnyOrder("file", "taken");
     }
 
     @Test
@@ -441,7 +535,7 @@ class Nfs3ServiceTest {
         assertThat(info.wtmax).isEqualTo(MAX_IO);
         assertThat(info.dtpref).isEqualTo(DTPREF);
         assertThat(info.properties & FSF3_SYMLINK).isNotZero();
-        assertThat(info.properties & FSF3_LINK).isZero();
+        assertThat(info.properties & FSF3_LINK).isNotZero();
         assertThat(info.rtmult).isEqualTo(info.wtmult).isEqualTo(Files.getFileStore(exportDir).getBlockSize());
         assertThat(info.timeDelta).isEqualTo(new Nfs3Types.NfsTime(1, 0));
         assertThat(info.maxfilesize).isEqualTo(Long.MAX_VALUE);
@@ -456,7 +550,7 @@ class Nfs3ServiceTest {
         assertThat(pc.noTrunc).isTrue();
         assertThat(pc.casePreserving).isTrue();
         assertThat(pc.attr.type).isEqualTo(NF3DIR);
-        assertThat(pc.linkmax).isEqualTo(1);
+        assertThat(pc.linkmax).isEqualTo(LINK_MAX).isEqualTo(65_000);
     }
 
     @Test
@@ -481,9 +575,9 @@ class Nfs3ServiceTest {
         assertThat(a.used).isEqualTo(5000);
         assertThat(a.mtime.toNanos()).isEqualTo(((FileTime) u.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS));
         assertThat(a.ctime.toNanos()).isEqualTo(((FileTime) u.get("ctime")).to(TimeUnit.NANOSECONDS));
-        // a second name of the same file: another handle, the same fileid
+        // a second name of the same file, made outside the server: the same handle, the same fileid
         byte[] hard = client.lookup(dir, "hardlink");
-        assertThat(hard).isNotEqualTo(f);
+        assertThat(hard).isEqualTo(f);
         assertThat(client.getattr(hard).fileid).isEqualTo(a.fileid);
         // READDIR's fileids are inode numbers too, "." and ".." included
         Nfs3Results.Readdir listing = client.readdir(dir, false, 0, 0, 4096, 0);
