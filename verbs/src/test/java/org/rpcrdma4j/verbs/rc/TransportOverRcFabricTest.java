@@ -196,6 +196,38 @@ class TransportOverRcFabricTest {
     }
 
     @Test
+    void aConnectionWhoseQueuePairWillNotDieStallsNoOtherClient() throws Exception {
+        // A second client whose connection ends while the server's rdma_destroy_qp blocks, as rdma_rxe's
+        // did for 30-40 s after an RDMA failed.
+        RdmaRpcClient doomed = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
+                TransportConfig.DEFAULT, LONG_REPLIES, Duration.ofSeconds(30));
+        assertArrayEquals(pattern(10), echo(doomed, pattern(10)));
+        serverDevice.holdDestroys();
+        try {
+            doomed.close();
+            waitFor(() -> serverDevice.destroysBlocked() == 1);
+            // Meanwhile the first client's calls, inline and chunked, go on; a new client connects;
+            // statistics answer.
+            for (int i = 0; i < 20; i++) {
+                assertArrayEquals(pattern(100 + i), echo(pattern(100 + i)));
+            }
+            assertArrayEquals(pattern(64 * 1024), echo(pattern(64 * 1024)));
+            try (RdmaRpcClient late = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
+                    TransportConfig.DEFAULT, LONG_REPLIES, Duration.ofSeconds(30))) {
+                assertArrayEquals(pattern(7), echo(late, pattern(7)));
+            }
+            // The doomed and the late connections are gone for the service, the first stays, while
+            // the doomed queue pair is still being destroyed (the late one's waits behind it).
+            waitFor(() -> svc.statistics().connections() == 1);
+            assertEquals(1, serverDevice.destroysBlocked());
+            assertEquals(3, serverFabric.statistics().fabricGauge(RcGauge.QUEUE_PAIRS.name()));
+        } finally {
+            serverDevice.releaseDestroys();
+        }
+        waitFor(() -> serverFabric.statistics().fabricGauge(RcGauge.QUEUE_PAIRS.name()) == 1);
+    }
+
+    @Test
     void inlineAndChunkedCallsAndRepliesArriveIntact() throws Exception {
         byte[] small = pattern(100);
         assertArrayEquals(small, echo(small), "inline both ways");
