@@ -13,7 +13,8 @@ import java.lang.foreign.MemorySegment;
  *                    REP (at most {@link #MAX_ACCEPT_PRIVATE_DATA}); RPC-over-RDMA puts RFC 8797 data here
  * @param responderResources RDMA Reads this side accepts at once from the peer (0-255)
  * @param initiatorDepth RDMA Reads this side may have outstanding towards the peer (0-255)
- * @param retryCount transport retries before a send fails with RETRY_EXC_ERR (0-7)
+ * @param retryCount transport retries before a send fails with RETRY_EXC_ERR (0-7; rdma_rxe takes 7 as
+ *                   without end, as the IBA does for RNR retries only)
  * @param rnrRetryCount retries while the peer has no receive posted (0-7; 7 is without limit)
  */
 public record ConnectionParameters(byte[] privateData, int responderResources, int initiatorDepth, int retryCount,

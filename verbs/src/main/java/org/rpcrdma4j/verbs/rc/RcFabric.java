@@ -119,7 +119,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
      * @param slotSize             the largest message sent or received: at least the transport's inline sizes
      * @param chunkPoolBytes       the most memory registered for the {@link ChunkPool}, 0 for none
      * @param retryCount           transport retries (a lost packet, a missing ACK) before a work request
-     *                             fails with RETRY_EXC_ERR, 0 to 7, sent in the REQs of this side
+     *                             fails with RETRY_EXC_ERR, 0 to 7, sent in the REQs of this side (rdma_rxe
+     *                             retries without end at 7)
      * @param rnrRetryCount        retries of the peer's Send that finds no receive of ours posted before
      *                             it fails with RNR_RETRY_EXC_ERR, 0 to 7 (7: without end)
      * @param resolveTimeoutMillis how long {@code rdma_resolve_addr} and {@code rdma_resolve_route} may
