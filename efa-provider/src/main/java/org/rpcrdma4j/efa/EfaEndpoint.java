@@ -46,9 +46,9 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * <h2>Lifecycle</h2>
  * {@link #close()} ends every operation with {@link EfaErrorCode#CANCELED}, releases every peer,
  * address handle, packet buffer, posted receive and registration the endpoint holds, and closes the
- * device, which frees its QPN. Its completions remain to be {@linkplain #poll polled} and its
- * {@linkplain #statistics() statistics} to be read; every other call throws
- * {@link EndpointClosedException}.
+ * device, which frees its QPN; a step that fails stops none of the others. Its completions remain
+ * to be {@linkplain #poll polled} and its {@linkplain #statistics() statistics} to be read; every
+ * other call throws {@link EndpointClosedException}.
  *
  * <h2>Buffer ownership</h2>
  * The bytes between position and limit of a buffer given to a send or receive belong to the
@@ -341,6 +341,9 @@ public final class EfaEndpoint implements AutoCloseable {
      * {@link EfaErrorCode#CANCELED}, every peer is removed, and everything the endpoint holds is
      * released, the device included. Completions written before and by the close can still be
      * {@linkplain #poll polled}. Closing again does nothing.
+     *
+     * @throws RuntimeException what the first step of the close that failed threw (the device
+     *     refusing to free something), once every other step has run; the endpoint is closed
      */
     @Override
     public void close() {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -14,16 +16,19 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
 
 /**
  * An endpoint's lifecycle: {@code close} ends what is in progress with CANCELED, releases what the
- * endpoint holds on its device and frees the device's QPN, and later calls fail with a typed
- * error; a server that removes each closed client's peer holds exactly what it held before, by
- * its own gauges and by its device's count of registrations, address handles and receives.
+ * endpoint holds on its device and frees the device's QPN, also after the device restarted or when
+ * the device fails a step, and later calls fail with a typed error; a server that removes each
+ * closed client's peer holds exactly what it held before, by its own gauges and by its device's
+ * count of registrations, address handles and receives.
  */
 class EndpointLifecycleTest {
 
@@ -71,6 +76,74 @@ class EndpointLifecycleTest {
         assertThatThrownBy(() -> pair.a.progress(pair.now)).isInstanceOf(EndpointClosedException.class);
         // The QPN is free: a new queue pair may take it.
         assertThat(pair.fabric.createDevice(pair.a.address().gid(), pair.a.address().qpn())).isNotNull();
+    }
+
+    @Test
+    void closeAfterTheDeviceRestartedReleasesEverythingAndFreesTheDevice() {
+        final SimPair pair = new SimPair(seed.seed());
+        pair.handshake();
+        // A long-read send that B has not taken yet holds A's registration of its buffer.
+        pair.a.send(pair.aToB, SimPair.pattern(EndpointConfig.DEFAULT_MIN_READ_MESSAGE_SIZE, 1), 1);
+        final MemoryRegion region = pair.a.register(ByteBuffer.allocate(4096), EnumSet.of(Access.REMOTE_WRITE));
+        pair.runUntil(() -> pair.b.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES) == 1);
+        assertThat(pair.a.statistics().gauge(EndpointGauge.REGISTRATIONS)).isEqualTo(1);
+        final int devicesBefore = pair.fabric.deviceCount();
+
+        // A's process vanishes: its queue pair comes back knowing nothing of A's handles and registrations.
+        pair.fabric.restart(pair.deviceA);
+        pair.a.deregister(region);
+        pair.a.close();
+
+        final List<CompletionEntry> cancelled = new ArrayList<>();
+        pair.a.poll(cancelled::add, 10);
+        assertThat(cancelled).extracting(CompletionEntry::error).containsExactly(EfaErrorCode.CANCELED);
+        for (EndpointGauge gauge : EndpointGauge.values()) {
+            assertThat(pair.a.statistics().gauge(gauge)).as(gauge.name()).isZero();
+        }
+        assertThat(pair.deviceA.isClosed()).isTrue();
+        assertThat(pair.fabric.deviceCount()).isEqualTo(devicesBefore - 1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
+    }
+
+    @Test
+    void closeRunsEveryStepWhenTheDeviceFailsOneAndThrowsTheFirstFailure() {
+        final SimFabric fabric = new SimFabric(seed.seed());
+        final SimDevice device = fabric.createDevice(SERVER_GID, 7);
+        final EfaEndpoint endpoint = new EfaEndpoint(refusingToDestroyAddressHandles(device), EndpointConfig.DEFAULT);
+        endpoint.insert(new EfaEndpoint(fabric.createDevice(CLIENT_GID, CLIENT_QPN), EndpointConfig.DEFAULT).address());
+        endpoint.insert(new EfaEndpoint(fabric.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), CLIENT_QPN),
+                EndpointConfig.DEFAULT).address());
+        endpoint.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(64), 1);
+
+        assertThatThrownBy(endpoint::close).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("injected").satisfies(thrown ->
+                        assertThat(thrown.getSuppressed()).as("the second peer's failure").hasSize(1));
+
+        final List<CompletionEntry> cancelled = new ArrayList<>();
+        endpoint.poll(cancelled::add, 10);
+        assertThat(cancelled).extracting(CompletionEntry::error).containsExactly(EfaErrorCode.CANCELED);
+        for (EndpointGauge gauge : EndpointGauge.values()) {
+            assertThat(endpoint.statistics().gauge(gauge)).as(gauge.name()).isZero();
+        }
+        assertThat(device.isClosed()).isTrue();
+        assertThat(fabric.deviceCount()).as("the two peers' devices").isEqualTo(2);
+        // Reported once: closing again does nothing.
+        endpoint.close();
+    }
+
+    /** The device, but for {@link Device#destroyAddressHandle}, which throws as a driver fault would. */
+    private static Device refusingToDestroyAddressHandles(Device device) {
+        return (Device) Proxy.newProxyInstance(Device.class.getClassLoader(), new Class<?>[] {Device.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("destroyAddressHandle")) {
+                        throw new IllegalStateException("injected: cannot destroy " + args[0]);
+                    }
+                    try {
+                        return method.invoke(device, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Test

@@ -33,7 +33,9 @@ import java.util.function.Consumer;
  * Misuse throws {@link IllegalArgumentException} or {@link IllegalStateException}: a handle this
  * device did not make or has destroyed, a negative length, an operation the device has no
  * {@link Capability} for. Whatever the device checks as it executes an operation ends in a
- * completion with a {@link CompletionStatus} instead, never an exception.
+ * completion with a {@link CompletionStatus} instead, never an exception. Freeing what a queue pair
+ * that is gone made (a handle or region of a simulated device before its restart) is not misuse:
+ * nothing is left to free, and the call does nothing.
  *
  * <h2>Lifecycle</h2>
  * {@link #close()} destroys the queue pair ({@code ibv_destroy_qp}) with its address handles and

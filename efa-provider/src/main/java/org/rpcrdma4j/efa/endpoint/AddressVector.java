@@ -124,7 +124,8 @@ final class AddressVector {
 
     /**
      * Forgets a peer: its handle is free, and so is its address handle if no other peer uses it.
-     * The caller has ended its operations first.
+     * The caller has ended its operations first. The peer is forgotten even if the device fails to
+     * destroy the address handle; that failure is thrown afterwards.
      */
     void remove(Peer peer) {
         if (get(peer.fiAddr) != peer) {
@@ -135,14 +136,17 @@ final class AddressVector {
         byAddress.remove(peer.address);
         current.remove(new DeviceKey(peer.address), peer);
         final SharedHandle shared = handles.get(peer.address.gid());
-        if (shared.users() == 1) {
+        final boolean lastUser = shared.users() == 1;
+        if (lastUser) {
             handles.remove(peer.address.gid());
-            device.destroyAddressHandle(shared.ah());
         } else {
             handles.put(peer.address.gid(), new SharedHandle(shared.ah(), shared.users() - 1));
         }
         countPeers();
         peer.state = Peer.State.REMOVED;
+        if (lastUser) {
+            device.destroyAddressHandle(shared.ah());
+        }
     }
 
     /** @return the peers, in handle order */

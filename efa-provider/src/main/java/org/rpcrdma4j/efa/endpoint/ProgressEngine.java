@@ -35,7 +35,8 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * torn down between stages.
  *
  * <p>Lifecycle: {@link #close()} cancels every operation, drops every queue, removes every peer,
- * then closes the device, which takes its registrations and posted receives with it.
+ * then closes the device, which takes its registrations and posted receives with it; a step that
+ * fails stops none of the others.
  *
  * <p>Buffer ownership: the engine owns its receive buffers (posted to the device, or being
  * dispatched) and its send packet buffers (see {@link PacketEntry}); the application's buffers
@@ -320,22 +321,27 @@ public final class ProgressEngine {
     /**
      * Cancels every operation (its completion says {@link org.rpcrdma4j.efa.EfaErrorCode#CANCELED}),
      * drops every queue, removes every peer and closes the device; see
-     * {@link org.rpcrdma4j.efa.EfaEndpoint#close()}.
+     * {@link org.rpcrdma4j.efa.EfaEndpoint#close()}. Each step runs even if one before it failed,
+     * so the device is closed whatever happened.
+     *
+     * @throws RuntimeException the first step's failure, once every step has run
      */
     public void close() {
-        teardown.runDeferred();
-        handshake.clear();
-        longCtsReceiver.clear();
-        longReadReceiver.clear();
-        directRma.clear();
-        txQueue.clear();
-        tx.cancelAll();
-        rx.cancelAll();
+        final CloseSteps steps = new CloseSteps();
+        steps.run(teardown::runDeferred);
+        steps.run(handshake::clear);
+        steps.run(longCtsReceiver::clear);
+        steps.run(longReadReceiver::clear);
+        steps.run(directRma::clear);
+        steps.run(txQueue::clear);
+        steps.run(tx::cancelAll);
+        steps.run(rx::cancelAll);
         for (Peer peer : av.peers()) {
-            av.remove(peer);
+            steps.run(() -> av.remove(peer));
         }
-        packets.reset();
-        device.close();
+        steps.run(packets::reset);
+        steps.run(device::close);
+        steps.throwFirstFailure();
     }
 
     /**

@@ -13,6 +13,8 @@ import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One connection of an {@link EfaFabric}: a peer handle, the ids both sides gave the connection, and
@@ -26,6 +28,8 @@ import org.rpcrdma4j.xdr.Segment;
  * ends the connection, as a failed work request puts an RC queue pair in the error state.
  */
 final class EfaConnection implements FabricConnection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EfaConnection.class);
 
     private enum State { CONNECTING, ESTABLISHED, CLOSED }
 
@@ -175,13 +179,20 @@ final class EfaConnection implements FabricConnection {
         shutdown(FabricStatus.CLOSED, "closed by this side");
     }
 
-    /** Ends the connection from this side, telling the peer unless it cannot be reached. */
+    /**
+     * Ends the connection from this side, telling the peer unless it cannot be reached. It ends even if
+     * the CLOSE cannot be posted (logged once, at WARN): the peer then learns it when its own work fails.
+     */
     private void shutdown(FabricStatus status, String detail) {
         if (state == State.CLOSED) {
             return;
         }
         if ((!connecting() || !requester) && status != FabricStatus.PEER_UNREACHABLE) {
-            fabric.sendControl(peerHandle, ControlMessage.close(peerId));
+            try {
+                fabric.sendControl(peerHandle, ControlMessage.close(peerId));
+            } catch (RuntimeException e) {
+                LOG.warn("{} ends without telling its peer: the CLOSE could not be posted", this, e);
+            }
         }
         end(status, detail);
     }

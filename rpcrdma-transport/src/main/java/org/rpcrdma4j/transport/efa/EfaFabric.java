@@ -65,7 +65,10 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} ends every connection, tells every peer it talked to that it leaves (LEAVE), waits a
  * bounded time for those messages to go, then closes the endpoint, which releases all it holds, and
  * stops being progressed. A peer that hears LEAVE ends its connections with this fabric and removes it
- * from its address vector, so closed clients cost a server nothing.
+ * from its address vector, so closed clients cost a server nothing. Each of these steps runs even if
+ * one before it failed; the close finishes, then logs the first failure once, at WARN (the progress
+ * thread lets no exception escape). Deregistering after the endpoint closed does nothing: the close
+ * released every registration.
  *
  * <h2>Addresses</h2>
  * A connection shows the GIDs of both ends as IP addresses ({@link FabricAddress#inetAddress()}). The
@@ -127,6 +130,8 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private volatile int registrationCount;
     private Consumer<ConnectRequest> acceptor;
     private CompletableFuture<Void> closing;
+    /** The first step of {@link #close} that failed, logged when the close finishes. */
+    private RuntimeException closeFailure;
     private int closingCycles;
     private volatile boolean closed;
     private boolean controlPosted;
@@ -234,10 +239,14 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     @Override
     public void deregister(Registration registration) {
         MemoryRegion region = regions.remove(registration.handle());
+        registrationCount = regions.size();
+        if (closed) {
+            // Closing the endpoint released every registration: nothing is left to free.
+            return;
+        }
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
-        registrationCount = regions.size();
         endpoint.deregister(region);
     }
 
@@ -279,16 +288,19 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         closing = done;
         acceptor = null;
         for (EfaConnection connection : new ArrayList<>(connections.values())) {
-            connection.close();
+            closeStep(connection::close);
         }
         for (long peer : peers) {
-            sendControl(peer, ControlMessage.leave());
+            closeStep(() -> sendControl(peer, ControlMessage.leave()));
         }
     }
 
-    /** Once the goodbyes went (or the wait is over): closes the endpoint and hands out its last completions. */
+    /**
+     * Once the goodbyes went (or the wait is over): closes the endpoint, hands out its last completions
+     * and leaves the loop, whatever failed before; the first failure of the close is logged then, once.
+     */
     private void finishClose() {
-        endpoint.close();
+        closeStep(endpoint::close);
         closed = true;
         while (endpoint.poll(this::onCompletion, Integer.MAX_VALUE) > 0 || !deferred.isEmpty()) {
             while (!deferred.isEmpty()) {
@@ -300,6 +312,22 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         registrationCount = 0;
         loop.detach(this);
         closing.complete(null);
+        if (closeFailure != null) {
+            LOG.warn("{} closed, but a step of its close failed", localAddress, closeFailure);
+        }
+    }
+
+    /** Runs one step of the close; one that fails is kept (the first) or suppressed in it, and stops no other. */
+    private void closeStep(Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            if (closeFailure == null) {
+                closeFailure = e;
+            } else {
+                closeFailure.addSuppressed(e);
+            }
+        }
     }
 
     private boolean goodbyesSent() {

@@ -93,7 +93,8 @@ public final class SimulatedEfa implements AutoCloseable {
     /**
      * Makes the process behind a fabric vanish: its queue pair comes back on the same GID and QPN with
      * a new connid, knowing nothing (EFA RDM v4 §4.4), while the fabric object goes on as that new
-     * process. A fault for tests.
+     * process. A fault for tests. The address handles and registrations the fabric held went with the
+     * old queue pair: freeing them, as closing the fabric does, frees nothing more and is no error.
      *
      * @param fabric a fabric of this network
      */

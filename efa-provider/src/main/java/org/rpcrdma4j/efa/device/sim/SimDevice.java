@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -34,6 +35,10 @@ import org.rpcrdma4j.efa.device.RmaIov;
  * <p>Buffers are read and written when the operation executes, not when it is posted, so a caller
  * that reuses a send buffer before its completion sends what it wrote last, as it would on
  * hardware.
+ *
+ * <p>A restart destroys the old queue pair's address handles and registrations. Its user may still
+ * hold them (the simulation keeps the process's objects across the restart) and free them later:
+ * destroying or deregistering one of those does nothing, once, since there is nothing left to free.
  */
 public final class SimDevice implements Device {
 
@@ -56,6 +61,9 @@ public final class SimDevice implements Device {
     private final ArrayDeque<Completion> completionQueue = new ArrayDeque<>();
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
     private final Map<Integer, Registration> registrations = new HashMap<>();
+    /** What earlier incarnations made and their user has not freed yet: gone with them. */
+    private final Set<AddressHandle> goneHandles = new HashSet<>();
+    private final Set<MemoryRegion> goneRegions = new HashSet<>();
     private final EnumMap<DropReason, Long> drops = new EnumMap<>(DropReason.class);
     private int qkey;
     private int incarnation;
@@ -118,6 +126,9 @@ public final class SimDevice implements Device {
     @Override
     public void destroyAddressHandle(AddressHandle ah) {
         requireOpen();
+        if (goneHandles.remove(ah)) {
+            return;
+        }
         requireLive(ah);
         handles.remove(ah.gid());
     }
@@ -144,6 +155,9 @@ public final class SimDevice implements Device {
     public void deregisterMemory(MemoryRegion region) {
         requireOpen();
         Objects.requireNonNull(region, "region");
+        if (goneRegions.remove(region)) {
+            return;
+        }
         final Registration registration = registrations.get(region.key());
         if (registration == null || !registration.region().equals(region)) {
             throw new IllegalArgumentException("not registered with " + this + ": " + region);
@@ -303,7 +317,8 @@ public final class SimDevice implements Device {
     /**
      * Becomes a new queue pair on the same QPN: a new Q-Key, and nothing of the old one's
      * receives, completions, address handles or registrations. Keys and handle numbers are not
-     * reused, so stale ones stay invalid; drop counters are kept.
+     * reused, so stale ones stay invalid for operations; freeing one does nothing. Drop counters
+     * are kept.
      *
      * @param newQkey the new Q-Key
      */
@@ -312,7 +327,11 @@ public final class SimDevice implements Device {
         incarnation++;
         recvQueue.clear();
         completionQueue.clear();
+        goneHandles.addAll(handles.values());
         handles.clear();
+        for (Registration registration : registrations.values()) {
+            goneRegions.add(registration.region());
+        }
         registrations.clear();
         sendQueueUsed = 0;
         recvQueueUsed = 0;

@@ -212,12 +212,32 @@ class SimFaultPlanTest {
 
         fabric.restart(b);
 
-        assertThatThrownBy(() -> b.destroyAddressHandle(bToA)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> b.postSend(bToA, 1, a.address().qkey(), packet("y"), 3))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(b.addressHandleCount()).isZero();
+        assertThat(b.registrationCount()).isZero();
         a.postSend(aToB, 2, b.address().qkey(), packet("x"), 1);
         a.postRead(aToB, 2, b.address().qkey(), into, 0, exposed.iov(0, 64), 2);
         fabric.progress(0);
         assertThat(drain(a)).extracting(Completion::status).containsExactly(
                 CompletionStatus.REMOTE_ERROR_RNR, CompletionStatus.REMOTE_ERROR_BAD_ADDRESS);
+    }
+
+    @Test
+    void freeingWhatARestartTookFreesNothingOnce() {
+        final SimFabric fabric = new SimFabric(seed.seed());
+        final SimDevice a = fabric.createDevice(gid(1), 1);
+        final AddressHandle ah = a.createAddressHandle(gid(2));
+        final MemoryRegion region = a.registerMemory(ByteBuffer.allocate(64), EnumSet.of(Access.REMOTE_READ));
+
+        fabric.restart(a);
+
+        // The process that held them is gone with the old queue pair: nothing is left to free.
+        a.destroyAddressHandle(ah);
+        a.deregisterMemory(region);
+        assertThatThrownBy(() -> a.destroyAddressHandle(ah)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.deregisterMemory(region)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(a.createAddressHandle(gid(2))).isNotEqualTo(ah);
     }
 
     @Test
