@@ -116,7 +116,10 @@ public final class DemoCommand implements Callable<Integer> {
         }
         try {
             boolean ok = new RemoteDemo(out, workload).run(rc, VerbsFabric.addressOf(rdma), rdma, export);
-            // how the chunks moved: windows bound, remote and local invalidations, per-call registrations
+            // How the chunks moved (windows bound, remote and local invalidations, per-call
+            // registrations), read once the fabric is closed, its connection torn down: its gauges
+            // then show what it kept.
+            ((AutoCloseable) rc).close();
             out.println(ServeCommand.fabricSummary(rc.statistics()));
             out.flush();
             return ok ? 0 : 1;

@@ -99,24 +99,22 @@ public final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch summarised = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            TransportStatistics fabricFigures = null;
             try {
                 server.close();
-                fabricFigures = on.statistics();
             } catch (Exception e) {
                 out.println("stopping: " + e.getMessage());
             } finally {
                 closeFabric(on);
             }
+            // Read once the fabric is closed, its connections torn down: the gauges show what it kept.
+            TransportStatistics fabricFigures = on.statistics();
             TransportStatistics rdma = server.statistics();
             out.printf("stopped after %.1f s: %d NFS calls and %d MOUNT calls over RDMA, %d MOUNT calls over TCP, "
                     + "%d messages dropped, %d RDMA_ERRORs sent, %d connections closed for protocol errors%n",
                     (System.nanoTime() - start) / 1e9, server.nfsCalls(), server.rdmaMountCalls(),
                     server.tcpMountCalls(), rdma.messagesDropped(), rdma.rdmaErrorsSent(),
                     rdma.connectionsClosedForErrors());
-            if (fabricFigures != null) {
-                out.println(fabricSummary(fabricFigures));
-            }
+            out.println(fabricSummary(fabricFigures));
             out.flush();
             summarised.countDown();
         }, "testbed-serve-stop"));
