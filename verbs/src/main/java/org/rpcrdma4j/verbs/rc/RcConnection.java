@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One RC connection of an {@link RcFabric}: an RDMA-CM id and its queue pair, the work posted on it,
- * and its state. Progress thread only.
+ * and its state. Progress thread only, but for {@link #tearDown}, which the fabric's reaper runs.
  *
  * <h2>States</h2>
  * A requester's connection resolves the peer's address, then the route, then makes its queue pair,
@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * event, a failed completion, a broken queue pair, {@link #close}) calls {@code rdma_disconnect},
  * which puts the queue pair in the error state: everything posted comes back flushed, and when
  * nothing is outstanding any more the listener hears {@link ConnectionListener#onDisconnected} once,
- * with the first cause, and the id, queue pair and slots are released.
+ * with the first cause, and the fabric's reaper releases the windows, the id, queue pair and slots.
  *
  * <h2>Work requests</h2>
  * Each posted request has a {@code wr_id} unique on the connection, mapped to what the listener must
@@ -131,11 +131,11 @@ final class RcConnection implements FabricConnection {
      */
     private final List<LocalRegion> retired = new ArrayList<>();
     private BounceSlots receiveSlots;
+    private BounceSlots sendSlots;
     /** Set on the progress thread once the reaper has destroyed the windows and the queue pair. */
     private boolean queuePairGone;
     /** The windows the reaper deallocated, for the fabric's gauge, counted back on the progress thread. */
     private int windowsDeallocated;
-    private BounceSlots sendSlots;
     private int sendsOutstanding;
     private long nextWrId = 1;
     private FabricStatus cause;
@@ -475,8 +475,8 @@ final class RcConnection implements FabricConnection {
      * The transport released a region reached through one of this connection's windows, its bytes
      * copied out. Its memory goes back once the window's key reaches nothing: at once if the peer
      * invalidated it or the queue pair is gone, after a local invalidate if the connection is up,
-     * with the queue pair if it is ending (a type 2 window is reached only through its queue pair,
-     * and one in the error state takes no requests).
+     * with the queue pair if it is ending or its teardown has not destroyed it yet (a type 2 window
+     * is reached only through its queue pair, and one in the error state takes no requests).
      */
     void unbind(LocalRegion region) {
         ChunkWindows.Window window = region.window();
