@@ -366,6 +366,20 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
+     * Reads the reports of unexpected messages dropped for lack of room, one per peer and tag that lost
+     * messages since the last call ({@link DroppedMessages}). A dropped message is never retransmitted:
+     * the application ends what it belonged to, as a reliable connection breaks on receiver-not-ready.
+     * libfabric's EFA provider writes an error to the endpoint's event queue instead, for the endpoint.
+     *
+     * @param sink receives each report, oldest first
+     * @return how many were handed over
+     * @throws RuntimeException what {@code sink} throws; the report it was handed counts as handed over
+     */
+    public int pollDropped(Consumer<DroppedMessages> sink) {
+        return engine.pollDropped(Objects.requireNonNull(sink, "sink"));
+    }
+
+    /**
      * Reads every counter and gauge, on any thread, without waiting for the one that progresses the
      * endpoint. On that thread they are read at one moment; on another each is read as that thread
      * last wrote it, so they may be a moment old and of consecutive moments. A closed endpoint's

@@ -34,7 +34,8 @@ public enum EndpointCounter {
      * Messages dropped because they arrived before any receive while the unexpected queue was at
      * one of its {@link EndpointLimits} (per peer or in total, by count or by bytes) or every RX
      * entry was taken: an unexpected message holds an RX entry and its bytes until a receive takes
-     * it, which bounds what a peer that outruns the receives can make this endpoint hold.
+     * it, which bounds what a peer that outruns the receives can make this endpoint hold. Each is
+     * reported too, by peer and tag ({@link EfaEndpoint#pollDropped}).
      */
     UNEXPECTED_DROPPED_MESSAGES,
     /**

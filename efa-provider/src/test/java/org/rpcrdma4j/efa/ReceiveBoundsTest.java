@@ -3,6 +3,8 @@ package org.rpcrdma4j.efa;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
@@ -100,6 +102,39 @@ class ReceiveBoundsTest {
         assertThat(receiver.statistics().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
         assertThat(receiver.statistics().gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
         assertThat(receiver.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
+    }
+
+    @Test
+    void droppedMessagesAreReportedOncePerPeerAndTagWithTheBoundTheyMet() {
+        final SimNet net = new SimNet(seed.seed());
+        final EndpointLimits limits = EndpointLimits.DEFAULT.withUnexpectedPerPeer(3, 1 << 20)
+                .withUnexpectedTotal(5, 1 << 20);
+        final EfaEndpoint receiver = net.add(1, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT.withLimits(limits));
+        final EfaEndpoint first = net.add(2, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final EfaEndpoint second = net.add(3, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT);
+        final long fromFirst = first.insert(receiver.address());
+        for (int i = 0; i < 10; i++) {
+            first.sendTagged(fromFirst, SimPair.pattern(100, i), 7, i);
+        }
+        net.runUntil(() -> net.done(first).size() == 10);
+        final long fromSecond = second.insert(receiver.address());
+        for (int i = 0; i < 10; i++) {
+            second.send(fromSecond, SimPair.pattern(100, 100 + i), i);
+        }
+        net.runUntil(() -> net.done(second).size() == 10);
+
+        final List<DroppedMessages> reports = new ArrayList<>();
+        assertThat(receiver.pollDropped(reports::add)).isEqualTo(2);
+        assertThat(reports.get(0)).returns(true, DroppedMessages::tagged).returns(7L, DroppedMessages::tag)
+                .returns(7, DroppedMessages::messages).returns(3, DroppedMessages::unexpected)
+                .returns(DroppedMessages.Bound.MESSAGES_PER_PEER, DroppedMessages::bound)
+                .returns(3L, DroppedMessages::limit);
+        assertThat(reports.get(1)).returns(false, DroppedMessages::tagged).returns(0L, DroppedMessages::tag)
+                .returns(8, DroppedMessages::messages).returns(2, DroppedMessages::unexpected)
+                .returns(DroppedMessages.Bound.MESSAGES_TOTAL, DroppedMessages::bound)
+                .returns(5L, DroppedMessages::limit);
+        assertThat(reports.get(0).source()).isNotEqualTo(reports.get(1).source());
+        assertThat(receiver.pollDropped(reports::add)).as("each drop is reported once").isZero();
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Random;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.rpcrdma4j.efa.CompletionEntry;
+import org.rpcrdma4j.efa.DroppedMessages;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
@@ -388,6 +389,14 @@ public final class ProgressEngine {
      */
     public int poll(Consumer<CompletionEntry> sink, int max) {
         return cq.poll(sink, max);
+    }
+
+    /**
+     * @param sink receives the reports of messages dropped for lack of room
+     * @return how many were handed over
+     */
+    public int pollDropped(Consumer<DroppedMessages> sink) {
+        return rx.pollDropped(sink);
     }
 
     /**

@@ -2,7 +2,12 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import org.rpcrdma4j.efa.DroppedMessages;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
@@ -19,9 +24,13 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  *
  * <p>Bounds ({@link EndpointLimits}): a message on an undeclared or closed tag is dropped before it
  * takes anything; an unexpected message takes an RX entry and its staged bytes only within the per-peer
- * and total limits; packets the reorder window holds count against the same byte limits.
+ * and total limits; packets the reorder window holds count against the same byte limits. An unexpected
+ * message dropped for lack of room is counted and reported by peer and tag ({@link DroppedMessages}).
  */
 final class RxSide {
+
+    private record DropKey(long source, boolean tagged, long tag) {
+    }
 
     private final ReqOptionalHeadersFlyweight optional = new ReqOptionalHeadersFlyweight();
     private final RxMatcher matcher = new RxMatcher();
@@ -33,6 +42,8 @@ final class RxSide {
     private final boolean declared;
     private final Set<Long> tags;
     private final Set<Long> closed = new HashSet<>();
+    /** The reports not yet polled, one per peer and tag: as many as kinds of traffic dropped between two polls. */
+    private final Map<DropKey, DroppedMessages> dropped = new LinkedHashMap<>();
     private int unexpectedMessages;
     /** Volatile for the {@code UNEXPECTED_BYTES} gauge on other threads; only the progress thread writes it. */
     private volatile long heldBytes;
@@ -111,13 +122,14 @@ final class RxSide {
             message.attach(posted);
             entries.replace(posted.id, message);
         } else {
-            final int id = admitUnexpected(peer, stagingCapacity) ? entries.add(message) : -2;
+            final DroppedMessages.Bound full = admitUnexpected(peer, stagingCapacity);
+            final int id = full == null ? entries.add(message) : -1;
             if (id < 0) {
-                if (id == -1) {
+                if (full == null) {
                     // Admitted, but every RX entry is taken.
                     release(peer, 1, stagingCapacity);
                 }
-                counters.increment(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES);
+                dropUnexpected(peer, tagged, tag, full == null ? DroppedMessages.Bound.RX_ENTRIES : full);
                 return null;
             }
             counters.increment(EndpointCounter.UNEXPECTED_MESSAGES);
@@ -214,7 +226,7 @@ final class RxSide {
      * @return false if that would exceed a limit; nothing is taken then
      */
     boolean hold(Peer peer, long bytes) {
-        if (peer.heldBytes + bytes > limits.unexpectedBytesPerPeer() || heldBytes + bytes > limits.unexpectedBytesTotal()) {
+        if (byteBound(peer, bytes) != null) {
             return false;
         }
         peer.heldBytes += bytes;
@@ -222,15 +234,56 @@ final class RxSide {
         return true;
     }
 
-    /** @return whether one more unexpected message of this size stays within the limits; if so it is counted */
-    private boolean admitUnexpected(Peer peer, long bytes) {
-        if (peer.unexpectedMessages >= limits.unexpectedMessagesPerPeer()
-                || unexpectedMessages >= limits.unexpectedMessagesTotal() || !hold(peer, bytes)) {
-            return false;
+    /** @return the byte limit that holding {@code bytes} more for a peer would exceed, or null */
+    private DroppedMessages.Bound byteBound(Peer peer, long bytes) {
+        return peer.heldBytes + bytes > limits.unexpectedBytesPerPeer() ? DroppedMessages.Bound.BYTES_PER_PEER
+                : heldBytes + bytes > limits.unexpectedBytesTotal() ? DroppedMessages.Bound.BYTES_TOTAL : null;
+    }
+
+    /**
+     * @return null if one more unexpected message of this size stays within the limits, and then it is
+     *     counted; else the limit it would exceed
+     */
+    private DroppedMessages.Bound admitUnexpected(Peer peer, long bytes) {
+        final DroppedMessages.Bound bound = peer.unexpectedMessages >= limits.unexpectedMessagesPerPeer()
+                ? DroppedMessages.Bound.MESSAGES_PER_PEER
+                : unexpectedMessages >= limits.unexpectedMessagesTotal() ? DroppedMessages.Bound.MESSAGES_TOTAL
+                : byteBound(peer, bytes);
+        if (bound == null) {
+            hold(peer, bytes);
+            peer.unexpectedMessages++;
+            unexpectedMessages++;
         }
-        peer.unexpectedMessages++;
-        unexpectedMessages++;
-        return true;
+        return bound;
+    }
+
+    private void dropUnexpected(Peer peer, boolean tagged, long tag, DroppedMessages.Bound bound) {
+        counters.increment(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES);
+        final long limit = switch (bound) {
+            case MESSAGES_PER_PEER -> limits.unexpectedMessagesPerPeer();
+            case BYTES_PER_PEER -> limits.unexpectedBytesPerPeer();
+            case MESSAGES_TOTAL -> limits.unexpectedMessagesTotal();
+            case BYTES_TOTAL -> limits.unexpectedBytesTotal();
+            case RX_ENTRIES -> entries.capacity();
+        };
+        final long reportedTag = tagged ? tag : 0;
+        dropped.merge(new DropKey(peer.fiAddr, tagged, reportedTag),
+                new DroppedMessages(peer.fiAddr, tagged, reportedTag, 1, peer.unexpectedMessages, bound, limit),
+                (earlier, last) -> new DroppedMessages(last.source(), last.tagged(), last.tag(),
+                        earlier.messages() + 1, last.unexpected(), last.bound(), last.limit()));
+    }
+
+    /** Hands over the drop reports, oldest first, each once; see {@link DroppedMessages}. */
+    int pollDropped(Consumer<DroppedMessages> sink) {
+        int polled = 0;
+        while (!dropped.isEmpty()) {
+            final Iterator<DroppedMessages> oldest = dropped.values().iterator();
+            final DroppedMessages report = oldest.next();
+            oldest.remove();
+            sink.accept(report);
+            polled++;
+        }
+        return polled;
     }
 
     /** Gives back what {@link #hold} took, and {@code messages} unexpected messages. */

@@ -17,6 +17,7 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * ACCEPT:  type=2 | RFC 8797 private data (8) | requester id (4) | responder id (4)
  * CLOSE:   type=3 | receiver's id (4)
  * LEAVE:   type=4
+ * OVERRUN: type=5 | receiver's id (4)
  * </pre>
  *
  * Each side names a connection by an id of its own, unique among its fabric's open connections,
@@ -24,13 +25,15 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * and CLOSE names the connection by the id of the side it goes to. Data messages of a connection go on
  * the data tag of the receiver's id ({@link EfaFabric}), so one fabric can serve a peer and be its
  * client at the same time. A CLOSE answering a CONNECT refuses it. LEAVE says the sender's endpoint is
- * closing: its connections end and the receiver forgets it, so that closed peers cost nothing.
+ * closing: its connections end and the receiver forgets it, so that closed peers cost nothing. OVERRUN
+ * is a CLOSE that says why: the receiver sent beyond its credits and the sender's endpoint dropped
+ * messages of the connection, so the receiver's connection ends on receiver-not-ready, as on verbs RC.
  *
  * @param type        the kind of message
  * @param privateData the sender's RFC 8797 private data (CONNECT, ACCEPT), else {@code null}
  * @param address     the requester's address (CONNECT), else {@code null}
  * @param receiverId  the id of the side the message goes to: the requester's for ACCEPT, the
- *                    receiver's for CLOSE; 0 for CONNECT
+ *                    receiver's for CLOSE and OVERRUN; 0 for CONNECT
  * @param senderId    the id of the side that sends it (CONNECT, ACCEPT), else 0
  */
 record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress address, int receiverId,
@@ -45,7 +48,9 @@ record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress a
         /** Either side tears the connection down, or the responder refuses it. */
         CLOSE(3),
         /** The sender's endpoint closes: forget it. */
-        LEAVE(4);
+        LEAVE(4),
+        /** The sender tears the connection down because the receiver overran its credits. */
+        OVERRUN(5);
 
         private final int value;
 
@@ -107,6 +112,14 @@ record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress a
         return new ControlMessage(Type.CLOSE, null, null, receiverId, 0);
     }
 
+    /**
+     * @param receiverId the id the receiving side gave the connection
+     * @return an OVERRUN message
+     */
+    public static ControlMessage overrun(int receiverId) {
+        return new ControlMessage(Type.OVERRUN, null, null, receiverId, 0);
+    }
+
     /** @return a LEAVE message */
     public static ControlMessage leave() {
         return new ControlMessage(Type.LEAVE, null, null, 0, 0);
@@ -123,7 +136,7 @@ record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress a
                         .put(address.identity()).putInt(address.number());
             }
             case ACCEPT -> out.put(privateData.toBytes()).putInt(receiverId).putInt(senderId);
-            case CLOSE -> out.putInt(receiverId);
+            case CLOSE, OVERRUN -> out.putInt(receiverId);
             case LEAVE -> {
                 // The type says it all.
             }
@@ -149,6 +162,9 @@ record ControlMessage(Type type, ConnectPrivateData privateData, FabricAddress a
         int type = view.getInt();
         if (type == Type.CLOSE.value) {
             return view.remaining() == 4 ? Optional.of(close(view.getInt())) : Optional.empty();
+        }
+        if (type == Type.OVERRUN.value) {
+            return view.remaining() == 4 ? Optional.of(overrun(view.getInt())) : Optional.empty();
         }
         if (type == Type.LEAVE.value) {
             return view.remaining() == 0 ? Optional.of(leave()) : Optional.empty();

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * cancelled and come back flushed, and what the peer sent that no receive took is dropped; its sends
  * and RDMA operations when the endpoint ends them; then the listener hears
  * {@link ConnectionListener#onDisconnected}. A completion that fails with a connection-wide status
- * ends the connection, as a failed work request puts an RC queue pair in the error state.
+ * ends the connection, as a failed work request puts an RC queue pair in the error state, and so does
+ * a message of the peer's that the endpoint dropped for lack of room ({@link #overrun}).
  */
 final class EfaConnection implements FabricConnection {
 
@@ -176,20 +177,29 @@ final class EfaConnection implements FabricConnection {
 
     @Override
     public void close() {
-        shutdown(FabricStatus.CLOSED, "closed by this side");
+        shutdown(FabricStatus.CLOSED, "closed by this side", ControlMessage.close(peerId));
+    }
+
+    /**
+     * The endpoint dropped a message the peer sent on this connection, for lack of room: the peer sent
+     * beyond its credits, and the message is lost. The connection ends as a verbs RC connection does
+     * when a Send meets receiver-not-ready past its retries, and the peer hears why (OVERRUN).
+     */
+    void overrun(String detail) {
+        shutdown(FabricStatus.RECEIVER_NOT_READY, detail, ControlMessage.overrun(peerId));
     }
 
     /**
      * Ends the connection from this side, telling the peer unless it cannot be reached. It ends even if
      * the CLOSE cannot be posted (logged once, at WARN): the peer then learns it when its own work fails.
      */
-    private void shutdown(FabricStatus status, String detail) {
+    private void shutdown(FabricStatus status, String detail, ControlMessage goodbye) {
         if (state == State.CLOSED) {
             return;
         }
         if ((!connecting() || !requester) && status != FabricStatus.PEER_UNREACHABLE) {
             try {
-                fabric.sendControl(peerHandle, ControlMessage.close(peerId));
+                fabric.sendControl(peerHandle, goodbye);
             } catch (RuntimeException e) {
                 LOG.warn("{} ends without telling its peer: the CLOSE could not be posted", this, e);
             }
@@ -242,7 +252,7 @@ final class EfaConnection implements FabricConnection {
         if (closed()) {
             return FabricStatus.FLUSHED;
         }
-        shutdown(status, "a work request failed: " + status);
+        shutdown(status, "a work request failed: " + status, ControlMessage.close(peerId));
         return status;
     }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.rpcrdma4j.efa.CompletionEntry;
+import org.rpcrdma4j.efa.DroppedMessages;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointAddress;
@@ -61,6 +62,12 @@ import org.slf4j.LoggerFactory;
  * ({@link #tags()}), as {@link SimulatedEfa} configures it; an endpoint that takes every tag still drops
  * what comes on the tags of ended connections.
  *
+ * <p>A message the endpoint drops for lack of room ({@link DroppedMessages}: its peer sent beyond its
+ * credits, faster than the receives are posted, until the unexpected queue was full) is lost, so its
+ * connection ends with {@link FabricStatus#RECEIVER_NOT_READY}, counted ({@link #OVERRUN_CONNECTIONS})
+ * and logged once, and the peer hears why (OVERRUN) and ends its side the same way: as a verbs RC
+ * connection breaks when a Send meets receiver-not-ready with Linux's RNR retry count of 0.
+ *
  * <h2>Lifecycle</h2>
  * {@link #close()} ends every connection, tells every peer it talked to that it leaves (LEAVE), waits a
  * bounded time for those messages to go, then closes the endpoint, which releases all it holds, and
@@ -94,6 +101,11 @@ public final class EfaFabric implements Fabric, AutoCloseable {
      * progress thread caught a fabric's progress failing (the first is logged); the thread serves on.
      */
     public static final String PROGRESS_LOOP_FAILURES = "PROGRESS_LOOP_FAILURES";
+    /**
+     * The counter, among a fabric's {@link TransportStatistics#fabricCounters()}, of the connections it
+     * ended because the endpoint dropped a message of theirs for lack of room (their peer overran its credits).
+     */
+    public static final String OVERRUN_CONNECTIONS = "OVERRUN_CONNECTIONS";
     /** The port of the requester's end of connection id 1; id n has port n + 49151. */
     public static final int FIRST_PORT = 49152;
     /** The most connection ids: their ports fill the dynamic range up to 65535. */
@@ -128,6 +140,8 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     /** The sizes of {@link #connections} and {@link #regions}, kept apart for {@link #statistics()} on any thread. */
     private volatile int connectionCount;
     private volatile int registrationCount;
+    /** Only the progress thread writes it; read by {@link #statistics()} on any thread. */
+    private volatile long overrunConnections;
     private Consumer<ConnectRequest> acceptor;
     private CompletableFuture<Void> closing;
     /** The first step of {@link #close} that failed, logged when the close finishes. */
@@ -343,8 +357,8 @@ public final class EfaFabric implements Fabric, AutoCloseable {
 
     /**
      * @return what the fabric holds and has counted: its connections, its registrations, its
-     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}) and
-     *     {@link #PROGRESS_LOOP_FAILURES} ({@link TransportStatistics}). Any thread; never waits for
+     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}), {@link #PROGRESS_LOOP_FAILURES}
+     *     and {@link #OVERRUN_CONNECTIONS} ({@link TransportStatistics}). Any thread; never waits for
      *     the progress loop, so off it a figure may be a moment old
      */
     @Override
@@ -353,6 +367,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         Map<String, Long> counters = new LinkedHashMap<>();
         endpointStatistics.counters().forEach((counter, value) -> counters.put(counter.name(), value));
         counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
+        counters.put(OVERRUN_CONNECTIONS, overrunConnections);
         Map<String, Long> gauges = new LinkedHashMap<>();
         endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
         return TransportStatistics.ofFabric(connectionCount, registrationCount, counters, gauges);
@@ -490,6 +505,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
             return 1;
         }
         int work = endpoint.progress(nowNs);
+        work += endpoint.pollDropped(this::onDropped);
         while (!controlWaiting.isEmpty() && postControlSend(controlWaiting.peek())) {
             controlWaiting.poll();
             work++;
@@ -543,6 +559,33 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         };
     }
 
+    /** Messages of a connection were dropped: its peer overran its credits, and the connection ends. */
+    private void onDropped(DroppedMessages dropped) {
+        EfaConnection connection = dropped.tagged() && (dropped.tag() & ~0xFFFFL) == DATA_TAG
+                ? connections.get((int) (dropped.tag() & 0xFFFF)) : null;
+        if (connection == null || connection.peerHandle() != dropped.source() || connection.closed()) {
+            LOG.debug("peer {} lost {} messages on tag 0x{} of no open connection", dropped.source(),
+                    dropped.messages(), Long.toHexString(dropped.tag()));
+            return;
+        }
+        String detail = String.format("the peer overran its credits: %d messages unexpected, at the endpoint's"
+                + " bound of %d %s; %d dropped", dropped.unexpected(), dropped.limit(), bound(dropped.bound()),
+                dropped.messages());
+        overrunConnections++;
+        LOG.warn("closing {}: {}", connection, detail);
+        connection.overrun(detail);
+    }
+
+    private static String bound(DroppedMessages.Bound bound) {
+        return switch (bound) {
+            case MESSAGES_PER_PEER -> "unexpected messages per peer";
+            case BYTES_PER_PEER -> "unexpected bytes per peer";
+            case MESSAGES_TOTAL -> "unexpected messages in all";
+            case BYTES_TOTAL -> "unexpected bytes in all";
+            case RX_ENTRIES -> "RX entries";
+        };
+    }
+
     private void onControl(long source, ByteBuffer buffer, int length) {
         ControlMessage message = ControlMessage.decode(buffer, buffer.position(), length).orElse(null);
         if (message == null) {
@@ -567,6 +610,13 @@ public final class EfaFabric implements Fabric, AutoCloseable {
                 if (connection != null && connection.peerHandle() == source) {
                     connection.end(connection.connecting() ? FabricStatus.REFUSED : FabricStatus.CLOSED,
                             connection.connecting() ? "refused by the peer" : "closed by the peer");
+                }
+            }
+            case OVERRUN -> {
+                EfaConnection connection = connections.get(message.receiverId());
+                if (connection != null && connection.peerHandle() == source) {
+                    connection.end(FabricStatus.RECEIVER_NOT_READY, "the peer closed the connection: this side"
+                            + " overran its credits, and the peer dropped messages it had no receive for");
                 }
             }
             case LEAVE -> onLeave(source);

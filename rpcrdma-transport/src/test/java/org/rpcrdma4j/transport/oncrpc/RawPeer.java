@@ -33,6 +33,8 @@ final class RawPeer implements ConnectionListener {
     private final Fabric fabric;
     final BlockingQueue<Received> data = new LinkedBlockingQueue<>();
     final BlockingQueue<FabricStatus> ends = new LinkedBlockingQueue<>();
+    /** What the fabric said of the last end, set before its status is added to {@link #ends}. */
+    volatile String endDetail;
     private volatile CompletableFuture<FabricConnection> established = new CompletableFuture<>();
     private volatile FabricConnection connection;
     /** Whether a receive buffer is posted again once its message is taken; a stuck peer does not. */
@@ -131,6 +133,7 @@ final class RawPeer implements ConnectionListener {
     public void onDisconnected(FabricStatus status, String detail) {
         // In this order: whoever waits for the end may start the next connection, with a new future.
         established.complete(null);
+        endDetail = detail;
         ends.add(status);
     }
 }
