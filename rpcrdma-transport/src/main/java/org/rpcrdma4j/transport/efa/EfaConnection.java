@@ -222,6 +222,15 @@ final class EfaConnection implements FabricConnection {
         fabric.defer(this::disconnectIfDone);
     }
 
+    /**
+     * The endpoint heard from a new queue pair on the peer's GID and QPN (a new connid, EFA RDM v4 §4.4):
+     * the peer's process restarted, and nothing of this connection is left there to tell.
+     */
+    void peerRestarted() {
+        end(FabricStatus.PEER_UNREACHABLE, "the peer's process restarted: a new queue pair with a new connid"
+                + " answers on its address, and knows nothing of this connection");
+    }
+
     void onReceived(long context, ByteBuffer buffer, FabricStatus status, int length) {
         receives.remove(context);
         if (status.ok() && !closed()) {

@@ -127,9 +127,10 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private record ControlSend(long peer, ByteBuffer message) {
     }
 
-    private final EfaEndpoint endpoint;
+    /** Replaced when the device restarts ({@link #restart}); read by {@link #statistics()} on any thread. */
+    private volatile EfaEndpoint endpoint;
     private final EfaProgressLoop loop;
-    private final FabricAddress localAddress;
+    private volatile FabricAddress localAddress;
     private final Map<Long, Op> ops = new HashMap<>();
     private final Map<Integer, EfaConnection> connections = new HashMap<>();
     private final ArrayDeque<ControlSend> controlWaiting = new ArrayDeque<>();
@@ -391,6 +392,51 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     }
 
     /**
+     * The device's queue pair was restarted ({@link SimulatedEfa#restart}): the process behind this fabric
+     * died and a new one runs on its GID and QPN with a new connid, over {@code reborn}. The old endpoint
+     * is dropped, not closed (its device is now the new endpoint's), and nothing it held comes back: its
+     * operations are flushed here, its peer handles forgotten. Every connection ends with
+     * {@link FabricStatus#FABRIC_ERROR}, as when a device goes away, and its peer gets a CLOSE from the new
+     * endpoint: that packet carries the new connid, so the peer's endpoint takes it as a restart of the old
+     * peer (EFA RDM v4 §4.4) and ends what it had with it at once, instead of sending into a queue pair that
+     * drops everything. An acceptor stays, and serves on the new address. Progress thread only.
+     */
+    void restart(EfaEndpoint reborn) {
+        endpoint = reborn;
+        localAddress = addressOf(reborn.address());
+        List<Op> lost = new ArrayList<>(ops.values());
+        ops.clear();
+        controlWaiting.clear();
+        peers.clear();
+        if (controlPosted) {
+            controlPosted = false;
+            postControlReceives();
+        }
+        for (EfaConnection connection : new ArrayList<>(connections.values())) {
+            if (!connection.closed()) {
+                long peer = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(connection.peer().raw()), 0));
+                peers.add(peer);
+                sendControl(peer, ControlMessage.close(connection.peerId()));
+                connection.end(FabricStatus.FABRIC_ERROR, "this fabric's process restarted: its queue pair came"
+                        + " back as " + localAddress.inetAddress().getHostAddress() + " with a new connid, knowing"
+                        + " nothing of this connection");
+            }
+        }
+        // Control operations belong to no connection: fresh control receives were posted above.
+        for (Op op : lost) {
+            switch (op.kind()) {
+                case RECEIVE -> EfaProgressLoop.runSafely(() ->
+                        op.connection().onReceived(op.context(), op.buffer(), FabricStatus.FLUSHED, 0));
+                case SEND -> EfaProgressLoop.runSafely(() ->
+                        op.connection().onSendCompleted(op.context(), FabricStatus.FLUSHED));
+                case RDMA -> EfaProgressLoop.runSafely(() ->
+                        op.connection().onRdmaCompleted(op.context(), FabricStatus.FLUSHED));
+                default -> { }
+            }
+        }
+    }
+
+    /**
      * A connection has ended and reported all it held: its id is free again. A peer the endpoint
      * declared unreachable (or that restarted) is removed with its last connection: the endpoint
      * drops everything from it, so it could not even say it leaves, and a new process on its address
@@ -523,6 +569,9 @@ public final class EfaFabric implements Fabric, AutoCloseable {
             return;
         }
         FabricStatus status = status(entry.error());
+        if (entry.error() == EfaErrorCode.PEER_RESTARTED && op.connection() != null) {
+            op.connection().peerRestarted();
+        }
         switch (op.kind()) {
             case CONTROL_RECEIVE -> {
                 if (entry.ok()) {

@@ -43,6 +43,8 @@ public final class SimulatedEfa implements AutoCloseable {
     private final EndpointConfig config;
     private long now;
     private int hosts;
+    /** Restarts so far; each gives the new endpoint a seed of its own. */
+    private int restarts;
 
     private SimulatedEfa(long seed, EndpointConfig config) {
         this.sim = new SimFabric(seed);
@@ -91,16 +93,31 @@ public final class SimulatedEfa implements AutoCloseable {
     }
 
     /**
-     * Makes the process behind a fabric vanish: its queue pair comes back on the same GID and QPN with
-     * a new connid, knowing nothing (EFA RDM v4 §4.4), while the fabric object goes on as that new
-     * process. A fault for tests. The address handles and registrations the fabric held went with the
-     * old queue pair: freeing them, as closing the fabric does, frees nothing more and is no error.
+     * Restarts the process behind a fabric, a fault for tests: the old process dies and a new one starts
+     * on the same address. Its queue pair comes back on the same GID and QPN with a new connid (EFA RDM v4
+     * §4.4), and the fabric goes on as the new process over a new endpoint, with a new
+     * {@link EfaFabric#localAddress()}:
+     * <ul>
+     * <li>what the old endpoint held is gone: every connection of the fabric ends with
+     *     {@link org.rpcrdma4j.transport.FabricStatus#FABRIC_ERROR}, what was posted on it flushed, its
+     *     listener told, as when a device goes away; registrations made before are dead (freeing one does
+     *     nothing);</li>
+     * <li>each peer of those connections hears from the new queue pair, so its endpoint takes the old
+     *     one as gone (a new connid on its GID and QPN) and its connections with it end at once with
+     *     {@link org.rpcrdma4j.transport.FabricStatus#PEER_UNREACHABLE}, their calls failed;</li>
+     * <li>a service listening on the fabric goes on listening, at the new address.</li>
+     * </ul>
+     * After a restart a client connects again, to the new address ({@code RdmaRpcClient.connect} with
+     * the server fabric's {@code localAddress()} read afresh); a client on the restarted fabric connects
+     * again too. Closing the fabric later frees all it holds.
      *
-     * @param fabric a fabric of this network
+     * @param fabric a fabric of this network, open
      */
     public void restart(EfaFabric fabric) {
         onLoop(() -> {
-            sim.restart(device(fabric));
+            SimDevice device = device(fabric);
+            sim.restart(device);
+            fabric.restart(new EfaEndpoint(device, config.withRandomSeed(sim.seed() * 31 - ++restarts)));
             return null;
         });
     }
