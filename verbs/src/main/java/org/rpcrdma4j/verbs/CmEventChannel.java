@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * is non-blocking: wait for it with {@link FdPoller}, then take events with {@link #getEvent()}.
  *
  * <p>Not thread-safe: one thread creates and uses its ids and takes its events; another may close an id
- * meanwhile ({@link CmId#close}), whose events read until then name it, {@linkplain CmId#isClosed closed}.
+ * meanwhile ({@link CmId#close}), and the events read until its destroy returns still name it.
  */
 public final class CmEventChannel implements AutoCloseable {
     private final Arena arena = Arena.ofShared();

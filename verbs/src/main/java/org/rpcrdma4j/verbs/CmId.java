@@ -26,7 +26,7 @@ public final class CmId implements AutoCloseable {
     private final CmEventChannel channel;
     private final MemorySegment id;
     private QueuePair queuePair;
-    /** Set before the native destroy: an event for the id read meanwhile is for an id being destroyed. */
+    /** Volatile: an id may be closed on another thread than the one that uses it. */
     private volatile boolean closed;
 
     CmId(CmEventChannel channel, MemorySegment id) {
@@ -262,14 +262,6 @@ public final class CmId implements AutoCloseable {
             // until then another thread may read one, which must still find this id, closed.
             channel.forget(this);
         }
-    }
-
-    /**
-     * @return whether {@link #close} has begun: the id may still be named by events read while it is
-     *     destroyed on another thread, which are to be acked and otherwise ignored
-     */
-    public boolean isClosed() {
-        return closed;
     }
 
     @Override

@@ -151,8 +151,8 @@ interface RcDevice extends AutoCloseable {
     void disconnect(long id) throws VerbsException;
 
     /**
-     * Destroys the id and its queue pair; the id's events read meanwhile are acked and dropped. May
-     * block (rdma_rxe has taken 30-40 s for a queue pair whose peer stopped answering).
+     * Destroys the id and its queue pair; the id's events read meanwhile still name it. May block
+     * (rdma_rxe has taken 30-40 s for a queue pair whose peer stopped answering).
      */
     void destroy(long id) throws VerbsException;
 

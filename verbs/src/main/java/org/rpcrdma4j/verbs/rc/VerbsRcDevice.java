@@ -265,9 +265,14 @@ final class VerbsRcDevice implements RcDevice {
         if (cmId == null) {
             return;
         }
-        numbers.remove(cmId);
         giveBackRoom(id);
-        cmId.close();
+        try {
+            cmId.close();
+        } finally {
+            // Only now: an event the progress thread reads while the id is destroyed must still find
+            // its number (the fabric ignores it, the connection being gone), not be taken for a new id.
+            numbers.remove(cmId);
+        }
     }
 
     private void giveBackRoom(long id) {
@@ -471,9 +476,6 @@ final class VerbsRcDevice implements RcDevice {
             try (CmEvent event = next) {
                 privateData = event.privateData();
                 Long known = numbers.get(event.id());
-                if (known == null && event.id().isClosed()) {
-                    continue; // an ended connection's id, being destroyed by the reaper: acked, no more
-                }
                 id = known != null ? known : adopt(event.id());
             }
             events.cmEvent(id, next.type(), next.status(), privateData);
