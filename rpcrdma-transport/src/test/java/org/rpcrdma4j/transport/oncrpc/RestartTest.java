@@ -153,12 +153,7 @@ class RestartTest {
         serverFabric.close();
         assertThat(network.devices()).as("simulated devices").isZero();
         for (EfaFabric fabric : new EfaFabric[] {serverFabric, clientFabric}) {
-            TransportStatistics statistics = fabric.statistics();
-            assertThat(statistics.connections()).isZero();
-            assertThat(statistics.chunkRegistrations()).isZero();
-            assertThat(statistics.fabricGauges()).as("gauges of %s", fabric.localAddress())
-                    .allSatisfy((gauge, value) -> assertThat(value).as(gauge).isZero());
-            assertThat(statistics.fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
+            SimHarness.assertHoldsNothing(fabric);
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -7,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -29,6 +32,19 @@ final class SimHarness implements AutoCloseable {
 
     RdmaRpcClient connect(TransportConfig config) throws IOException {
         return RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), config, Duration.ofSeconds(30));
+    }
+
+    /**
+     * Asserts that a fabric, closed, holds nothing: no connection, registration or gauge above 0, and
+     * that its progress never failed.
+     */
+    static void assertHoldsNothing(EfaFabric fabric) {
+        TransportStatistics statistics = fabric.statistics();
+        assertThat(statistics.connections()).isZero();
+        assertThat(statistics.chunkRegistrations()).isZero();
+        assertThat(statistics.fabricGauges()).as("gauges of %s", fabric.localAddress())
+                .allSatisfy((gauge, value) -> assertThat(value).as(gauge).isZero());
+        assertThat(statistics.fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
     }
 
     /**
