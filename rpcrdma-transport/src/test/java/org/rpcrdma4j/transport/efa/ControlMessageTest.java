@@ -30,6 +30,18 @@ class ControlMessageTest {
     }
 
     @Test
+    void overrunIsItsTypeAndTheReceiversIdBigEndian() {
+        // Written out by hand from the layout above, not by the encoder: type 5, receiver's id 42.
+        byte[] wire = {0, 0, 0, 5, 0, 0, 0, 42};
+        assertThat(ControlMessage.decode(ByteBuffer.wrap(wire), 0, wire.length)).contains(ControlMessage.overrun(42));
+        ByteBuffer encoded = ControlMessage.overrun(42).encode();
+        byte[] bytes = new byte[encoded.remaining()];
+        encoded.get(bytes);
+        assertThat(bytes).containsExactly(wire);
+        assertThat(ControlMessage.decode(ByteBuffer.allocate(12).put(wire).flip(), 0, 12)).isEmpty();
+    }
+
+    @Test
     void unknownPrivateDataMeansTheRfc8166Defaults() {
         ByteBuffer bytes = ControlMessage.accept(TransportConfig.DEFAULT.privateData(), 1, 2).encode();
         bytes.putInt(4, 0x12345678);
