@@ -3,13 +3,16 @@ package org.rpcrdma4j.transport.conn;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.rpcrdma4j.transport.CallStepEvent;
@@ -19,6 +22,7 @@ import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.marshal.CallPlan;
 import org.rpcrdma4j.transport.marshal.ChunkCounters;
@@ -45,8 +49,19 @@ import org.slf4j.LoggerFactory;
  * program's {@link DdpPolicy} says) and sent while credits allow (RFC 8166 §3.3.1: one until the first
  * reply, then the grant); the others wait in order. Each answer (a reply or an RDMA_ERROR) returns
  * its credit and carries the new grant; a reply that used chunks is rebuilt by {@link ReplySplicer}.
- * Closing, by either side, fails every call sent or waiting with
- * {@link RdmaTransportException.Scope#CONNECTION}.
+ * Closing fails every call sent or waiting with {@link RdmaTransportException.Scope#CONNECTION}.
+ *
+ * <h2>A lost connection</h2>
+ * When the connection ends other than by {@link #close} (the responder closed it, a work request
+ * failed, the device went away), the {@link ReconnectPolicy} decides. With {@link ReconnectPolicy#NEVER}
+ * every call fails, as on close. Otherwise, as the Linux client does, the calls sent and not answered
+ * go back to the front of the calls waiting, in the order they were sent, their chunk memory
+ * deregistered; a new connection is opened while calls wait (at once, then with the policy's backoff
+ * while attempts fail) and, once it is up, they are sent again with their XIDs, planned anew for its
+ * thresholds, starting again from one credit (RFC 8166 §3.3.1: credits are per connection). Calls
+ * submitted meanwhile wait with them. Whether a call that reached the responder twice runs twice is
+ * the service's duplicate request handling, as with any RPC transport. Calls abandoned before the
+ * loss are forgotten with it, their credits gone with the connection.
  *
  * <h2>Back-pressure</h2>
  * At most {@link TransportConfig#requesterCredits} calls wait for a credit, as many as may be
@@ -81,7 +96,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
- * {@link #backwardReply}, {@link #close} and the counters, which are thread-safe.
+ * {@link #backwardReply}, {@link #close} and the counters, which are thread-safe. A delay before a
+ * reconnection is kept by a timer thread shared by every requester, which only hands the attempt to
+ * the progress thread.
  */
 public final class Requester {
 
@@ -89,7 +106,9 @@ public final class Requester {
 
     private final Fabric fabric;
     private final TransportConfig config;
-    private final RequesterCredits credits;
+    private final ReconnectPolicy reconnect;
+    /** Per connection: a new connection starts again from one credit. */
+    private RequesterCredits credits;
     private final ReplyHandler handler;
     private final BackwardCallHandler backwardCalls;
     private final DdpPolicy policy;
@@ -98,12 +117,24 @@ public final class Requester {
     private final Object room = new Object();
     /** Calls submitted and not yet sent, failed or dropped: those in {@link #waiting} or on their way there. */
     private int admitted;
-    private final Map<Integer, ChunkedCall> outstanding = new HashMap<>();
+    /** In the order sent, which is the order they are sent again after a lost connection. */
+    private final Map<Integer, ChunkedCall> outstanding = new LinkedHashMap<>();
     /** Sent calls given up on: each still holds a credit, so there are never more than the grant. */
     private final Set<Integer> abandoned = new HashSet<>();
-    private final Events events;
     private final CompletableFuture<Connection> connected = new CompletableFuture<>();
+    /** The responder's address, set by {@link #connect}. */
+    private FabricAddress responder;
+    /** The current connection: up, being set up, or closed while calls wait for the next. */
     private volatile Connection connection;
+    /** The thresholds of the last connection that came up: calls submitted are planned for them. */
+    private volatile InlineThresholds thresholds;
+    /** Set once no call will ever be sent again: closed, or the connection lost without reconnecting. */
+    private volatile boolean shut;
+    /** Whether a reconnection is scheduled and has not run yet. */
+    private boolean attemptScheduled;
+    /** The delay before the next reconnection: 0 after a connection that was up. */
+    private long backoffNanos;
+    private volatile int connects;
     private volatile int outstandingCount;
     private volatile int waitingCount;
     private volatile int maxOutstanding;
@@ -114,50 +145,70 @@ public final class Requester {
     private final LongAdder dropped = new LongAdder();
 
     /**
-     * @param fabric  the fabric to connect on
-     * @param config  the inline sizes, the segment size and the credits to request
-     * @param policy  the DDP policy of the calls sent ({@link DdpPolicy#NONE} for none)
-     * @param handler gets the answers
+     * @param fabric    the fabric to connect on
+     * @param config    the inline sizes, the segment size and the credits to request
+     * @param policy    the DDP policy of the calls sent ({@link DdpPolicy#NONE} for none)
+     * @param reconnect what to do when the connection is lost after it came up
+     * @param handler   gets the answers
      * @param backwardCalls gets the backward calls (RFC 8167)
      */
-    public Requester(Fabric fabric, TransportConfig config, DdpPolicy policy, ReplyHandler handler,
-                     BackwardCallHandler backwardCalls) {
+    public Requester(Fabric fabric, TransportConfig config, DdpPolicy policy, ReconnectPolicy reconnect,
+                     ReplyHandler handler, BackwardCallHandler backwardCalls) {
         this.fabric = Objects.requireNonNull(fabric, "fabric");
         this.config = Objects.requireNonNull(config, "config");
         this.policy = Objects.requireNonNull(policy, "policy");
+        this.reconnect = Objects.requireNonNull(reconnect, "reconnect");
         this.handler = Objects.requireNonNull(handler, "handler");
         this.backwardCalls = Objects.requireNonNull(backwardCalls, "backwardCalls");
         this.credits = new RequesterCredits(config.requesterCredits());
-        this.events = new Events();
     }
 
     /**
-     * Opens the connection. Thread-safe; call once.
+     * Opens the connection. Thread-safe; call once. Failing here is final: only a connection that
+     * came up is reconnected.
      *
-     * @param responder the responder's address
+     * @param address the responder's address
      * @return completes with the connection when the responder accepts, or exceptionally if the
      *     connection ends first
      */
-    public CompletableFuture<Connection> connect(FabricAddress responder) {
+    public CompletableFuture<Connection> connect(FabricAddress address) {
+        Objects.requireNonNull(address, "address");
         fabric.execute(() -> {
-            List<ByteBuffer> receives = ConnectionEvents.receiveBuffers(
-                    credits.requested() + config.backwardResponderCredits(), config.inlineReceiveSize());
-            try {
-                connection = new Connection(fabric.connect(responder, config.privateData(), receives, events));
-                events.connection = connection;
-            } catch (IllegalStateException e) {
-                // A closed fabric, or one with every connection id in use: the caller hears it now.
-                connected.completeExceptionally(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
-                        "cannot connect to " + responder + ": " + e.getMessage(), e));
+            responder = address;
+            RdmaTransportException refused = open();
+            if (refused != null) {
+                shut = true;
+                connected.completeExceptionally(refused);
             }
         });
         return connected;
     }
 
     /**
+     * Opens a connection to the responder, the current one from now on. Progress thread.
+     *
+     * @return {@code null}, or why the fabric cannot open it now
+     */
+    private RdmaTransportException open() {
+        List<ByteBuffer> receives = ConnectionEvents.receiveBuffers(
+                credits.requested() + config.backwardResponderCredits(), config.inlineReceiveSize());
+        Events events = new Events();
+        try {
+            connection = new Connection(fabric.connect(responder, config.privateData(), receives, events));
+        } catch (IllegalStateException e) {
+            // A closed fabric, or one with every connection id in use.
+            return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                    "cannot connect to " + responder + ": " + e.getMessage(), e);
+        }
+        events.connection = connection;
+        connects++;
+        return null;
+    }
+
+    /**
      * Sends a call, now or when a credit frees, first waiting for room among the calls that wait for
      * a credit when there is none (see Back-pressure above). Thread-safe. Its answer goes to the
-     * {@link ReplyHandler}.
+     * {@link ReplyHandler}. While a lost connection is replaced, the call waits for the next one.
      *
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC call message; its bytes must not change until the call is
@@ -165,31 +216,35 @@ public final class Requester {
      * @throws RdmaTransportException CALL if the call cannot be marshalled (see {@link CallPlan#of}),
      *                                needs a chunk larger than {@link TransportConfig#maxMessageSize},
      *                                or finds no room on the progress thread or when interrupted;
-     *                                CONNECTION if the connection is not up
+     *                                CONNECTION if the connection never came up, or is closed for good
      */
     public void submit(int xid, MessageBytes rpcMessage) throws RdmaTransportException {
         Connection current = connection;
-        if (current == null || current.state() != Connection.State.CONNECTED) {
+        InlineThresholds inline = thresholds;
+        if (shut || inline == null) {
             throw closed(current, xid);
         }
-        CallPlan plan = CallPlan.of(xid, rpcMessage, policy, current.thresholds().send(),
-                current.thresholds().receive(), config.maxSegmentSize());
+        CallPlan plan = CallPlan.of(xid, rpcMessage, policy, inline.send(), inline.receive(), config.maxSegmentSize());
         if (plan.largestChunk() > config.maxMessageSize()) {
             // A responder with this configuration would refuse the header (too many segments) or the call.
             throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
                     + " needs a chunk of " + plan.largestChunk() + " bytes, more than the largest I/O of "
                     + config.maxMessageSize() + " bytes (TransportConfig.maxMessageSize)");
         }
-        admit(current, xid);
+        admit(xid);
         CallStepEvent.mark(xid, CallStepEvent.CALL_PLANNED);
         boolean queued = Connection.execute(fabric, () -> {
-            if (current.state() != Connection.State.CONNECTED) {
+            if (shut) {
                 leave(1);
-                handler.onFailed(xid, closed(current, xid));
+                handler.onFailed(xid, closed(connection, xid));
                 return;
             }
             waiting.add(plan);
-            pump();
+            if (connection.state() == Connection.State.CLOSED) {
+                scheduleReconnect();
+            } else {
+                pump();
+            }
         });
         if (!queued) {
             leave(1);
@@ -198,11 +253,11 @@ public final class Requester {
     }
 
     /** Takes room for a call among those waiting for a credit, waiting for it off the progress thread. */
-    private void admit(Connection current, int xid) throws RdmaTransportException {
+    private void admit(int xid) throws RdmaTransportException {
         synchronized (room) {
             while (admitted >= config.requesterCredits()) {
-                if (current.state() != Connection.State.CONNECTED) {
-                    throw closed(current, xid);
+                if (shut) {
+                    throw closed(connection, xid);
                 }
                 if (fabric.onProgressThread()) {
                     throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
@@ -294,10 +349,11 @@ public final class Requester {
      *     answers may stop after it; at once if the progress thread has stopped
      */
     public CompletableFuture<Void> close() {
+        shut = true;
         CompletableFuture<Void> closed = new CompletableFuture<>();
         boolean queued = Connection.execute(fabric, () -> {
             Connection current = connection;
-            tearDown("closed by the requester");
+            shutDown("closed by the requester");
             if (current != null) {
                 current.fabricConnection().close();
             }
@@ -308,6 +364,16 @@ public final class Requester {
             closed.complete(null);
         }
         return closed;
+    }
+
+    /** @return the current connection, {@code null} before {@link #connect} has run; thread-safe */
+    public Connection connection() {
+        return connection;
+    }
+
+    /** @return connections opened so far, the first included; thread-safe */
+    public int connects() {
+        return connects;
     }
 
     /** @return how this requester's calls and their replies travelled */
@@ -354,24 +420,47 @@ public final class Requester {
         return dropped.sum();
     }
 
-    /** The connection's events: answers, backward calls and its end. Progress thread. */
+    /** One connection's events: answers, backward calls and its end. Progress thread. */
     private final class Events extends ConnectionEvents {
 
         Events() {
             super(config.decodeLimits(), copied, dropped);
         }
 
+        /** @return whether this is the current connection's, not one replaced since */
+        private boolean current() {
+            return connection == Requester.this.connection;
+        }
+
         @Override
         public void onEstablished(ConnectPrivateData peerData) {
+            if (!current() || connection.state() != Connection.State.CONNECTING) {
+                return;
+            }
             connection.up(InlineThresholds.of(config.privateData(), peerData));
-            LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
-            connected.complete(connection);
+            thresholds = connection.thresholds();
+            backoffNanos = 0;
+            if (connected.complete(connection)) {
+                LOG.debug("{} up with thresholds {}", connection, connection.thresholds());
+            } else {
+                LOG.info("{} up again with thresholds {}; {} calls to send", connection, connection.thresholds(),
+                        waiting.size());
+            }
+            pump();
         }
 
         @Override
         public void onDisconnected(FabricStatus status, String detail) {
-            tearDown(status == FabricStatus.REFUSED ? "refused by the responder"
-                    : status == FabricStatus.CLOSED ? "closed by the responder" : status + ": " + detail);
+            if (!current()) {
+                return;
+            }
+            String reason = status == FabricStatus.REFUSED ? "refused by the responder"
+                    : status == FabricStatus.CLOSED ? "closed by the responder" : status + ": " + detail;
+            if (shut || !reconnect.reconnects() || !connected.isDone()) {
+                shutDown(reason);
+            } else {
+                keepForNextConnection(reason);
+            }
         }
 
         @Override
@@ -389,6 +478,10 @@ public final class Requester {
 
         @Override
         void onMessage(ByteBuffer buffer) {
+            if (!current()) {
+                drop();
+                return;
+            }
             int xid = header.xid();
             if (RpcDirection.msgType(header, buffer) == RpcDirection.CALL) {
                 backwardCalls.onBackwardCall(xid, payload(buffer));
@@ -456,8 +549,16 @@ public final class Requester {
     private void pump() {
         Connection current = connection;
         while (current.state() == Connection.State.CONNECTED && credits.canSend() && !waiting.isEmpty()) {
-            CallPlan plan = waiting.poll();
+            CallPlan waited = waiting.poll();
             leave(1);
+            CallPlan plan;
+            try {
+                // Planned while another connection was up, or before this one agreed its thresholds.
+                plan = waited.forThresholds(current.thresholds().send(), current.thresholds().receive());
+            } catch (RdmaTransportException e) {
+                handler.onFailed(waited.xid(), e);
+                continue;
+            }
             ChunkedCall call = plan.register(fabric, current.fabricConnection(), credits.requested(), copied);
             if (call == null) {
                 handler.onFailed(plan.xid(), new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
@@ -469,7 +570,10 @@ public final class Requester {
             outstanding.put(plan.xid(), call);
             chunkBuffers += call.buffers();
             current.send(call.message(), error -> {
-                if (error == null) {
+                // A send that fails with its connection is the connection's end to handle: it sends the
+                // call again on the next connection, or fails it.
+                if (error == null || current != connection || error.scope() == RdmaTransportException.Scope.CONNECTION
+                        && reconnect.reconnects() && !shut) {
                     return;
                 }
                 if (outstanding.remove(plan.xid(), call)) {
@@ -487,27 +591,105 @@ public final class Requester {
         maxOutstanding = Math.max(maxOutstanding, outstandingCount);
     }
 
-    private void tearDown(String reason) {
-        Connection current = connection;
-        if (current == null || !current.close(reason)) {
+    /**
+     * Keeps the calls of a lost connection for the next: those sent go back to the front of the
+     * waiting ones, in the order sent, their chunk memory released. Progress thread.
+     */
+    private void keepForNextConnection(String reason) {
+        Connection lost = connection;
+        lost.close(reason);
+        List<CallPlan> again = new ArrayList<>(outstanding.size());
+        for (ChunkedCall call : outstanding.values()) {
+            release(call);
+            again.add(call.plan());
+        }
+        outstanding.clear();
+        abandoned.clear();
+        for (int i = again.size() - 1; i >= 0; i--) {
+            waiting.addFirst(again.get(i));
+        }
+        synchronized (room) {
+            // Waiting again: pump gives their room back as it sends them.
+            admitted += again.size();
+        }
+        credits = new RequesterCredits(config.requesterCredits());
+        creditLimit = credits.limit();
+        outstandingCount = 0;
+        waitingCount = waiting.size();
+        LOG.info("{} lost ({}); {} calls wait for the next connection, {} of them to be sent again", lost, reason,
+                waiting.size(), again.size());
+        scheduleReconnect();
+    }
+
+    /**
+     * Schedules the next connection attempt if calls wait for one and none is scheduled: at once
+     * after a connection that was up, then with the policy's backoff. Progress thread.
+     */
+    private void scheduleReconnect() {
+        if (attemptScheduled || shut || waiting.isEmpty() || connection.state() != Connection.State.CLOSED) {
             return;
+        }
+        attemptScheduled = true;
+        long delay = backoffNanos;
+        backoffNanos = reconnect.nextDelayNanos(delay);
+        Runnable attempt = () -> {
+            if (!Connection.execute(fabric, this::reconnect)) {
+                LOG.debug("the progress thread stopped before reconnecting to {}", responder);
+            }
+        };
+        if (delay == 0) {
+            attempt.run();
+        } else {
+            LOG.info("reconnecting to {} in {} ms", responder, TimeUnit.NANOSECONDS.toMillis(delay));
+            ReconnectTimer.TIMER.schedule(attempt, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** A scheduled attempt: opens a new connection if calls still wait for one. Progress thread. */
+    private void reconnect() {
+        attemptScheduled = false;
+        if (shut || waiting.isEmpty() || connection.state() != Connection.State.CLOSED) {
+            return;
+        }
+        RdmaTransportException refused = open();
+        if (refused != null) {
+            // The fabric cannot connect now (closed, or out of connection ids): the waiting calls
+            // fail with that rather than wait for what may never come; the next call tries again.
+            failWaiting(refused);
+        }
+    }
+
+    /** Ends the requester: every call pending fails, and none is sent again. Progress thread. */
+    private void shutDown(String reason) {
+        shut = true;
+        Connection current = connection;
+        if (current != null) {
+            current.close(reason);
         }
         connected.completeExceptionally(closed(current, 0));
         List<Integer> failed = new ArrayList<>(outstanding.keySet());
-        waiting.forEach(plan -> failed.add(plan.xid()));
         outstanding.values().forEach(this::release);
         outstanding.clear();
         abandoned.clear();
-        leave(waiting.size());
-        waiting.clear();
-        synchronized (room) {
-            // Callers waiting for room find the connection closed.
-            room.notifyAll();
-        }
         outstandingCount = 0;
-        waitingCount = 0;
         for (int xid : failed) {
             handler.onFailed(xid, closed(current, xid));
+        }
+        failWaiting(null);
+    }
+
+    /** Fails the calls waiting for a credit or a connection, with an error of their own or the one given. */
+    private void failWaiting(RdmaTransportException error) {
+        List<CallPlan> failed = new ArrayList<>(waiting);
+        leave(waiting.size());
+        waiting.clear();
+        waitingCount = 0;
+        synchronized (room) {
+            // Callers waiting for room find the requester shut, or room.
+            room.notifyAll();
+        }
+        for (CallPlan plan : failed) {
+            handler.onFailed(plan.xid(), error != null ? error : closed(connection, plan.xid()));
         }
     }
 
@@ -517,5 +699,21 @@ public final class Requester {
                 : connection + " is not up";
         return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
                 "call xid 0x" + Integer.toHexString(xid) + " failed: " + state);
+    }
+
+    /** The timer of reconnection delays, one daemon thread for every requester, made on first use. */
+    private static final class ReconnectTimer {
+
+        static final ScheduledExecutorService TIMER = timer();
+
+        private static ScheduledExecutorService timer() {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "rdma-rpc-reconnect");
+                thread.setDaemon(true);
+                return thread;
+            });
+            timer.setRemoveOnCancelPolicy(true);
+            return timer;
+        }
     }
 }

@@ -107,7 +107,7 @@ public final class SimulatedEfa implements AutoCloseable {
      *     {@link org.rpcrdma4j.transport.FabricStatus#PEER_UNREACHABLE}, their calls failed;</li>
      * <li>a service listening on the fabric goes on listening, at the new address.</li>
      * </ul>
-     * After a restart a client connects again, to the new address ({@code RdmaRpcClient.connect} with
+     * After a restart a client connects again, to the new address ({@code RdmaRpcClient.builder} with
      * the server fabric's {@code localAddress()} read afresh); a client on the restarted fabric connects
      * again too. Closing the fabric later frees all it holds.
      *

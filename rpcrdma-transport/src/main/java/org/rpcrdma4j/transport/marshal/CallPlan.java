@@ -60,6 +60,9 @@ public final class CallPlan {
     private final DdpPolicy.RpcProcedure procedure;
     private final DdpPolicy.RpcMessage call;
     private final int maxSegment;
+    /** The thresholds it was planned for: the peer's receive, this side's receive. */
+    private final int send;
+    private final int receive;
     private final List<XdrItem> readItems;
     private final boolean positionZero;
     private final MessageBytes inline;
@@ -67,9 +70,11 @@ public final class CallPlan {
     private final long replyChunkLength;
 
     private CallPlan(int xid, MessageBytes rpc, DdpPolicy policy, DdpPolicy.RpcMessage call, int maxSegment,
-                     List<XdrItem> readItems, boolean positionZero, MessageBytes inline,
+                     int send, int receive, List<XdrItem> readItems, boolean positionZero, MessageBytes inline,
                      List<Long> writeChunkLengths, long replyChunkLength) {
         this.xid = xid;
+        this.send = send;
+        this.receive = receive;
         this.rpc = rpc;
         this.policy = policy;
         this.procedure = RpcHeaders.procedure(rpc);
@@ -140,8 +145,8 @@ public final class CallPlan {
                 writes = replySize.payloadMaxLengths();
             }
         }
-        CallPlan inlinePlan = new CallPlan(xid, rpc, policy, call, maxSegment, List.of(), false, rpc, writes,
-                replyChunk);
+        CallPlan inlinePlan = new CallPlan(xid, rpc, policy, call, maxSegment, send, receive, List.of(), false, rpc,
+                writes, replyChunk);
         if (inlinePlan.fits(send)) {
             return inlinePlan;
         }
@@ -153,20 +158,34 @@ public final class CallPlan {
                 throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
                         + Integer.toHexString(xid) + ": the DDP policy's call items are wrong: " + e.getMessage());
             }
-            CallPlan readPlan = new CallPlan(xid, rpc, policy, call, maxSegment, List.copyOf(payloads), false,
-                    inlinePart(rpc, reduced), writes, replyChunk);
+            CallPlan readPlan = new CallPlan(xid, rpc, policy, call, maxSegment, send, receive,
+                    List.copyOf(payloads), false, inlinePart(rpc, reduced), writes, replyChunk);
             if (readPlan.fits(send)) {
                 return readPlan;
             }
         }
-        CallPlan longCall = new CallPlan(xid, rpc, policy, call, maxSegment, List.of(), true, MessageBytes.EMPTY,
-                writes, replyChunk);
+        CallPlan longCall = new CallPlan(xid, rpc, policy, call, maxSegment, send, receive, List.of(), true,
+                MessageBytes.EMPTY, writes, replyChunk);
         if (!longCall.fits(send)) {
             throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
                     + ": even the transport header of a Position-zero call exceeds the peer's inline threshold of "
                     + send + " bytes");
         }
         return longCall;
+    }
+
+    /**
+     * The plan of the same call for a connection with other thresholds, as a requester needs when it
+     * sends a call again on a new connection.
+     *
+     * @param peerReceive the peer's inline receive threshold on that connection
+     * @param ownReceive  this side's inline receive threshold on it
+     * @return this plan if it was made for those thresholds, else a new one
+     * @throws RdmaTransportException as {@link #of(int, MessageBytes, DdpPolicy, int, int, int)}
+     */
+    public CallPlan forThresholds(int peerReceive, int ownReceive) throws RdmaTransportException {
+        return peerReceive == send && ownReceive == receive ? this
+                : of(xid, rpc, policy, peerReceive, ownReceive, maxSegment);
     }
 
     /**

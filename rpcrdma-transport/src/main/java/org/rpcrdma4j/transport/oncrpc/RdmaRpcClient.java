@@ -26,6 +26,7 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conn.Connection;
@@ -35,12 +36,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An RPC-over-RDMA connection for oncrpc4j client code: {@link #transport()} is the
+ * An RPC-over-RDMA client for oncrpc4j client code, made by {@link #builder}: {@link #transport()} is the
  * {@link RpcTransport} for {@code new RpcCall(prog, vers, auth, transport)}, so existing clients run
  * unchanged. Replies are matched by XID through oncrpc4j's {@link ReplyQueue}, which also times
  * calls out with the timeouts the caller gives {@code RpcCall.call} (with oncrpc4j's semantics, but
  * without a timer task per call: one timer checks the deadlines, up to 10 ms late); the chunk memory
  * of a call that times out is deregistered at once ({@link Requester#abandon}).
+ *
+ * <p>When its connection is lost after it came up, the client connects again and sends the calls
+ * still waiting once more, with their XIDs, as the Linux client does; {@link ReconnectPolicy} says
+ * when, and {@link ReconnectPolicy#NEVER} makes a lost connection fail every call instead. The first
+ * connection is not retried: {@link Builder#connect} fails if the server does not accept it.
  *
  * <p>The server's backward calls (RFC 8167) on the same connection go to the callback services
  * registered with {@link #registerCallbackService}, dispatched with oncrpc4j's semantics (a program
@@ -84,83 +90,116 @@ public final class RdmaRpcClient implements AutoCloseable {
     private final CallbackTransport callbackTransport;
     private final AtomicInteger callbacksInProgress = new AtomicInteger();
     private final AtomicBoolean closing = new AtomicBoolean();
-    private volatile Connection connection;
 
-    private RdmaRpcClient(Fabric fabric, TransportConfig config, DdpPolicy policy, IoStrategy ioStrategy) {
-        this.fabric = fabric;
-        this.replies = ioStrategy != IoStrategy.WORKER_THREAD ? null
+    private RdmaRpcClient(Builder builder) {
+        this.fabric = builder.fabric;
+        this.replies = builder.ioStrategy != IoStrategy.WORKER_THREAD ? null
                 : Executors.newSingleThreadExecutor(DaemonThreads.named("rdma-rpc-client-replies"));
         this.delivery = new ReplyDelivery(replyQueue, replies == null ? Runnable::run : replies);
-        this.requester = new Requester(fabric, config, policy, new Replies(), this::onBackwardCall);
-        this.callbackWorkers = Executors.newFixedThreadPool(config.backwardResponderCredits(),
+        this.requester = new Requester(fabric, builder.config, builder.policy, builder.reconnect, new Replies(),
+                this::onBackwardCall);
+        this.callbackWorkers = Executors.newFixedThreadPool(builder.config.backwardResponderCredits(),
                 DaemonThreads.named("rdma-rpc-client-callbacks"));
         this.callbackDispatcher = new CallDispatcher(callbackServices, callbackWorkers);
         this.callbackTransport = new CallbackTransport(requester, transport, callbacksInProgress::decrementAndGet);
     }
 
     /**
-     * Connects to a server for calls without DDP-eligible items ({@link DdpPolicy#NONE}).
+     * Starts building a client: {@code RdmaRpcClient.builder(fabric, server).withDdpPolicy(...).connect()}.
      *
-     * @param fabric  the fabric to connect on; the client does not own it
-     * @param server  the server's fabric address
-     * @param config  inline sizes and the credits to request
-     * @param timeout how long to wait for the server's ACCEPT
-     * @return the connected client
-     * @throws IOException if the server did not accept in time or closed the connection
+     * @param fabric the fabric to connect on; the client does not own it
+     * @param server the server's fabric address
+     * @return a builder with the defaults: {@link TransportConfig#DEFAULT}, {@link DdpPolicy#NONE}, a
+     *     connect timeout of 30 s, {@link IoStrategy#SAME_THREAD} and {@link ReconnectPolicy#LINUX}
      */
-    public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, Duration timeout)
-            throws IOException {
-        return connect(fabric, server, config, DdpPolicy.NONE, timeout);
+    public static Builder builder(Fabric fabric, FabricAddress server) {
+        return new Builder(fabric, server);
     }
 
-    /**
-     * Connects to a server and waits until the private data is exchanged; reply handlers run on the
-     * progress thread ({@link IoStrategy#SAME_THREAD}, oncrpc4j's client default).
-     *
-     * @param fabric  the fabric to connect on; the client does not own it
-     * @param server  the server's fabric address
-     * @param config  inline sizes, segment size and the credits to request
-     * @param policy  the DDP policy of the program called: which call items go in Read chunks, which
-     *                results get Write chunks and when a Reply chunk is needed
-     * @param timeout how long to wait for the server's ACCEPT
-     * @return the connected client
-     * @throws IOException if the server did not accept in time or closed the connection
-     */
-    public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, DdpPolicy policy,
-                                        Duration timeout) throws IOException {
-        return connect(fabric, server, config, policy, timeout, IoStrategy.SAME_THREAD);
-    }
+    /** The settings of a client, in the manner of {@link RdmaRpcSvcBuilder}; {@link #connect} makes one. */
+    public static final class Builder {
 
-    /**
-     * Connects to a server and waits until the private data is exchanged.
-     *
-     * @param fabric     the fabric to connect on; the client does not own it
-     * @param server     the server's fabric address
-     * @param config     inline sizes, segment size and the credits to request
-     * @param policy     the DDP policy of the program called
-     * @param timeout    how long to wait for the server's ACCEPT
-     * @param ioStrategy where reply handlers run: on a reply thread of the client's for
-     *                   {@link IoStrategy#WORKER_THREAD}, otherwise on the progress thread that received
-     *                   the reply (for {@link IoStrategy#LEADER_FOLLOWER} too: that thread is the leader)
-     * @return the connected client
-     * @throws IOException if the server did not accept in time or closed the connection
-     */
-    public static RdmaRpcClient connect(Fabric fabric, FabricAddress server, TransportConfig config, DdpPolicy policy,
-                                        Duration timeout, IoStrategy ioStrategy) throws IOException {
-        RdmaRpcClient client = new RdmaRpcClient(fabric, config, Objects.requireNonNull(policy, "policy"),
-                Objects.requireNonNull(ioStrategy, "ioStrategy"));
-        try {
-            client.connection = client.requester.connect(Objects.requireNonNull(server, "server"))
-                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            return client;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            client.close();
-            throw new IOException("interrupted while connecting to " + server, e);
-        } catch (ExecutionException | TimeoutException e) {
-            client.close();
-            throw new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
-                    "could not connect to " + server + " within " + timeout + ": " + e);
+        private final Fabric fabric;
+        private final FabricAddress server;
+        private TransportConfig config = TransportConfig.DEFAULT;
+        private DdpPolicy policy = DdpPolicy.NONE;
+        private Duration connectTimeout = Duration.ofSeconds(30);
+        private IoStrategy ioStrategy = IoStrategy.SAME_THREAD;
+        private ReconnectPolicy reconnect = ReconnectPolicy.LINUX;
+
+        private Builder(Fabric fabric, FabricAddress server) {
+            this.fabric = Objects.requireNonNull(fabric, "fabric");
+            this.server = Objects.requireNonNull(server, "server");
+        }
+
+        /**
+         * @param transportConfig inline sizes, segment size and the credits to request
+         * @return this builder
+         */
+        public Builder withConfig(TransportConfig transportConfig) {
+            this.config = Objects.requireNonNull(transportConfig, "config");
+            return this;
+        }
+
+        /**
+         * @param ddpPolicy the DDP policy of the program called: which call items go in Read chunks,
+         *                  which results get Write chunks and when a Reply chunk is needed
+         * @return this builder
+         */
+        public Builder withDdpPolicy(DdpPolicy ddpPolicy) {
+            this.policy = Objects.requireNonNull(ddpPolicy, "ddpPolicy");
+            return this;
+        }
+
+        /**
+         * @param timeout how long {@link #connect} waits for the server's ACCEPT
+         * @return this builder
+         */
+        public Builder withConnectTimeout(Duration timeout) {
+            this.connectTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * @param strategy where reply handlers run: on a reply thread of the client's for
+         *                 {@link IoStrategy#WORKER_THREAD}, otherwise on the progress thread that received
+         *                 the reply (for {@link IoStrategy#LEADER_FOLLOWER} too: that thread is the leader)
+         * @return this builder
+         */
+        public Builder withIoStrategy(IoStrategy strategy) {
+            this.ioStrategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * @param policy what the client does when its connection is lost after it came up
+         * @return this builder
+         */
+        public Builder withReconnectPolicy(ReconnectPolicy policy) {
+            this.reconnect = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Connects and waits until the private data is exchanged.
+         *
+         * @return the connected client
+         * @throws IOException if the server did not accept in time or closed the connection
+         */
+        public RdmaRpcClient connect() throws IOException {
+            RdmaRpcClient client = new RdmaRpcClient(this);
+            try {
+                client.requester.connect(server).get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                return client;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                client.close();
+                throw new IOException("interrupted while connecting to " + server, e);
+            } catch (ExecutionException | TimeoutException e) {
+                client.close();
+                throw new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                        "could not connect to " + server + " within " + connectTimeout + ": " + e);
+            }
         }
     }
 
@@ -195,12 +234,20 @@ public final class RdmaRpcClient implements AutoCloseable {
      *     thread-safe
      */
     public TransportStatistics statistics() {
-        Connection current = connection;
+        Connection current = requester.connection();
         int connections = current != null && current.state() == Connection.State.CONNECTED ? 1 : 0;
         return new TransportStatistics(connections, requester.outstandingCalls(), requester.waitingCalls(),
                 requester.maxOutstandingCalls(), requester.creditLimit(), callbacksInProgress.get(), 0,
                 requester.chunkBuffers(), requester.copiedBytes(), requester.droppedMessages(), 0, 0, 0,
                 requester.shapes().snapshot(), Map.of(), Map.of());
+    }
+
+    /**
+     * @return connections opened to the server so far, the first included: more than one after the
+     *     client reconnected ({@link ReconnectPolicy}); thread-safe
+     */
+    public int connects() {
+        return requester.connects();
     }
 
     /**
@@ -278,7 +325,7 @@ public final class RdmaRpcClient implements AutoCloseable {
 
         @Override
         Connection connection() {
-            return connection;
+            return requester.connection();
         }
 
         /** @return the backward direction of the connection, on which this client only replies */

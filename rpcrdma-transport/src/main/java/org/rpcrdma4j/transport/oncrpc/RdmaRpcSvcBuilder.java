@@ -83,7 +83,7 @@ public final class RdmaRpcSvcBuilder {
      * Gives the upper-layer binding of the programs served: where the DDP-eligible results of their
      * replies sit, to RDMA-Write them into the requester's Write chunks. One policy for every
      * program, telling them apart by the procedure it is given, as a client gives one to
-     * {@code RdmaRpcClient.connect}: {@code NfsDdpPolicy} covers NFS and NFSACL and leaves other
+     * {@code RdmaRpcClient.builder}: {@code NfsDdpPolicy} covers NFS and NFSACL and leaves other
      * programs alone; {@link DdpPolicy#forProgram} makes one for a program of your own. Without one,
      * replies go inline or through the Reply chunk ({@link DdpPolicy#NONE}).
      *

@@ -14,7 +14,6 @@ import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
@@ -35,8 +34,8 @@ class EfaFabricStatisticsTest {
             RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(server).withWorkerThreadExecutionService(workers)
                     .withRpcService(new OncRpcProgram(100000, 2), new OncRpcbindServer()).build();
             svc.start();
-            try (RdmaRpcClient rdma = RdmaRpcClient.connect(client, server.localAddress(), TransportConfig.DEFAULT,
-                    Duration.ofSeconds(HANG_GUARD_S))) {
+            try (RdmaRpcClient rdma = RdmaRpcClient.builder(client, server.localAddress())
+                    .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect()) {
                 assertThat(new GenericPortmapClient(rdma.transport()).ping()).isTrue();
                 CompletableFuture<TransportStatistics> atTheBlock = new CompletableFuture<>();
                 CountDownLatch release = new CountDownLatch(1);

@@ -25,7 +25,6 @@ import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -62,8 +61,8 @@ class UndeclaredTagFloodTest {
             RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(server).withWorkerThreadExecutionService(workers)
                     .withRpcService(new OncRpcProgram(100000, 2), new OncRpcbindServer()).build();
             svc.start();
-            try (RdmaRpcClient rdma = RdmaRpcClient.connect(client, server.localAddress(), TransportConfig.DEFAULT,
-                    Duration.ofSeconds(HANG_GUARD_S))) {
+            try (RdmaRpcClient rdma = RdmaRpcClient.builder(client, server.localAddress())
+                    .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect()) {
                 GenericPortmapClient portmap = new GenericPortmapClient(rdma.transport());
                 AtomicLong pings = new AtomicLong();
                 AtomicReference<Throwable> failed = new AtomicReference<>();

@@ -3,6 +3,8 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
@@ -52,6 +54,9 @@ final class ChunkProgram implements RpcDispatchable {
 
     /** Every procedure waits for it before it runs, with its Read chunks already pulled. */
     volatile CountDownLatch gate = new CountDownLatch(0);
+
+    /** The XID of every call dispatched, in order, before it waits for the gate. */
+    final Queue<Integer> xids = new ConcurrentLinkedQueue<>();
 
     static byte[] pattern(int length) {
         byte[] data = new byte[length];
@@ -120,6 +125,7 @@ final class ChunkProgram implements RpcDispatchable {
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws IOException {
+        xids.add(call.getXid());
         try {
             gate.await();
         } catch (InterruptedException e) {

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -55,8 +56,9 @@ class ChunkTest {
                 .withWorkerThreadExecutionService(sim.workers).withRpcService(ChunkProgram.PROGRAM, program)
                 .withDdpPolicy(ChunkProgram.POLICY).build();
         svc.start();
-        client = RdmaRpcClient.connect(sim.clientFabric, sim.serverFabric.localAddress(), TransportConfig.DEFAULT,
-                ChunkProgram.POLICY, Duration.ofSeconds(HANG_GUARD_S));
+        client = RdmaRpcClient.builder(sim.clientFabric, sim.serverFabric.localAddress())
+                .withDdpPolicy(ChunkProgram.POLICY).withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
+                .withReconnectPolicy(ReconnectPolicy.NEVER).connect();
     }
 
     @AfterEach

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.fake.RcFakeNetwork;
@@ -53,9 +57,11 @@ class ConnectionOrientedFabricTest {
         client = connect(network.fabric(0));
     }
 
+    /** A client that does not reconnect: these tests see each connection end. */
     private RdmaRpcClient connect(Fabric fabric) throws Exception {
-        return RdmaRpcClient.connect(fabric, serverFabric.localAddress(), TransportConfig.DEFAULT, ChunkProgram.POLICY,
-                Duration.ofSeconds(HANG_GUARD_S));
+        return RdmaRpcClient.builder(fabric, serverFabric.localAddress()).withDdpPolicy(ChunkProgram.POLICY)
+                .withReconnectPolicy(ReconnectPolicy.NEVER).withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
+                .connect();
     }
 
     @AfterEach
@@ -116,6 +122,54 @@ class ConnectionOrientedFabricTest {
         assertThatThrownBy(() -> call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers).build();
+    }
+
+    /**
+     * A client whose server goes away with calls in progress keeps them, tries again (refused while no
+     * service listens, with its backoff) and, once a service is back on the same address, sends them
+     * again with their XIDs: each answered once, as the Linux client retransmits after a reconnect.
+     */
+    @Test
+    void aClientWhoseServerComesBackSendsItsCallsAgainWithTheirXids() throws Exception {
+        RdmaRpcClient again = RdmaRpcClient.builder(network.fabric(0), serverFabric.localAddress())
+                .withDdpPolicy(ChunkProgram.POLICY)
+                .withReconnectPolicy(ReconnectPolicy.withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)))
+                .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect();
+        try {
+            // A first answer brings the server's grant, so that the calls below are all in progress at once.
+            assertThat(call(again, ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()).intValue())
+                    .isEqualTo(ChunkProgram.crc(new byte[1]));
+            program.xids.clear();
+            program.gate = new CountDownLatch(1);
+            List<byte[]> data = List.of(new byte[] {1}, ChunkProgram.pattern(64 * 1024), new byte[] {3, 4});
+            List<CompletableFuture<XdrInt>> calls = new ArrayList<>();
+            for (byte[] bytes : data) {
+                calls.add(new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(),
+                        new RpcAuthTypeNone(), again.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(bytes),
+                        XdrInt.class));
+            }
+            SimHarness.waitFor(() -> program.xids.size() == data.size());
+            svc.stop();
+            program.gate.countDown(); // its replies go nowhere: the connection is closed
+            SimHarness.waitFor(() -> again.connects() >= 3);
+            assertThat(calls).noneMatch(CompletableFuture::isDone);
+
+            ChunkProgram back = new ChunkProgram();
+            svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
+                    .withRpcService(ChunkProgram.PROGRAM, back).withDdpPolicy(ChunkProgram.POLICY).build();
+            svc.start();
+            for (int i = 0; i < data.size(); i++) {
+                assertThat(calls.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS).intValue())
+                        .isEqualTo(ChunkProgram.crc(data.get(i)));
+            }
+            assertThat(back.xids).as("each call sent again once, with its XID")
+                    .containsExactlyInAnyOrderElementsOf(program.xids);
+            assertThat(again.transport().isOpen()).isTrue();
+            assertThat(again.statistics().messagesDropped()).as("no answer to a call not outstanding").isZero();
+            assertThat(again.statistics().chunkRegistrations()).isZero();
+        } finally {
+            again.close();
+        }
     }
 
     @Test

@@ -50,8 +50,8 @@ class CreditOverrunTest {
                 .withConfig(TransportConfig.DEFAULT.withResponderCredits(GRANT))
                 .withRpcService(TestProgram.PROGRAM, new TestProgram()).build();
         svc.start();
-        good = RdmaRpcClient.connect(goodFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
-                Duration.ofSeconds(RawPeer.HANG_GUARD_S));
+        good = RdmaRpcClient.builder(goodFabric, serverFabric.localAddress())
+                .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
     }
 
     @AfterEach

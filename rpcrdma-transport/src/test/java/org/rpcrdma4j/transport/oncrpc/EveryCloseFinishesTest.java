@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
@@ -62,8 +63,9 @@ class EveryCloseFinishesTest {
                 .withWorkerThreadExecutionService(workers).withRpcService(ChunkProgram.PROGRAM, program)
                 .withDdpPolicy(ChunkProgram.POLICY).build();
         svc.start();
-        client = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
-                ChunkProgram.POLICY, Duration.ofSeconds(HANG_GUARD_S));
+        client = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress()).withDdpPolicy(ChunkProgram.POLICY)
+                .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
+                .withReconnectPolicy(ReconnectPolicy.NEVER).connect();
     }
 
     @AfterEach

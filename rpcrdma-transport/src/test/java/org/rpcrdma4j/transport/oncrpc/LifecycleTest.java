@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -68,8 +67,8 @@ class LifecycleTest {
 
     private static void useOneClient(SimulatedEfa network, EfaFabric server, int i) throws Exception {
         try (EfaFabric fabric = network.newFabric();
-             RdmaRpcClient client = RdmaRpcClient.connect(fabric, server.localAddress(), TransportConfig.DEFAULT,
-                     Duration.ofSeconds(30))) {
+             RdmaRpcClient client = RdmaRpcClient.builder(fabric, server.localAddress())
+                     .withConnectTimeout(Duration.ofSeconds(30)).connect()) {
             TestProgram.Opaque result = new TestProgram.Opaque();
             byte[] data = {(byte) i, (byte) (i >> 8)};
             new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),

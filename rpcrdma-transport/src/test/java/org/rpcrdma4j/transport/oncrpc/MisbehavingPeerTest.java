@@ -37,8 +37,8 @@ class MisbehavingPeerTest extends SimTest {
         RawPeer server = new RawPeer(sim.rawFabric);
         CompletableFuture<RdmaRpcClient> connecting = CompletableFuture.supplyAsync(() -> {
             try {
-                return RdmaRpcClient.connect(sim.clientFabric, sim.rawFabric.localAddress(), TransportConfig.DEFAULT,
-                        Duration.ofSeconds(RawPeer.HANG_GUARD_S));
+                return RdmaRpcClient.builder(sim.clientFabric, sim.rawFabric.localAddress())
+                        .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
             } catch (java.io.IOException e) {
                 throw new AssertionError(e);
             }

@@ -72,8 +72,8 @@ class PeerAttackTest {
         for (int i = 0; i < GOOD_CLIENTS; i++) {
             EfaFabric fabric = network.newFabric();
             goodFabrics.add(fabric);
-            RdmaRpcClient client = RdmaRpcClient.connect(fabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
-                    Duration.ofSeconds(RawPeer.HANG_GUARD_S));
+            RdmaRpcClient client = RdmaRpcClient.builder(fabric, serverFabric.localAddress())
+                    .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
             goodClients.add(client);
             echo(client, i);
         }

@@ -30,6 +30,7 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 
@@ -108,8 +109,9 @@ class RdmaRpcSvcTest extends SimTest {
         assertThat(handlerThread()).as("SAME_THREAD, the default").isEqualTo("efa-sim-progress");
         client.close();
 
-        client = RdmaRpcClient.connect(sim.clientFabric, sim.serverFabric.localAddress(), TransportConfig.DEFAULT,
-                DdpPolicy.NONE, Duration.ofSeconds(HANG_GUARD_S), IoStrategy.WORKER_THREAD);
+        client = RdmaRpcClient.builder(sim.clientFabric, sim.serverFabric.localAddress())
+                .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).withIoStrategy(IoStrategy.WORKER_THREAD)
+                .connect();
         assertThat(handlerThread()).isEqualTo("rdma-rpc-client-replies");
     }
 
@@ -179,9 +181,11 @@ class RdmaRpcSvcTest extends SimTest {
     }
 
     @Test
-    void stoppingTheServerFailsAPendingCallPromptly() throws Exception {
+    void stoppingTheServerFailsAPendingCallPromptlyWhenTheClientDoesNotReconnect() throws Exception {
         serve(TransportConfig.DEFAULT);
-        client = sim.connect(TransportConfig.DEFAULT);
+        client = RdmaRpcClient.builder(sim.clientFabric, sim.serverFabric.localAddress())
+                .withReconnectPolicy(ReconnectPolicy.NEVER).withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
+                .connect();
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
         SimHarness.waitFor(() -> program.inProgress.get() == 1);

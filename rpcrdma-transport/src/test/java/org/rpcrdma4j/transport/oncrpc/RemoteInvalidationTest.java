@@ -131,8 +131,8 @@ class RemoteInvalidationTest {
 
     @Test
     void ourRequesterOffersNoRemoteInvalidationSoNothingIsInvalidated() throws Exception {
-        RdmaRpcClient client = RdmaRpcClient.connect(network.fabric(0), serverFabric.localAddress(),
-                TransportConfig.DEFAULT, ChunkProgram.POLICY, Duration.ofSeconds(30));
+        RdmaRpcClient client = RdmaRpcClient.builder(network.fabric(0), serverFabric.localAddress())
+                .withDdpPolicy(ChunkProgram.POLICY).withConnectTimeout(Duration.ofSeconds(30)).connect();
         try {
             byte[] data = ChunkProgram.pattern(100_000);
             XdrInt crc = new XdrInt();

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.efa.EfaFabric;
@@ -117,8 +118,9 @@ class RestartTest {
     }
 
     private RdmaRpcClient connect(EfaFabric fabric) throws Exception {
-        return RdmaRpcClient.connect(fabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
-                ChunkProgram.POLICY, Duration.ofSeconds(PROMPT_S));
+        return RdmaRpcClient.builder(fabric, serverFabric.localAddress()).withDdpPolicy(ChunkProgram.POLICY)
+                .withConnectTimeout(Duration.ofSeconds(PROMPT_S))
+                .withReconnectPolicy(ReconnectPolicy.NEVER).connect();
     }
 
     /** @return the CRC the server computed of {@code length} bytes sent to it (a Read chunk when large) */

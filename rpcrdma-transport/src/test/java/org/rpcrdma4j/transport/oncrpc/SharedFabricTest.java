@@ -13,7 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.RdmaTransportException;
-import org.rpcrdma4j.transport.TransportConfig;
 
 /**
  * One fabric serves and calls at once: a server and any number of clients on it, the same peer
@@ -47,8 +46,8 @@ class SharedFabricTest {
     }
 
     private RdmaRpcClient connect(Fabric from, Fabric to) throws Exception {
-        RdmaRpcClient client = RdmaRpcClient.connect(from, to.localAddress(), TransportConfig.DEFAULT,
-                Duration.ofSeconds(HANG_GUARD_S));
+        RdmaRpcClient client = RdmaRpcClient.builder(from, to.localAddress())
+                .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect();
         clients.add(client);
         return client;
     }

@@ -31,7 +31,8 @@ final class SimHarness implements AutoCloseable {
     }
 
     RdmaRpcClient connect(TransportConfig config) throws IOException {
-        return RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), config, Duration.ofSeconds(30));
+        return RdmaRpcClient.builder(clientFabric, serverFabric.localAddress()).withConfig(config)
+                .withConnectTimeout(Duration.ofSeconds(30)).connect();
     }
 
     /**

@@ -386,8 +386,9 @@ public final class RpcBench {
                             new MountService(EXPORT, handles))
                     .build();
             svc.start();
-            try (RdmaRpcClient client = RdmaRpcClient.connect(network.client(), network.server().localAddress(),
-                    TransportConfig.DEFAULT, new NfsDdpPolicy(), Duration.ofSeconds(CALL_TIMEOUT_S))) {
+            try (RdmaRpcClient client = RdmaRpcClient.builder(network.client(), network.server().localAddress())
+                    .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(CALL_TIMEOUT_S))
+                    .connect()) {
                 return work.run("rdma-sim", client.transport(), new CopyCounters(
                         () -> svc.statistics().bytesCopied(), () -> client.statistics().bytesCopied()));
             } finally {

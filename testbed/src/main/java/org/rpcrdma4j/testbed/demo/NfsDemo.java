@@ -79,8 +79,8 @@ public final class NfsDemo {
                     + "(no RDMA device, no network)");
             out.println("server " + readable(network.server().localAddress()) + ", client "
                     + readable(network.client().localAddress()) + " (simulated EFA endpoints: GID and QP number)");
-            try (RdmaRpcClient rdma = RdmaRpcClient.connect(network.client(), network.server().localAddress(),
-                    TransportConfig.DEFAULT, new NfsDdpPolicy(), Duration.ofSeconds(30))) {
+            try (RdmaRpcClient rdma = RdmaRpcClient.builder(network.client(), network.server().localAddress())
+                    .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
                 Nfs3Client client = new Nfs3Client(rdma.transport(), new RpcAuthTypeNone(), CALL_TIMEOUT_S,
                         TimeUnit.SECONDS);
                 byte[] root = client.mount("/export");

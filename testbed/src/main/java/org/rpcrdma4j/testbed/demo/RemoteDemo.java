@@ -98,16 +98,17 @@ public final class RemoteDemo {
                     // replies, work still on the send queue
                     TransportStatistics calls = client.statistics();
                     out.printf("when the workload broke off: %d calls in progress, %d waiting for a credit, "
-                            + "%d credits; the fabric's gauges %s%n", calls.callsInProgress(), calls.callsWaiting(),
-                            calls.credits(), fabric.statistics().fabricGauges());
+                            + "%d credits, %d connection(s) to the server; the fabric's gauges %s%n",
+                            calls.callsInProgress(), calls.callsWaiting(), calls.credits(), client.connects(),
+                            fabric.statistics().fabricGauges());
                     out.flush();
                     throw e;
                 }
                 TransportStatistics statistics = client.statistics();
                 NfsWorkload.reportShapes(out, statistics);
                 out.printf("  credits granted %d, at most %d calls outstanding at once, %d chunk buffers left "
-                        + "registered%n", statistics.credits(), statistics.maxCallsInProgress(),
-                        statistics.chunkRegistrations());
+                        + "registered, %d connection(s) to the server%n", statistics.credits(),
+                        statistics.maxCallsInProgress(), statistics.chunkRegistrations(), client.connects());
             }
             mount.umount(exportPath);
             out.printf("unmounted %s after %.1f s%n", exportPath, (System.nanoTime() - start) / 1e9);
@@ -171,7 +172,8 @@ public final class RemoteDemo {
     private static RdmaRpcClient connectRdma(Fabric fabric, FabricAddress rdma, InetSocketAddress server)
             throws UnreachableException {
         try {
-            return RdmaRpcClient.connect(fabric, rdma, TransportConfig.DEFAULT, new NfsDdpPolicy(), CONNECT_TIMEOUT);
+            return RdmaRpcClient.builder(fabric, rdma).withDdpPolicy(new NfsDdpPolicy())
+                    .withConnectTimeout(CONNECT_TIMEOUT).connect();
         } catch (RdmaTransportException e) {
             throw new UnreachableException("no RPC-over-RDMA connection to " + server + " (is it reachable over an "
                     + "RDMA device of this host, and does the server listen for RDMA there?): " + e.getMessage(), e);

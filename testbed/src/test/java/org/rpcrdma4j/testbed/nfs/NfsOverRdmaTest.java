@@ -56,8 +56,8 @@ class NfsOverRdmaTest {
                 .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3), new MountService("/export", handles))
                 .build();
         svc.start();
-        rdma = RdmaRpcClient.connect(network.client(), network.server().localAddress(), TransportConfig.DEFAULT,
-                new NfsDdpPolicy(), Duration.ofSeconds(30));
+        rdma = RdmaRpcClient.builder(network.client(), network.server().localAddress())
+                .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(30)).connect();
         client = new Nfs3Client(rdma.transport(), new RpcAuthTypeNone(), 60, TimeUnit.SECONDS);
         root = client.mount("/export");
     }

@@ -14,7 +14,6 @@ import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
 import org.rpcrdma4j.testbed.sim.SimulatedNetwork;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 
 /**
@@ -28,8 +27,8 @@ class NfsServerTest {
         byte[] data = "written over RPC-over-RDMA\n".getBytes(StandardCharsets.US_ASCII);
         try (SimulatedNetwork network = new SimulatedNetwork(5)) {
             NfsServer server = new NfsServer(network.server(), export, "/srv/exp", null);
-            try (RdmaRpcClient rdma = RdmaRpcClient.connect(network.client(), network.server().localAddress(),
-                    TransportConfig.DEFAULT, new NfsDdpPolicy(), Duration.ofSeconds(30))) {
+            try (RdmaRpcClient rdma = RdmaRpcClient.builder(network.client(), network.server().localAddress())
+                    .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
                 Nfs3Client client = new Nfs3Client(rdma.transport(), new RpcAuthTypeNone(), 30, TimeUnit.SECONDS);
                 byte[] root = client.mount("/srv/exp");
                 byte[] fh = client.create(root, "hello.txt");

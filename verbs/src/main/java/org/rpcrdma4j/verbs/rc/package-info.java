@@ -3,7 +3,7 @@
  * one RC queue pair per connection set up by RDMA-CM with RFC 8797 private data in the REQ and REP,
  * as Linux's xprtrdma and svcrdma speak it. {@code RcFabric.open(address)} gives a fabric on the
  * device that has that address; the transport's {@code RdmaRpcSvcBuilder.withFabric} and
- * {@code RdmaRpcClient.connect} take it like any other.
+ * {@code RdmaRpcClient.builder} take it like any other.
  *
  * <p>The fabric's logic (connection states, completion routing by queue pair number and
  * {@code wr_id}, flush accounting, the status table, private data recognition, the copies between the

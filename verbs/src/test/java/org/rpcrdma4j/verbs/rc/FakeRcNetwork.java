@@ -315,6 +315,13 @@ final class FakeRcNetwork {
             }
         }
 
+        /** @return the numbers of this device's queue pairs that are connected now */
+        java.util.List<Integer> connectedQueuePairs() {
+            synchronized (FakeRcNetwork.this) {
+                return ids.values().stream().filter(id -> id.hasQp && id.connected).map(id -> id.qpNum).toList();
+            }
+        }
+
         /** @return windows allocated and not deallocated, for leak checks */
         int liveWindows() {
             synchronized (FakeRcNetwork.this) {

@@ -11,7 +11,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -88,7 +91,11 @@ class TransportOverRcFabricTest {
         }
     }
 
-    private static final RpcDispatchable ECHO_PROGRAM = call -> {
+    /** The XID of every call the server's program ran. */
+    private final Queue<Integer> served = new ConcurrentLinkedQueue<>();
+
+    private final RpcDispatchable echoProgram = call -> {
+        served.add(call.getXid());
         Opaque data = new Opaque();
         call.retrieveCall(data);
         call.reply(data);
@@ -145,11 +152,11 @@ class TransportOverRcFabricTest {
         serverFabric = new RcFabric(serverDevice, listen, RcFabric.Config.DEFAULT);
         clientFabric = new RcFabric(clientDevice, new InetSocketAddress(clientIp, 0), RcFabric.Config.DEFAULT);
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
-                .withRpcService(PROGRAM, ECHO_PROGRAM).withDdpPolicy(DATA_IN_CHUNKS).build();
+                .withRpcService(PROGRAM, echoProgram).withDdpPolicy(DATA_IN_CHUNKS).build();
         svc.start();
         on(serverFabric, () -> null); // after start's listen, which runs on the progress thread in order
-        client = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
-                LONG_REPLIES, Duration.ofSeconds(30));
+        client = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress()).withDdpPolicy(LONG_REPLIES)
+                .withConnectTimeout(Duration.ofSeconds(30)).connect();
     }
 
     @AfterEach
@@ -199,8 +206,8 @@ class TransportOverRcFabricTest {
     void aConnectionWhoseQueuePairWillNotDieStallsNoOtherClient() throws Exception {
         // A second client whose connection ends while the server's rdma_destroy_qp blocks, as rdma_rxe's
         // did for 30-40 s after an RDMA failed.
-        RdmaRpcClient doomed = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
-                TransportConfig.DEFAULT, LONG_REPLIES, Duration.ofSeconds(30));
+        RdmaRpcClient doomed = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                .withDdpPolicy(LONG_REPLIES).withConnectTimeout(Duration.ofSeconds(30)).connect();
         assertArrayEquals(pattern(10), echo(doomed, pattern(10)));
         serverDevice.holdDestroys();
         try {
@@ -212,8 +219,8 @@ class TransportOverRcFabricTest {
                 assertArrayEquals(pattern(100 + i), echo(pattern(100 + i)));
             }
             assertArrayEquals(pattern(64 * 1024), echo(pattern(64 * 1024)));
-            try (RdmaRpcClient late = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
-                    TransportConfig.DEFAULT, LONG_REPLIES, Duration.ofSeconds(30))) {
+            try (RdmaRpcClient late = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                    .withDdpPolicy(LONG_REPLIES).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
                 assertArrayEquals(pattern(7), echo(late, pattern(7)));
             }
             // The doomed and the late connections are gone for the service, the first stays, while
@@ -225,6 +232,56 @@ class TransportOverRcFabricTest {
             serverDevice.releaseDestroys();
         }
         waitFor(() -> serverFabric.statistics().fabricGauge(RcGauge.QUEUE_PAIRS.name()) == 1);
+    }
+
+    /**
+     * A client whose queue pair breaks with calls in flight (the server's RDMA Reads of their Read
+     * chunks held) connects again at once, as the Linux client does, and sends them again with their
+     * XIDs: each runs once at the server and is answered once.
+     */
+    @Test
+    void aClientWhoseConnectionIsFlushedReconnectsAndSendsItsCallsAgain() throws Exception {
+        InetAddress ip = InetAddress.getByAddress(new byte[] {10, 0, 1, 5});
+        FakeRcNetwork.Device device = network.device(ip);
+        RcFabric fabric = new RcFabric(device, new InetSocketAddress(ip, 0), RcFabric.Config.DEFAULT);
+        ExecutorService callers = Executors.newFixedThreadPool(3);
+        try (RdmaRpcClient again = RdmaRpcClient.builder(fabric, serverFabric.localAddress())
+                .withDdpPolicy(DATA_IN_CHUNKS).connect()) {
+            assertArrayEquals(pattern(10), echo(again, pattern(10)), "a first answer, with the server's grant");
+            served.clear();
+            serverDevice.holdReads();
+            List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                byte[] data = pattern(8000 + i);
+                calls.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return echo(again, data);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, callers));
+            }
+            waitFor(() -> serverDevice.heldReads() == 3);
+            List<Integer> queuePairs = device.connectedQueuePairs();
+            assertEquals(1, queuePairs.size());
+            device.fatal(queuePairs.get(0));
+            // The server's reads of the first connection were flushed. The new connection starts from one
+            // credit (RFC 8166 §3.3.1): one call is sent again, its read held, the others wait for its answer.
+            waitFor(() -> again.connects() == 2 && serverDevice.heldReads() == 1);
+            assertEquals(2, again.statistics().callsWaiting());
+            assertEquals(List.of(), List.copyOf(served), "nothing ran yet");
+            serverDevice.releaseReads();
+            for (int i = 0; i < 3; i++) {
+                assertArrayEquals(pattern(8000 + i), calls.get(i).get(30, TimeUnit.SECONDS));
+            }
+            assertEquals(3, Set.copyOf(served).size(), "each call ran once: " + served);
+            assertEquals(3, served.size());
+            assertEquals(0L, again.statistics().messagesDropped(), "no answer came for a call not outstanding");
+            othersUnharmed();
+        } finally {
+            callers.shutdownNow();
+            fabric.close();
+        }
     }
 
     @Test
@@ -259,8 +316,8 @@ class TransportOverRcFabricTest {
      */
     @Test
     void readAndWriteChunksGoThroughWindowsWithoutARegistrationPerCall() throws Exception {
-        try (RdmaRpcClient chunked = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
-                TransportConfig.DEFAULT, DATA_IN_CHUNKS, Duration.ofSeconds(30))) {
+        try (RdmaRpcClient chunked = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                .withDdpPolicy(DATA_IN_CHUNKS).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
             for (int length : new int[] {8000, 300_000, 1 << 20}) {
                 assertArrayEquals(pattern(length), echo(chunked, pattern(length)), length + " bytes");
             }
@@ -285,8 +342,9 @@ class TransportOverRcFabricTest {
     @Test
     void aSixteenMibCallAndReplyMoveThroughPoolBlocksWithoutRegistrationsOfTheirOwn() throws Exception {
         byte[] data = pattern(TransportConfig.DEFAULT_MAX_MESSAGE_SIZE);
-        try (RdmaRpcClient ddp = RdmaRpcClient.connect(clientFabric, serverFabric.localAddress(),
-                TransportConfig.DEFAULT.withMaxSegmentSize(1 << 20), DATA_IN_CHUNKS, Duration.ofSeconds(30))) {
+        try (RdmaRpcClient ddp = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                .withConfig(TransportConfig.DEFAULT.withMaxSegmentSize(1 << 20)).withDdpPolicy(DATA_IN_CHUNKS)
+                .withConnectTimeout(Duration.ofSeconds(30)).connect()) {
             assertArrayEquals(data, echo(ddp, data), "16 MiB in a Read chunk and back in a Write chunk");
             assertArrayEquals(pattern(100), echo(ddp, pattern(100)), "the connection is still up");
         }
@@ -392,8 +450,8 @@ class TransportOverRcFabricTest {
         RcFabric badFabric = new RcFabric(network.device(InetAddress.getByAddress(new byte[] {10, 0, 1, 4})),
                 new InetSocketAddress(InetAddress.getByAddress(new byte[] {10, 0, 1, 4}), 0), RcFabric.Config.DEFAULT);
         try {
-            RdmaRpcClient bad = RdmaRpcClient.connect(badFabric, serverFabric.localAddress(), TransportConfig.DEFAULT,
-                    LONG_REPLIES, Duration.ofSeconds(30));
+            RdmaRpcClient bad = RdmaRpcClient.builder(badFabric, serverFabric.localAddress())
+                    .withDdpPolicy(LONG_REPLIES).withConnectTimeout(Duration.ofSeconds(30)).connect();
             serverDevice.holdReads();
             CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
                 try {
