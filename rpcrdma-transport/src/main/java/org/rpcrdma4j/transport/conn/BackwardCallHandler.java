@@ -13,6 +13,7 @@ public interface BackwardCallHandler {
      *
      * @param xid        the XID from the transport header, from the responder's own XID space
      * @param rpcMessage the whole RPC call message, owned by the handler
+     * @return whether it will be answered; a call dropped (one the handler could not decode) is not
      */
-    void onBackwardCall(int xid, byte[] rpcMessage);
+    boolean onBackwardCall(int xid, byte[] rpcMessage);
 }

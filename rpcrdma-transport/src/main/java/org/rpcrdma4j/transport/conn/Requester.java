@@ -83,6 +83,8 @@ import org.slf4j.LoggerFactory;
  * forward credit (§4.1). Each is answered by {@link #backwardReply}, inline only (§4.4, §4.6), granting
  * the configured backward credits; a reply over the inline threshold is not sent and the responder
  * gets RDMA_ERROR / ERR_CHUNK for its call instead, as a forward responder answers (RFC 8166 §4.5).
+ * A reply goes only on the connection its call came on: the reply to a call of a connection lost
+ * since fails unsent.
  *
  * <h2>Buffer management</h2>
  * One receive buffer of the inline receive size per credit requested is posted for the responder's
@@ -121,6 +123,8 @@ public final class Requester {
     private final Map<Integer, ChunkedCall> outstanding = new LinkedHashMap<>();
     /** Sent calls given up on: each still holds a credit, so there are never more than the grant. */
     private final Set<Integer> abandoned = new HashSet<>();
+    /** Backward calls received on the current connection and not yet answered: a reply goes only there. */
+    private final Set<Integer> backwardCallsOpen = new HashSet<>();
     private final CompletableFuture<Connection> connected = new CompletableFuture<>();
     /** The responder's address, set by {@link #connect}. */
     private FabricAddress responder;
@@ -326,6 +330,10 @@ public final class Requester {
             Connection current = connection;
             if (current.state() != Connection.State.CONNECTED) {
                 done.accept(closed(current, xid));
+            } else if (!backwardCallsOpen.remove(xid)) {
+                // Its call came on a connection lost since: the responder that sent it is gone with it.
+                done.accept(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION, "backward reply to"
+                        + " xid 0x" + Integer.toHexString(xid) + " not sent: its call came on a connection since lost"));
             } else if (message.capacity() > current.thresholds().send()) {
                 current.send(InlineMessage.error(RpcRdmaHeader.error(xid,
                         RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);
@@ -484,7 +492,9 @@ public final class Requester {
             }
             int xid = header.xid();
             if (RpcDirection.msgType(header, buffer) == RpcDirection.CALL) {
-                backwardCalls.onBackwardCall(xid, payload(buffer));
+                if (backwardCalls.onBackwardCall(xid, payload(buffer))) {
+                    backwardCallsOpen.add(xid);
+                }
                 return;
             }
             ChunkedCall call = outstanding.remove(xid);
@@ -605,6 +615,7 @@ public final class Requester {
         }
         outstanding.clear();
         abandoned.clear();
+        backwardCallsOpen.clear();
         for (int i = again.size() - 1; i >= 0; i--) {
             waiting.addFirst(again.get(i));
         }
@@ -671,6 +682,7 @@ public final class Requester {
         outstanding.values().forEach(this::release);
         outstanding.clear();
         abandoned.clear();
+        backwardCallsOpen.clear();
         outstandingCount = 0;
         for (int xid : failed) {
             handler.onFailed(xid, closed(current, xid));

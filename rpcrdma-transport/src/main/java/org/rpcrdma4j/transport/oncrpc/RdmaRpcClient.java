@@ -285,12 +285,14 @@ public final class RdmaRpcClient implements AutoCloseable {
     }
 
     /** Decodes a backward call and dispatches it to the callback services. On the progress thread; never waits. */
-    private void onBackwardCall(int xid, byte[] rpcMessage) {
+    private boolean onBackwardCall(int xid, byte[] rpcMessage) {
         // Counts until its reply is sent (CallbackTransport counts down) or it is dropped.
         callbacksInProgress.incrementAndGet();
         if (!callbackDispatcher.accept(rpcMessage, callbackTransport)) {
             callbacksInProgress.decrementAndGet();
+            return false;
         }
+        return true;
     }
 
     /** Answers from the progress thread are delivered as oncrpc4j's protocol filter handles them. */

@@ -176,6 +176,30 @@ class BackchannelTest extends SimTest {
         SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
     }
 
+    /**
+     * A backward call whose connection is lost while its callback runs is not answered on the client's
+     * next connection: the responder that sent it went with the old one.
+     */
+    @Test
+    void theReplyToABackwardCallOfALostConnectionIsNotSentOnTheNextOne() throws Exception {
+        RpcTransport server = connectWithCallbacks();
+        callbacks.gate = new CountDownLatch(1);
+        CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
+                .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
+        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1);
+        svc.stop();
+        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        serve(TransportConfig.DEFAULT);
+        // A forward call brings the client back on a new connection.
+        assertThat(serverTransport()).isNotSameAs(server);
+        assertThat(client.connects()).isEqualTo(2);
+        callbacks.gate.countDown();
+        SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
+        serverTransport();
+        assertThat(svc.statistics().messagesDropped()).as("no stray reply reached the new connection").isZero();
+        assertThat(svc.statistics().protocolErrors()).isZero();
+    }
+
     @Test
     void eachDirectionsPeerIsTheOtherAndTheClientMakesNoBackwardCalls() throws Exception {
         serve(TransportConfig.DEFAULT);
