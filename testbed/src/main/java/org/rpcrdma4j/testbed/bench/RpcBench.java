@@ -69,10 +69,14 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  * <p>Each run reports the mean, median and 99th percentile of the time from a call to its reply, the
  * operations per second, and the CPU time the whole process used per operation while the workload ran
  * (client and server share the process, and on RDMA the simulated device's thread too), so that a gain
- * bought by spinning shows, and the bytes the process's threads allocated per operation, in all and by
- * thread. Over RDMA it also reports the bytes the transport copied per operation on
- * the server's and the client's side, as the transport counts them ({@code TransportStatistics.bytesCopied} of the service
- * and the client).
+ * bought by spinning shows, split into what the transports' I/O threads used (oncrpc4j's selector
+ * threads, rpcrdma4j's progress thread) and what the other threads did (callers, workers); and the
+ * bytes the process's threads allocated per operation, in all and by thread. Every workload warms up on
+ * both transports before any is measured, and is then measured in {@value #BATCHES} batches that take
+ * turns between the transports, so that neither is measured while the JIT still compiles code both
+ * run, and the load other processes put on the machine weighs on both alike. Over RDMA it also reports
+ * the bytes the transport copied per operation on the server's and the client's side, as the transport
+ * counts them ({@code TransportStatistics.bytesCopied} of the service and the client).
  *
  * <p>Blocking calls wait as oncrpc4j's {@code RpcCall.call} does (parked at once), or, given a spin time,
  * through {@link SpinThenParkCaller}, on both transports.
@@ -144,14 +148,25 @@ public final class RpcBench {
      * @param latency     time from an operation's call to its reply
      * @param opsPerSec   operations completed per second
      * @param mbPerSec    data moved per second (10^6 bytes), 0 but for READ and WRITE
-     * @param cpuUsPerOp  CPU time the process used per operation, in microseconds
+     * @param cpu         CPU time per operation, in microseconds
      * @param verified    whether every reply was right
      * @param copies      bytes the transport copied per operation on each side, as it counts them;
      *                    {@code null} for TCP, which does not count
      * @param allocations bytes the process's threads allocated per operation
      */
     public record Run(String transport, String workload, Latency latency, double opsPerSec, double mbPerSec,
-                      double cpuUsPerOp, boolean verified, Copies copies, Allocations allocations) {
+                      Cpu cpu, boolean verified, Copies copies, Allocations allocations) {
+    }
+
+    /**
+     * CPU time per operation, in microseconds, as the JVM counts it for the process and for each thread
+     * ({@code ThreadMXBean#getThreadCpuTime}; a thread that ended during the run is not counted).
+     *
+     * @param process the whole process's, the JIT and the garbage collector included
+     * @param io      the transports' I/O threads': oncrpc4j's selector threads, rpcrdma4j's progress thread
+     * @param others  the other threads': the callers, the workers and the timers
+     */
+    public record Cpu(double process, double io, double others) {
     }
 
     /**
@@ -191,14 +206,11 @@ public final class RpcBench {
         long[] read() {
             return new long[] {server.getAsLong(), client.getAsLong()};
         }
-
-        Copies since(long[] before, long ops) {
-            long[] now = read();
-            return new Copies((double) (now[0] - before[0]) / ops, (double) (now[1] - before[1]) / ops);
-        }
     }
 
     private static final String EXPORT = "/export";
+    /** How many batches each workload is measured in on each transport, the transports taking turns. */
+    private static final int BATCHES = 4;
     private static final int MAX_SIZE = 1 << 20;
     private static final int WORKERS = 4;
     private static final long CALL_TIMEOUT_S = 60;
@@ -292,12 +304,12 @@ public final class RpcBench {
         return inExport(handles -> rdma(handles, seed, (transport, on, copies) -> {
             Operations operations = operations(transport, on);
             for (Workload workload : workloads) {
-                measure(transport, workload, operations, perRun.dividedBy(3), copies);
+                measure(workload, operations, perRun.dividedBy(3), copies);
             }
             Map<Workload, StepBreakdown.Breakdown> breakdowns = new LinkedHashMap<>();
             for (Workload workload : workloads) {
                 try (StepBreakdown recording = new StepBreakdown()) {
-                    measure(transport, workload, operations, perRun, copies);
+                    measure(workload, operations, perRun, copies);
                     breakdowns.put(workload, recording.finish());
                 }
             }
@@ -411,9 +423,10 @@ public final class RpcBench {
     }
 
     /**
-     * Runs every workload on TCP and over rdma-sim one right after the other, which goes first taking turns from
-     * one workload to the next. The simulated device is up only while its workloads run: its progress thread
-     * polls while idle (the device has no interrupts), which would take CPU from TCP's runs.
+     * Runs every workload on TCP and over rdma-sim in {@value #BATCHES} batches each, the transports taking
+     * turns, which goes first alternating from one batch to the next. The simulated device is up only while
+     * its batch runs: its progress thread polls while a call is in flight (the device has no interrupts),
+     * which would take CPU from TCP's runs.
      *
      * @return the runs, TCP's first, each in the order of the workloads
      */
@@ -422,34 +435,38 @@ public final class RpcBench {
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             steps.accept(tcp + " warm-up " + workload.label, step++);
-            measure(tcp, workload, tcpOperations, perRun.dividedBy(3), null);
+            measure(workload, tcpOperations, perRun.dividedBy(3), null);
         }
         rdma(handles, seed, (rdma, on, copies) -> {
             Operations operations = operations(rdma, on);
             for (Workload workload : workloads) {
                 steps.accept(rdma + " warm-up " + workload.label, step++);
-                measure(rdma, workload, operations, perRun.dividedBy(3), copies);
+                measure(workload, operations, perRun.dividedBy(3), copies);
             }
             return null;
         });
         List<Run> tcpRuns = new ArrayList<>();
         List<Run> rdmaRuns = new ArrayList<>();
-        for (int i = 0; i < workloads.size(); i++) {
-            Workload workload = workloads.get(i);
-            Callable<Run> overTcp = () -> measure(tcp, workload, tcpOperations, perRun, null);
-            Callable<Run> overRdma = () -> rdma(handles, seed,
-                    (rdma, on, copies) -> measure(rdma, workload, operations(rdma, on), perRun, copies));
-            if (i % 2 == 0) {
-                steps.accept(tcp + " " + workload.label, step++);
-                tcpRuns.add(overTcp.call());
-                steps.accept("rdma-sim " + workload.label, step++);
-                rdmaRuns.add(overRdma.call());
-            } else {
-                steps.accept("rdma-sim " + workload.label, step++);
-                rdmaRuns.add(overRdma.call());
-                steps.accept(tcp + " " + workload.label, step++);
-                tcpRuns.add(overTcp.call());
+        Duration batch = perRun.dividedBy(BATCHES);
+        for (Workload workload : workloads) {
+            Callable<Tally> overTcp = () -> measure(workload, tcpOperations, batch, null);
+            Callable<Tally> overRdma = () -> rdma(handles, seed,
+                    (rdma, on, copies) -> measure(workload, operations(rdma, on), batch, copies));
+            Tally tcpTally = new Tally();
+            Tally rdmaTally = new Tally();
+            steps.accept(tcp + " and rdma-sim " + workload.label, step++);
+            for (int i = 0; i < BATCHES; i++) {
+                if (i % 2 == 0) {
+                    tcpTally.add(overTcp.call());
+                    rdmaTally.add(overRdma.call());
+                } else {
+                    rdmaTally.add(overRdma.call());
+                    tcpTally.add(overTcp.call());
+                }
             }
+            step++;
+            tcpRuns.add(tcpTally.run(tcp, workload));
+            rdmaRuns.add(rdmaTally.run("rdma-sim", workload));
         }
         tcpRuns.addAll(rdmaRuns);
         return tcpRuns;
@@ -467,53 +484,107 @@ public final class RpcBench {
     private record Counted(long ops, long nanos, long[] latencies, boolean verified) {
     }
 
-    private Run measure(String transport, Workload workload, Operations operations, Duration time, CopyCounters copies)
+    /** Measures one batch of a workload. */
+    private Tally measure(Workload workload, Operations operations, Duration time, CopyCounters copies)
             throws Exception {
         long[] copied = copies == null ? null : copies.read();
-        Map<Long, Long> allocated = allocatedByThread();
+        Map<Long, ThreadFigures> before = threadFigures();
         long cpu = os.getProcessCpuTime();
         Counted counted = workload.depth > 1 ? operations.async(workload, time) : operations.sync(workload, time);
-        long cpuNanos = os.getProcessCpuTime() - cpu;
-        long ops = Math.max(1, counted.ops);
-        Allocations allocations = allocationsSince(allocated, ops);
-        double seconds = counted.nanos / 1e9;
-        long[] latencies = counted.latencies;
-        Arrays.sort(latencies);
-        double mean = Arrays.stream(latencies).average().orElse(0) / 1e3;
-        Latency latency = new Latency(mean, percentile(latencies, 50) / 1e3, percentile(latencies, 99) / 1e3);
-        return new Run(transport, workload.label, latency, counted.ops / seconds,
-                (double) counted.ops * workload.size / seconds / 1e6, cpuNanos / 1e3 / ops, counted.verified,
-                copies == null ? null : copies.since(copied, ops), allocations);
+        Tally tally = new Tally();
+        tally.processCpuNanos = os.getProcessCpuTime() - cpu;
+        tally.ops = counted.ops;
+        tally.nanos = counted.nanos;
+        tally.latencies.add(counted.latencies);
+        tally.verified = counted.verified;
+        if (copies != null) {
+            long[] now = copies.read();
+            tally.copied = new long[] {now[0] - copied[0], now[1] - copied[1]};
+        }
+        for (Map.Entry<Long, ThreadFigures> now : threadFigures().entrySet()) {
+            ThreadFigures then = before.getOrDefault(now.getKey(), new ThreadFigures(now.getValue().name(), 0, 0));
+            long cpuNanos = now.getValue().cpuNanos() - then.cpuNanos();
+            if (isIoThread(now.getValue().name())) {
+                tally.ioCpuNanos += cpuNanos;
+            } else {
+                tally.otherCpuNanos += cpuNanos;
+            }
+            long bytes = now.getValue().allocated() - then.allocated();
+            if (bytes > 0) {
+                tally.allocated.merge(now.getValue().name(), bytes, Long::sum);
+            }
+        }
+        return tally;
     }
 
-    /** @return the bytes each live thread has allocated so far, by thread id */
-    private Map<Long, Long> allocatedByThread() {
+    /** What the JVM counts for one thread: its name, digits replaced by {@code #}, CPU time and bytes allocated. */
+    private record ThreadFigures(String name, long cpuNanos, long allocated) {
+    }
+
+    /** @return the figures of each live thread so far, by thread id */
+    private Map<Long, ThreadFigures> threadFigures() {
         long[] ids = threads.getAllThreadIds();
         long[] bytes = threads.getThreadAllocatedBytes(ids);
-        Map<Long, Long> byId = new LinkedHashMap<>();
+        Map<Long, ThreadFigures> byId = new LinkedHashMap<>();
         for (int i = 0; i < ids.length; i++) {
-            if (bytes[i] >= 0) {
-                byId.put(ids[i], bytes[i]);
+            var info = threads.getThreadInfo(ids[i]);
+            long cpuNanos = threads.getThreadCpuTime(ids[i]);
+            if (info != null && bytes[i] >= 0 && cpuNanos >= 0) {
+                byId.put(ids[i], new ThreadFigures(info.getThreadName().replaceAll("[0-9]+", "#"), cpuNanos,
+                        bytes[i]));
             }
         }
         return byId;
     }
 
-    /** The bytes allocated per operation since {@code before}, by the threads alive now. */
-    private Allocations allocationsSince(Map<Long, Long> before, long ops) {
-        Map<String, Double> byName = new TreeMap<>();
-        double total = 0;
-        for (Map.Entry<Long, Long> now : allocatedByThread().entrySet()) {
-            double perOp = (double) (now.getValue() - before.getOrDefault(now.getKey(), 0L)) / ops;
-            if (perOp <= 0) {
-                continue;
+    /** The transports' I/O threads: Grizzly's selector runners (oncrpc4j's client and server), our progress thread. */
+    private static boolean isIoThread(String name) {
+        return name.contains("SelectorRunner") || name.equals("efa-sim-progress");
+    }
+
+    /** What the batches of one workload on one transport counted together. */
+    private static final class Tally {
+        long ops;
+        long nanos;
+        final List<long[]> latencies = new ArrayList<>();
+        boolean verified = true;
+        long processCpuNanos;
+        long ioCpuNanos;
+        long otherCpuNanos;
+        long[] copied;
+        final Map<String, Long> allocated = new TreeMap<>();
+
+        void add(Tally batch) {
+            ops += batch.ops;
+            nanos += batch.nanos;
+            latencies.addAll(batch.latencies);
+            verified &= batch.verified;
+            processCpuNanos += batch.processCpuNanos;
+            ioCpuNanos += batch.ioCpuNanos;
+            otherCpuNanos += batch.otherCpuNanos;
+            if (batch.copied != null) {
+                copied = copied == null ? batch.copied.clone()
+                        : new long[] {copied[0] + batch.copied[0], copied[1] + batch.copied[1]};
             }
-            var info = threads.getThreadInfo(now.getKey());
-            String name = info == null ? "ended" : info.getThreadName().replaceAll("[0-9]+", "#");
-            byName.merge(name, perOp, Double::sum);
-            total += perOp;
+            batch.allocated.forEach((name, bytes) -> allocated.merge(name, bytes, Long::sum));
         }
-        return new Allocations(total, byName);
+
+        Run run(String transport, Workload workload) {
+            long perOp = Math.max(1, ops);
+            long[] all = latencies.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+            double mean = Arrays.stream(all).average().orElse(0) / 1e3;
+            Latency latency = new Latency(mean, percentile(all, 50) / 1e3, percentile(all, 99) / 1e3);
+            double seconds = nanos / 1e9;
+            Map<String, Double> byThread = new TreeMap<>();
+            allocated.forEach((name, bytes) -> byThread.put(name, (double) bytes / perOp));
+            double total = byThread.values().stream().mapToDouble(Double::doubleValue).sum();
+            Cpu cpu = new Cpu(processCpuNanos / 1e3 / perOp, ioCpuNanos / 1e3 / perOp, otherCpuNanos / 1e3 / perOp);
+            Copies copies = copied == null ? null
+                    : new Copies((double) copied[0] / perOp, (double) copied[1] / perOp);
+            double mbPerSec = (double) ops * workload.size / seconds / 1e6;
+            return new Run(transport, workload.label, latency, ops / seconds, mbPerSec, cpu, verified, copies,
+                    new Allocations(total, byThread));
+        }
     }
 
     /** The nearest-rank percentile of sorted values. */

@@ -100,6 +100,9 @@ public final class BenchRpcCommand implements Callable<Integer> {
         List<Run> runs = bench.runAll(seed, (step, index) -> progress.show(step, index, bench.steps()));
         progress.clear();
         out.println(json ? toJson(runs) : toTable(runs, chosen));
+        if (!json) {
+            out.println(cpuTable(runs, chosen));
+        }
         if (allocations && !json) {
             out.println(allocationTable(runs));
         }
@@ -121,8 +124,8 @@ public final class BenchRpcCommand implements Callable<Integer> {
                     workload.label(), tcp.latency().p50(), rdma.latency().p50(), rdma.latency().p50() / tcp.latency().p50(),
                     tcp.latency().p99(), rdma.latency().p99(), rdma.latency().p99() / tcp.latency().p99(),
                     tcp.opsPerSec(), rdma.opsPerSec(), rdma.opsPerSec() / tcp.opsPerSec(),
-                    tcp.cpuUsPerOp(), rdma.cpuUsPerOp(), rdma.cpuUsPerOp() / tcp.cpuUsPerOp(), tcp.mbPerSec(),
-                    rdma.mbPerSec(), tcp.mbPerSec() > 0 ? String.format("%.2f", rdma.mbPerSec() / tcp.mbPerSec()) : "-",
+                    tcp.cpu().process(), rdma.cpu().process(), rdma.cpu().process() / tcp.cpu().process(),
+                    tcp.mbPerSec(), rdma.mbPerSec(), tcp.mbPerSec() > 0 ? String.format("%.2f", rdma.mbPerSec() / tcp.mbPerSec()) : "-",
                     rdma.copies().server(), rdma.copies().client(), tcp.allocations().total(),
                     rdma.allocations().total(), tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
         }
@@ -133,6 +136,22 @@ public final class BenchRpcCommand implements Callable<Integer> {
                         + " copy B: bytes rpcrdma4j copied per operation on the server's and the client's side, as it"
                         + " counts them; alloc: bytes the process's threads allocated per operation")
                 .toString();
+    }
+
+    private static String cpuTable(List<Run> runs, List<RpcBench.Workload> workloads) {
+        StringBuilder table = new StringBuilder(String.format("%-18s %8s %8s %8s %8s %8s %8s %9s %9s%n", "workload",
+                "tcp io", "rdma io", "tcp oth", "rdma oth", "tcp all", "rdma all", "io ratio", "all ratio"));
+        for (RpcBench.Workload workload : workloads) {
+            RpcBench.Cpu tcp = find(runs, "tcp", workload).cpu();
+            RpcBench.Cpu rdma = find(runs, "rdma-sim", workload).cpu();
+            table.append(String.format("%-18s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.2f %9.2f%n", workload.label(),
+                    tcp.io(), rdma.io(), tcp.others(), rdma.others(), tcp.io() + tcp.others(),
+                    rdma.io() + rdma.others(), rdma.io() / tcp.io(), (rdma.io() + rdma.others()) / (tcp.io() + tcp.others())));
+        }
+        return table.append("CPU microseconds per operation by thread: io, the transports' I/O threads (oncrpc4j's"
+                + " selector threads, rpcrdma4j's progress thread, which also runs the simulated device); oth,"
+                + " the callers, workers and timers; all, both (the process's cpu above also counts the JIT and"
+                + " the garbage collector)").toString();
     }
 
     private static String allocationTable(List<Run> runs) {
@@ -194,7 +213,8 @@ public final class BenchRpcCommand implements Callable<Integer> {
             json.beginObject().name("transport").value(r.transport()).name("workload").value(r.workload())
                     .name("latencyUs").value(r.latency().mean()).name("p50Us").value(r.latency().p50())
                     .name("p99Us").value(r.latency().p99()).name("opsPerSec").value(r.opsPerSec())
-                    .name("mbPerSec").value(r.mbPerSec()).name("cpuUsPerOp").value(r.cpuUsPerOp())
+                    .name("mbPerSec").value(r.mbPerSec()).name("cpuUsPerOp").value(r.cpu().process())
+                    .name("ioCpuUsPerOp").value(r.cpu().io()).name("otherCpuUsPerOp").value(r.cpu().others())
                     .name("verified").value(r.verified())
                     .name("allocatedPerOp").value(r.allocations().total());
             if (r.copies() != null) {
