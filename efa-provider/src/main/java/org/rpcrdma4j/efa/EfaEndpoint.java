@@ -337,6 +337,19 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
+     * Whether {@link #progress} has nothing to do until the device completes something or the
+     * application posts or cancels an operation: no packet waits to be built, posted or retried after a
+     * receiver-not-ready backoff, no HANDSHAKE, CTS or RDMA read is owed, and no completion waits to be
+     * {@linkplain #poll polled}. A progress thread may then sleep until woken, if its device, too, has
+     * nothing in flight (a simulated network knows; a NIC would raise an interrupt).
+     *
+     * @return whether the endpoint is idle; progress thread only
+     */
+    public boolean idle() {
+        return engine.idle();
+    }
+
+    /**
      * Closes the endpoint ({@code fi_close}): every operation in progress completes with
      * {@link EfaErrorCode#CANCELED}, every peer is removed, and everything the endpoint holds is
      * released, the device included. Completions written before and by the close can still be

@@ -40,6 +40,11 @@ final class DirectRma {
         }
     }
 
+    /** @return whether no operation waits to be posted */
+    boolean idle() {
+        return waiting.isEmpty();
+    }
+
     /** @return how many waiting operations were posted or failed */
     int progress() {
         int done = 0;

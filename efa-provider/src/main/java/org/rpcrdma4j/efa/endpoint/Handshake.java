@@ -98,6 +98,11 @@ final class Handshake {
         triggers.clear();
     }
 
+    /** @return whether no HANDSHAKE or trigger packet is owed */
+    boolean idle() {
+        return owed.isEmpty() && triggers.isEmpty();
+    }
+
     /** @return how many HANDSHAKE and trigger packets were handed to the TX queue */
     int progress() {
         int sent = 0;

@@ -125,6 +125,11 @@ final class LongCtsReceiver {
         ctsPending.clear();
     }
 
+    /** @return whether no CTS is owed */
+    boolean idle() {
+        return ctsPending.isEmpty();
+    }
+
     /** @return how many pending CTS packets went out */
     int progress() {
         int sent = 0;

@@ -164,6 +164,11 @@ final class LongReadReceiver {
         answersOwed.clear();
     }
 
+    /** @return whether no read waits to be posted and no answer is owed */
+    boolean idle() {
+        return readsWaiting.isEmpty() && answersOwed.isEmpty();
+    }
+
     /** @return how many reads were posted and EOR and READ_NACK packets sent */
     int progress() {
         int done = postReads();

@@ -319,6 +319,12 @@ public final class ProgressEngine {
         return work;
     }
 
+    /** See {@link org.rpcrdma4j.efa.EfaEndpoint#idle()}. */
+    public boolean idle() {
+        return cq.size() == 0 && txQueue.idle() && handshake.idle() && longCtsReceiver.idle() && longReadReceiver.idle()
+                && tx.idle() && directRma.idle();
+    }
+
     /**
      * Cancels every operation (its completion says {@link org.rpcrdma4j.efa.EfaErrorCode#CANCELED}),
      * drops every queue, removes every peer and closes the device; see

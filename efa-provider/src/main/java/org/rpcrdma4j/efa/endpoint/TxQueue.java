@@ -139,6 +139,11 @@ final class TxQueue {
         return count;
     }
 
+    /** @return whether no packet waits: none for room on the send queue, none behind a peer's RNR backoff */
+    boolean idle() {
+        return queueFull.isEmpty() && rnrPeers.isEmpty();
+    }
+
     /** @return how many queued packets were posted */
     int progress() {
         int posted = 0;

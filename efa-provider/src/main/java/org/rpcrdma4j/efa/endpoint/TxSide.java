@@ -76,6 +76,11 @@ final class TxSide {
         }
     }
 
+    /** @return whether no operation has packets left to build */
+    boolean idle() {
+        return pending.isEmpty();
+    }
+
     /** @return how many packets were built */
     int progress() {
         int built = 0;
