@@ -544,6 +544,15 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
     }
 
+    /**
+     * @return whether the fabric has nothing to do until a command, a device completion or its
+     *     endpoint's next operation: not closing, no control message or deferred work waiting, its
+     *     endpoint idle; loop thread only
+     */
+    boolean idle() {
+        return closing == null && controlWaiting.isEmpty() && deferred.isEmpty() && endpoint.idle();
+    }
+
     /** Progresses the endpoint and hands completions to the connections; loop thread only. */
     int progress(long nowNs, int pollMax) {
         if (closing != null && (goodbyesSent() || ++closingCycles > CLOSING_CYCLES)) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
@@ -25,7 +26,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>After each cycle the loop's {@link IdleStrategy} is told the work done; by default
  * {@link BackoffIdleStrategy#forProgress()}: spin, then yield for up to 1 ms, then park briefly.
- * {@link #execute} wakes a parked thread.
+ * {@link #execute} wakes a parked thread. But when nothing can happen until another thread hands it
+ * work (no command waits, every endpoint is {@linkplain EfaEndpoint#idle idle} and the device side is
+ * quiescent: nothing in flight that could complete), the thread parks at once until woken: a call
+ * whose only work left is a worker's reply costs the progress thread nothing while it waits. Only a
+ * device that can tell (the simulated network) says it is quiescent; a NIC, whose completions come
+ * without the loop's knowing, keeps the idle strategy's backoff.
  */
 final class EfaProgressLoop implements AutoCloseable {
 
@@ -35,6 +41,7 @@ final class EfaProgressLoop implements AutoCloseable {
 
     private final LongSupplier clock;
     private final LongConsumer beforeProgress;
+    private final BooleanSupplier quiescent;
     private final IdleStrategy idleStrategy;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /**
@@ -47,26 +54,18 @@ final class EfaProgressLoop implements AutoCloseable {
     private volatile boolean running = true;
     private volatile long failures;
 
-    private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress, IdleStrategy idleStrategy) {
+    private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress, BooleanSupplier quiescent,
+                            IdleStrategy idleStrategy) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.beforeProgress = Objects.requireNonNull(beforeProgress, "beforeProgress");
+        this.quiescent = Objects.requireNonNull(quiescent, "quiescent");
         this.idleStrategy = Objects.requireNonNull(idleStrategy, "idleStrategy");
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
     }
 
     /**
-     * Starts a loop on the system clock.
-     *
-     * @param name the thread's name
-     * @return the running loop
-     */
-    public static EfaProgressLoop start(String name) {
-        return start(name, System::nanoTime, now -> { });
-    }
-
-    /**
-     * Starts a loop on a given clock.
+     * Starts a loop on a given clock whose device side never says it is quiescent.
      *
      * @param name           the thread's name
      * @param clock          read once per cycle, on the loop's thread; must not go backwards
@@ -75,7 +74,7 @@ final class EfaProgressLoop implements AutoCloseable {
      * @return the running loop
      */
     public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress) {
-        return start(name, clock, beforeProgress, BackoffIdleStrategy.forProgress());
+        return start(name, clock, beforeProgress, () -> false, BackoffIdleStrategy.forProgress());
     }
 
     /**
@@ -84,12 +83,15 @@ final class EfaProgressLoop implements AutoCloseable {
      * @param name           the thread's name
      * @param clock          read once per cycle, on the loop's thread; must not go backwards
      * @param beforeProgress called on the loop's thread with that time before the endpoints progress
-     * @param idleStrategy   told the work of each cycle, on the loop's thread; used by this loop only
+     * @param quiescent      asked on the loop's thread when a cycle found no work: whether no device
+     *                       completion can come unless an endpoint of this loop posts something
+     * @param idleStrategy   told the work of each cycle unless the loop parks until woken; used by
+     *                       this loop only
      * @return the running loop
      */
     public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress,
-                                        IdleStrategy idleStrategy) {
-        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress, idleStrategy);
+                                        BooleanSupplier quiescent, IdleStrategy idleStrategy) {
+        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress, quiescent, idleStrategy);
         loop.thread.start();
         return loop;
     }
@@ -170,8 +172,23 @@ final class EfaProgressLoop implements AutoCloseable {
             for (EfaFabric fabric : fabrics) {
                 work += progress(fabric, now);
             }
-            idleStrategy.idle(work);
+            if (work == 0 && commands.isEmpty() && nothingCanHappen()) {
+                // Until execute or close unparks it; an unpark since the check above returns at once.
+                LockSupport.park(this);
+            } else {
+                idleStrategy.idle(work);
+            }
         }
+    }
+
+    /** @return whether nothing moves until another thread hands the loop work; loop thread */
+    private boolean nothingCanHappen() {
+        for (EfaFabric fabric : fabrics) {
+            if (!fabric.idle()) {
+                return false;
+            }
+        }
+        return quiescent.getAsBoolean();
     }
 
     /** @return the work one fabric did; a failure costs that fabric's turn, never the loop */

@@ -13,6 +13,7 @@ import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimFabric;
+import org.rpcrdma4j.transport.BackoffIdleStrategy;
 
 /**
  * An EFA network simulated in this JVM, ready to serve and call over: each {@link #newFabric()} is an
@@ -50,7 +51,9 @@ public final class SimulatedEfa implements AutoCloseable {
         this.sim = new SimFabric(seed);
         this.config = Objects.requireNonNull(config, "config").withTags(EfaFabric.tags());
         // The clock is read only on the loop's thread.
-        this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, sim::progress);
+        // The simulation knows when nothing is on its wire: the loop may then park until woken.
+        this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, sim::progress,
+                () -> sim.inFlight() == 0, BackoffIdleStrategy.forProgress());
     }
 
     /**

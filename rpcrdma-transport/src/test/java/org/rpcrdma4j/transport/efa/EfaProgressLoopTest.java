@@ -10,7 +10,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.IdleStrategy;
 
-/** The progress loop runs commands on its own thread and tells its idle strategy the work of each cycle. */
+/**
+ * The progress loop runs commands on its own thread and tells its idle strategy the work of each cycle,
+ * unless nothing can happen until it is handed work: then it parks until woken.
+ */
 class EfaProgressLoopTest {
 
     private static final long HANG_GUARD_S = 30;
@@ -26,7 +29,8 @@ class EfaProgressLoopTest {
                 LockSupport.parkNanos(100_000);
             }
         };
-        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, recording)) {
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> false,
+                recording)) {
             assertThat(idled.await(HANG_GUARD_S, TimeUnit.SECONDS)).isTrue();
             CountDownLatch ran = new CountDownLatch(1);
             Thread[] on = new Thread[1];
@@ -43,5 +47,25 @@ class EfaProgressLoopTest {
             }
         }
         assertThat(works).contains(0, 1);
+    }
+
+    @Test
+    void aLoopWithNothingThatCanHappenParksUntilACommandWakesIt() throws Exception {
+        List<Integer> works = new CopyOnWriteArrayList<>();
+        IdleStrategy recording = works::add;
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> true,
+                recording)) {
+            Thread.sleep(100);
+            assertThat(works).as("no idle cycle: parked at once").isEmpty();
+            CountDownLatch ran = new CountDownLatch(1);
+            loop.execute(ran::countDown);
+            assertThat(ran.await(HANG_GUARD_S, TimeUnit.SECONDS)).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_GUARD_S);
+            while (works.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            Thread.sleep(100);
+            assertThat(works).as("the cycle that ran the command, then parked again").containsExactly(1);
+        }
     }
 }
