@@ -22,6 +22,10 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.BackchannelProgram;
+import org.rpcrdma4j.transport.conformance.CallbackProgram;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 
 /** Backward calls (RFC 8167) from a server program to the client's callback service on the simulated fabric. */
 class BackchannelTest extends SimTest {
@@ -98,7 +102,7 @@ class BackchannelTest extends SimTest {
         } finally {
             callers.shutdownNow();
         }
-        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+        HangGuard.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
                 && client.statistics().backwardCallsInProgress() == 0);
         assertThat(svc.statistics().maxBackwardCallsInProgress()).as("never more than the 2 backward credits asked for")
                 .isLessThanOrEqualTo(TransportConfig.DEFAULT_BACKWARD_REQUESTER_CREDITS);
@@ -116,7 +120,7 @@ class BackchannelTest extends SimTest {
         for (int i = 0; i < 10; i++) {
             calls.add(BackchannelProgram.callback(server).call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1 && svc.statistics().backwardCallsInProgress() == 10);
+        HangGuard.waitFor(() -> callbacks.inProgress.get() == 1 && svc.statistics().backwardCallsInProgress() == 10);
         assertThat(svc.statistics().maxBackwardCallsInProgress())
                 .as("one backward credit until the first reply").isEqualTo(1);
         callbacks.gate.countDown();
@@ -125,7 +129,7 @@ class BackchannelTest extends SimTest {
         }
         assertThat(svc.statistics().maxBackwardCallsInProgress()).isEqualTo(3);
         assertThat(callbacks.maxInProgress.get()).isLessThanOrEqualTo(3);
-        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+        HangGuard.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
                 && client.statistics().backwardCallsInProgress() == 0);
     }
 
@@ -155,7 +159,7 @@ class BackchannelTest extends SimTest {
         BackchannelProgram.callback(server).call(CallbackProgram.ECHO, new TestProgram.Opaque(new byte[] {7}),
                 answer, HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(answer.bytes).containsExactly(7);
-        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+        HangGuard.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
                 && client.statistics().backwardCallsInProgress() == 0);
     }
 
@@ -165,7 +169,7 @@ class BackchannelTest extends SimTest {
         callbacks.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
                 .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1);
+        HangGuard.waitFor(() -> callbacks.inProgress.get() == 1);
         client.close();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
@@ -173,7 +177,7 @@ class BackchannelTest extends SimTest {
         assertThat(svc.statistics().backwardCallsInProgress()).isZero();
         assertThat(server.getPeerTransport().isOpen()).isFalse();
         callbacks.gate.countDown();
-        SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
+        HangGuard.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
     }
 
     /**
@@ -186,7 +190,7 @@ class BackchannelTest extends SimTest {
         callbacks.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
                 .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1);
+        HangGuard.waitFor(() -> callbacks.inProgress.get() == 1);
         svc.stop();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
         serve(TransportConfig.DEFAULT);
@@ -194,7 +198,7 @@ class BackchannelTest extends SimTest {
         assertThat(serverTransport()).isNotSameAs(server);
         assertThat(client.connects()).isEqualTo(2);
         callbacks.gate.countDown();
-        SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
+        HangGuard.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
         serverTransport();
         assertThat(svc.statistics().messagesDropped()).as("no stray reply reached the new connection").isZero();
         assertThat(svc.statistics().protocolErrors()).isZero();

@@ -25,6 +25,9 @@ import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
@@ -65,11 +68,11 @@ class ChunkTest {
     void nothingLeaks() throws Exception {
         try {
             program.gate.countDown();
-            SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0
+            HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0
                     && svc.statistics().chunkRegistrations() == 0
                     && sim.serverFabric.statistics().chunkRegistrations() == 0);
             if (client != null) {
-                SimHarness.waitFor(() -> client.statistics().callsInProgress() == 0
+                HangGuard.waitFor(() -> client.statistics().callsInProgress() == 0
                         && client.statistics().chunkRegistrations() == 0
                         && sim.clientFabric.statistics().chunkRegistrations() == 0);
                 client.close();
@@ -162,7 +165,7 @@ class ChunkTest {
             assertThat(result.status).isZero();
             assertThat(result.data).isEqualTo(ChunkProgram.pattern(size));
         }
-        SimHarness.waitFor(() -> program.lentDisposed.get() == sizes.length);
+        HangGuard.waitFor(() -> program.lentDisposed.get() == sizes.length);
     }
 
     @Test
@@ -243,7 +246,7 @@ class ChunkTest {
         CompletableFuture<ChunkProgram.GetResult> pending = new RpcCall(ChunkProgram.PROGRAM.getNumber(),
                 ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
                 .call(ChunkProgram.GET, new ChunkProgram.IntPair(1 << 20, 0), ChunkProgram.GetResult.class);
-        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 1
+        HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 1
                 && sim.clientFabric.statistics().chunkRegistrations() == 1);
         svc.stop();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -259,7 +262,7 @@ class ChunkTest {
         assertThatThrownBy(() -> new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(),
                 new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(data),
                 new XdrInt(), TIMEOUT_MS, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 0
+        HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
                 && sim.clientFabric.statistics().chunkRegistrations() == 0
                 && client.statistics().callsInProgress() == 0);
 
@@ -271,7 +274,7 @@ class ChunkTest {
                 throw new AssertionError(e);
             }
         });
-        SimHarness.waitFor(() -> client.statistics().callsWaiting() == 1);
+        HangGuard.waitFor(() -> client.statistics().callsWaiting() == 1);
         program.gate.countDown();
         assertThat(next.get(HANG_GUARD_S, TimeUnit.SECONDS).intValue()).isEqualTo(ChunkProgram.crc(data));
     }
@@ -283,12 +286,12 @@ class ChunkTest {
                 new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.GET,
                 new ChunkProgram.IntPair(65536, 0), new ChunkProgram.GetResult(), TIMEOUT_MS, TimeUnit.MILLISECONDS))
                 .isInstanceOf(TimeoutException.class);
-        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 0
+        HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
                 && sim.clientFabric.statistics().chunkRegistrations() == 0);
 
         // The Write chunk is deregistered: the server's RDMA Write fails and it disconnects, as svcrdma does.
         program.gate.countDown();
-        SimHarness.waitFor(() -> !client.transport().isOpen());
+        HangGuard.waitFor(() -> !client.transport().isOpen());
         assertThatThrownBy(() -> call(ChunkProgram.PUT, new TestProgram.Opaque(new byte[1]), new XdrInt()))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed");
     }

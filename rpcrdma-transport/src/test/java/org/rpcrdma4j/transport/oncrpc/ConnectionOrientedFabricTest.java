@@ -25,6 +25,9 @@ import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.fake.RcFakeNetwork;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -115,7 +118,7 @@ class ConnectionOrientedFabricTest {
         assertThat(serving.fabricGauge(RcFakeNetwork.POSTED_RECEIVES))
                 .isEqualTo(config.responderCredits() + config.backwardRequesterCredits() + 1);
         svc.stop();
-        SimHarness.waitFor(() -> !client.transport().isOpen() && serverFabric.statistics().connections() == 0);
+        HangGuard.waitFor(() -> !client.transport().isOpen() && serverFabric.statistics().connections() == 0);
         TransportStatistics stopped = serverFabric.statistics();
         assertThat(stopped.chunkRegistrations()).isZero();
         assertThat(stopped.fabricGauge(RcFakeNetwork.POSTED_RECEIVES)).isZero();
@@ -148,10 +151,10 @@ class ConnectionOrientedFabricTest {
                         new RpcAuthTypeNone(), again.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(bytes),
                         XdrInt.class));
             }
-            SimHarness.waitFor(() -> program.xids.size() == data.size());
+            HangGuard.waitFor(() -> program.xids.size() == data.size());
             svc.stop();
             program.gate.countDown(); // its replies go nowhere: the connection is closed
-            SimHarness.waitFor(() -> again.connects() >= 3);
+            HangGuard.waitFor(() -> again.connects() >= 3);
             assertThat(calls).noneMatch(CompletableFuture::isDone);
 
             ChunkProgram back = new ChunkProgram();

@@ -8,6 +8,7 @@ import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.HangGuard;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -43,7 +44,7 @@ class EndedConnectionTagTest {
             for (int i = 0; i < RECEIVES + UNTAKEN; i++) {
                 client.send(new byte[] {(byte) i});
             }
-            SimHarness.waitFor(() -> server.data.size() == RECEIVES
+            HangGuard.waitFor(() -> server.data.size() == RECEIVES
                     && unexpected(serverFabric.statistics()) == UNTAKEN);
 
             server.close();

@@ -32,6 +32,8 @@ import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 
 /** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */
@@ -169,7 +171,7 @@ class RdmaRpcSvcTest extends SimTest {
         for (int i = 0; i < 10; i++) {
             calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        SimHarness.waitFor(() -> program.inProgress.get() == 1 && client.statistics().callsWaiting() == 9);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1 && client.statistics().callsWaiting() == 9);
         assertThat(client.statistics().callsInProgress()).as("one credit until the first reply").isEqualTo(1);
         program.gate.countDown();
         for (CompletableFuture<XdrVoid> call : calls) {
@@ -188,7 +190,7 @@ class RdmaRpcSvcTest extends SimTest {
                 .connect();
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1);
         svc.stop();
         svc = null;
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -207,7 +209,7 @@ class RdmaRpcSvcTest extends SimTest {
         call().call(TestProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.class).get(HANG_GUARD_S, TimeUnit.SECONDS);
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1);
         CompletableFuture<Boolean> closedFromHandler = new CompletableFuture<>();
         call().call(TestProgram.NULL, XdrVoid.XDR_VOID, new CompletionHandler<RpcReply, RpcTransport>() {
             @Override
@@ -235,7 +237,7 @@ class RdmaRpcSvcTest extends SimTest {
         client = sim.connect(TransportConfig.DEFAULT);
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1);
         client.close();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS))
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the requester");

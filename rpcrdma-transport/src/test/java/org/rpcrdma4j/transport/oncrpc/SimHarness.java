@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.efa.EfaFabric;
@@ -46,20 +44,6 @@ final class SimHarness implements AutoCloseable {
         assertThat(statistics.fabricGauges()).as("gauges of %s", fabric.localAddress())
                 .allSatisfy((gauge, value) -> assertThat(value).as(gauge).isZero());
         assertThat(statistics.fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
-    }
-
-    /**
-     * Polls a condition the transport reaches on its own threads, failing the test after a hang guard
-     * of 30 s; no assertion depends on how long it takes.
-     */
-    static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached (hang guard)");
-            }
-            Thread.sleep(1);
-        }
     }
 
     /**
