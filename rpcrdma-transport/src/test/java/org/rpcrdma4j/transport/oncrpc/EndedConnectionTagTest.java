@@ -2,10 +2,12 @@ package org.rpcrdma4j.transport.oncrpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conformance.HangGuard;
@@ -31,16 +33,9 @@ class EndedConnectionTagTest {
             RawPeer server = new RawPeer(serverFabric);
             server.repost = false;
             RawPeer client = new RawPeer(clientFabric);
-            Thread accepting = new Thread(() -> {
-                try {
-                    server.accept();
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            });
-            accepting.start();
+            CompletableFuture<FabricConnection> accepted = server.accept();
             assertThat(client.connect(serverFabric.localAddress())).isNotNull();
-            accepting.join();
+            accepted.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
             for (int i = 0; i < RECEIVES + UNTAKEN; i++) {
                 client.send(new byte[] {(byte) i});
             }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conformance.HangGuard;
 import org.rpcrdma4j.transport.conformance.TestProgram;
@@ -37,16 +38,10 @@ class MisbehavingPeerTest extends SimTest {
     @Test
     void duplicateRepliesAndRepliesToUnknownXidsAreDropped() throws Exception {
         RawPeer server = new RawPeer(sim.rawFabric);
-        CompletableFuture<RdmaRpcClient> connecting = CompletableFuture.supplyAsync(() -> {
-            try {
-                return RdmaRpcClient.builder(sim.clientFabric, sim.rawFabric.localAddress())
-                        .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
-            } catch (java.io.IOException e) {
-                throw new AssertionError(e);
-            }
-        });
-        server.accept();
-        client = connecting.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+        CompletableFuture<FabricConnection> accepted = server.accept();
+        client = RdmaRpcClient.builder(sim.clientFabric, sim.rawFabric.localAddress())
+                .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
+        accepted.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
         TestProgram.Opaque result = new TestProgram.Opaque();
         CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
             try {
