@@ -135,6 +135,15 @@ class RdmaRpcSvcTest extends SimTest {
     }
 
     @Test
+    void startingWhereTheFabricCannotListenFailsAtOnce() {
+        serve(TransportConfig.DEFAULT);
+        RdmaRpcSvc second = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric)
+                .withWorkerThreadExecutionService(sim.workers).withRpcService(TestProgram.PROGRAM, program).build();
+        assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has an acceptor already");
+    }
+
+    @Test
     void failuresAreAnsweredAsOncRpc4jAnswersThem() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
