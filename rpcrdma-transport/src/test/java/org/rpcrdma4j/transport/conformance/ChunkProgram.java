@@ -47,7 +47,8 @@ public final class ChunkProgram implements RpcDispatchable {
     public static final int PUT_ECHO = 5;
     public static final int SUM = 6;
     public static final int LEND = 7;
-    private static final int REPLY_OVERHEAD = 64;
+    /** What the policy bounds a reply by beside its data: room for the RPC reply header and the result's other words. */
+    public static final int REPLY_OVERHEAD = 64;
 
     /** LEND's buffers disposed by the transport. */
     public final AtomicInteger lentDisposed = new AtomicInteger();

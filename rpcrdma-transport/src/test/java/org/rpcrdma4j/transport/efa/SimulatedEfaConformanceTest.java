@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.conformance.ChunkConformance;
 import org.rpcrdma4j.transport.conformance.FabricFactory;
+import org.rpcrdma4j.transport.conformance.RpcConformance;
 import org.rpcrdma4j.transport.conformance.SeamConformance;
 
 /** The fabric conformance kit on the simulated EFA fabric. */
@@ -55,6 +57,22 @@ class SimulatedEfaConformanceTest {
 
     @Nested
     class Seam extends SeamConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new SimulatedFabrics();
+        }
+    }
+
+    @Nested
+    class Chunks extends ChunkConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new SimulatedFabrics();
+        }
+    }
+
+    @Nested
+    class Rpc extends RpcConformance {
         @Override
         protected FabricFactory fabrics() {
             return new SimulatedFabrics();

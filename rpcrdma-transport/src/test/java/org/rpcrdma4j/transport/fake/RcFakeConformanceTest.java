@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.conformance.ChunkConformance;
 import org.rpcrdma4j.transport.conformance.FabricFactory;
+import org.rpcrdma4j.transport.conformance.RpcConformance;
 import org.rpcrdma4j.transport.conformance.SeamConformance;
 
 /** The fabric conformance kit on the transport's stand-in for verbs RC, {@link RcFakeNetwork}. */
@@ -58,6 +60,22 @@ class RcFakeConformanceTest {
 
     @Nested
     class Seam extends SeamConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new FakeFabrics();
+        }
+    }
+
+    @Nested
+    class Chunks extends ChunkConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new FakeFabrics();
+        }
+    }
+
+    @Nested
+    class Rpc extends RpcConformance {
         @Override
         protected FabricFactory fabrics() {
             return new FakeFabrics();

@@ -9,7 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.transport.conformance.ChunkConformance;
 import org.rpcrdma4j.transport.conformance.FabricFactory;
+import org.rpcrdma4j.transport.conformance.RpcConformance;
 import org.rpcrdma4j.transport.conformance.SeamConformance;
 
 /** The fabric conformance kit on the RC fabric over {@link FakeRcNetwork}. */
@@ -71,6 +73,22 @@ class RcFabricConformanceTest {
 
     @Nested
     class Seam extends SeamConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new RcFabrics();
+        }
+    }
+
+    @Nested
+    class Chunks extends ChunkConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new RcFabrics();
+        }
+    }
+
+    @Nested
+    class Rpc extends RpcConformance {
         @Override
         protected FabricFactory fabrics() {
             return new RcFabrics();
