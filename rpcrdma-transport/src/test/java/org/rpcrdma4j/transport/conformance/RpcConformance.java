@@ -174,6 +174,8 @@ public abstract class RpcConformance extends ServiceFixture {
         assertThat(client.transport().isOpen()).isFalse();
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
                 && clientFabric.statistics().chunkRegistrations() == 0);
+        assertThatThrownBy(() -> call(ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
+                .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
     }
 
     @Test

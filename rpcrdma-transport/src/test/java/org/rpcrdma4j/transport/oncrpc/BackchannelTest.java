@@ -3,17 +3,10 @@ package org.rpcrdma4j.transport.oncrpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -69,68 +62,6 @@ class BackchannelTest extends SimTest {
     private RpcTransport serverTransport() throws Exception {
         forward().call(BackchannelProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, HANG_GUARD_S, TimeUnit.SECONDS);
         return program.transport;
-    }
-
-    @Test
-    void aForwardCallWaitsOnAWorkerForItsBackwardCallAndReturnsTheCallbacksAnswer() throws Exception {
-        serve(TransportConfig.DEFAULT);
-        client = sim.connect(TransportConfig.DEFAULT);
-        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
-        byte[] data = new byte[3000];
-        new Random(8167).nextBytes(data);
-        TestProgram.Opaque answer = new TestProgram.Opaque();
-        forward().call(BackchannelProgram.CALLBACK_ECHO, new TestProgram.Opaque(data), answer, HANG_GUARD_S,
-                TimeUnit.SECONDS);
-        assertThat(answer.bytes).isEqualTo(data);
-
-        // Twice as many as the server's 4 workers, each blocked on its backward call: none may starve.
-        ExecutorService callers = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<byte[]>> calls = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                byte[] one = {(byte) i};
-                calls.add(callers.submit(() -> {
-                    TestProgram.Opaque echoed = new TestProgram.Opaque();
-                    forward().call(BackchannelProgram.CALLBACK_ECHO, new TestProgram.Opaque(one), echoed,
-                            HANG_GUARD_S, TimeUnit.SECONDS);
-                    return echoed.bytes;
-                }));
-            }
-            for (int i = 0; i < calls.size(); i++) {
-                assertThat(calls.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).containsExactly(i);
-            }
-        } finally {
-            callers.shutdownNow();
-        }
-        HangGuard.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
-                && client.statistics().backwardCallsInProgress() == 0);
-        assertThat(svc.statistics().maxBackwardCallsInProgress()).as("never more than the 2 backward credits asked for")
-                .isLessThanOrEqualTo(TransportConfig.DEFAULT_BACKWARD_REQUESTER_CREDITS);
-        assertThat(svc.statistics().callsInProgress()).isZero();
-    }
-
-    @Test
-    void backwardCallsStartWithOneCreditThenNeverExceedTheClientsGrant() throws Exception {
-        serve(TransportConfig.DEFAULT.withBackwardRequesterCredits(8));
-        client = sim.connect(TransportConfig.DEFAULT.withBackwardResponderCredits(3));
-        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
-        RpcTransport server = serverTransport();
-        callbacks.gate = new CountDownLatch(1);
-        List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            calls.add(BackchannelProgram.callback(server).call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
-        }
-        HangGuard.waitFor(() -> callbacks.inProgress.get() == 1 && svc.statistics().backwardCallsInProgress() == 10);
-        assertThat(svc.statistics().maxBackwardCallsInProgress())
-                .as("one backward credit until the first reply").isEqualTo(1);
-        callbacks.gate.countDown();
-        for (CompletableFuture<XdrVoid> call : calls) {
-            call.get(HANG_GUARD_S, TimeUnit.SECONDS);
-        }
-        assertThat(svc.statistics().maxBackwardCallsInProgress()).isEqualTo(3);
-        assertThat(callbacks.maxInProgress.get()).isLessThanOrEqualTo(3);
-        HangGuard.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
-                && client.statistics().backwardCallsInProgress() == 0);
     }
 
     @Test

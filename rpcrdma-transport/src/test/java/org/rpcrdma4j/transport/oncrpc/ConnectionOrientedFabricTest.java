@@ -84,19 +84,6 @@ class ConnectionOrientedFabricTest {
     }
 
     @Test
-    void everyChunkShapeTravels() throws Exception {
-        byte[] data = ChunkProgram.pattern(1 << 20);
-        assertThat(call(client, ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
-                .as("Read chunk").isEqualTo(ChunkProgram.crc(data));
-        assertThat(call(client, ChunkProgram.GET, new ChunkProgram.IntPair(1 << 20, 0), new ChunkProgram.GetResult())
-                .data).as("Write chunk").isEqualTo(data);
-        assertThat(call(client, ChunkProgram.LIST, new ChunkProgram.IntPair(20_000, 0), new TestProgram.Opaque())
-                .bytes).as("Reply chunk").hasSize(20_000);
-        assertThat(call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[3]), new XdrInt()).intValue())
-                .as("inline").isEqualTo(ChunkProgram.crc(new byte[3]));
-    }
-
-    @Test
     void theServersAddressIsItsListeningPortAndEachClientItsOwn() throws Exception {
         RdmaRpcClient second = connect(network.fabric(0));
         try {

@@ -11,9 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncRpcPortmap;
@@ -30,7 +28,6 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
-import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conformance.HangGuard;
 import org.rpcrdma4j.transport.conformance.TestProgram;
@@ -169,45 +166,6 @@ class RdmaRpcSvcTest extends SimTest {
         assertThatThrownBy(() -> echo(new byte[2000])).isInstanceOf(RdmaTransportException.class)
                 .hasMessageContaining("RDMA_ERROR ERR_CHUNK");
         assertThat(echo(new byte[900])).hasSize(900);
-    }
-
-    @Test
-    void theRequesterStartsWithOneCreditThenNeverExceedsTheGrant() throws Exception {
-        serve(TransportConfig.DEFAULT.withResponderCredits(2));
-        client = sim.connect(TransportConfig.DEFAULT);
-        program.gate = new CountDownLatch(1);
-        List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
-        }
-        HangGuard.waitFor(() -> program.inProgress.get() == 1 && client.statistics().callsWaiting() == 9);
-        assertThat(client.statistics().callsInProgress()).as("one credit until the first reply").isEqualTo(1);
-        program.gate.countDown();
-        for (CompletableFuture<XdrVoid> call : calls) {
-            call.get(HANG_GUARD_S, TimeUnit.SECONDS);
-        }
-        assertThat(client.statistics().credits()).isEqualTo(2);
-        assertThat(client.statistics().maxCallsInProgress()).isEqualTo(2);
-        assertThat(program.maxInProgress.get()).isLessThanOrEqualTo(2);
-    }
-
-    @Test
-    void stoppingTheServerFailsAPendingCallPromptlyWhenTheClientDoesNotReconnect() throws Exception {
-        serve(TransportConfig.DEFAULT);
-        client = RdmaRpcClient.builder(sim.clientFabric, sim.serverFabric.localAddress())
-                .withReconnectPolicy(ReconnectPolicy.NEVER).withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
-                .connect();
-        program.gate = new CountDownLatch(1);
-        CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        HangGuard.waitFor(() -> program.inProgress.get() == 1);
-        svc.stop();
-        svc = null;
-        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
-                .hasMessageContaining("closed by the responder");
-        assertThat(client.transport().isOpen()).isFalse();
-        assertThatThrownBy(() -> echo(new byte[1])).isInstanceOf(RdmaTransportException.class)
-                .hasMessageContaining("closed by the responder");
     }
 
     @Test
