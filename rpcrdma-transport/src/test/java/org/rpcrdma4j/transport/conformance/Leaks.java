@@ -6,7 +6,7 @@ import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.TransportStatistics;
 
 /** The kit's check that a closed fabric holds nothing, by its statistics alone. */
-final class Leaks {
+public final class Leaks {
 
     private Leaks() {
     }
@@ -17,7 +17,7 @@ final class Leaks {
      *
      * @param fabric a closed fabric
      */
-    static void assertNoneIn(Fabric fabric) {
+    public static void assertNoneIn(Fabric fabric) {
         TransportStatistics statistics = fabric.statistics();
         assertThat(statistics.connections()).as("connections of %s", fabric.localAddress()).isZero();
         assertThat(statistics.chunkRegistrations()).as("registrations of %s", fabric.localAddress()).isZero();

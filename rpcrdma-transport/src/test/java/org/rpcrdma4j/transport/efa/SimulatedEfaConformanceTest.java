@@ -1,5 +1,7 @@
 package org.rpcrdma4j.transport.efa;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
@@ -32,9 +34,11 @@ class SimulatedEfaConformanceTest {
             return server();
         }
 
+        /** Closes the fabric, then checks its progress never failed. */
         @Override
         public void close(Fabric fabric) {
             ((EfaFabric) fabric).close();
+            assertThat(fabric.statistics().fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
         }
 
         @Override

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.Leaks;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -38,12 +38,8 @@ final class SimHarness implements AutoCloseable {
      * that its progress never failed.
      */
     static void assertHoldsNothing(EfaFabric fabric) {
-        TransportStatistics statistics = fabric.statistics();
-        assertThat(statistics.connections()).isZero();
-        assertThat(statistics.chunkRegistrations()).isZero();
-        assertThat(statistics.fabricGauges()).as("gauges of %s", fabric.localAddress())
-                .allSatisfy((gauge, value) -> assertThat(value).as(gauge).isZero());
-        assertThat(statistics.fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
+        Leaks.assertNoneIn(fabric);
+        assertThat(fabric.statistics().fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
     }
 
     /**
