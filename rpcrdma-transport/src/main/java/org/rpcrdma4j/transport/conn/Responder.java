@@ -107,9 +107,23 @@ public final class Responder {
         this.replies = new ReplySender(fabric, credits, copied, rdmaErrorsSent, chunkWork, this::closeWithPeer);
     }
 
-    /** Accepts connections on the fabric from now on. Thread-safe. */
-    public void start() {
-        fabric.execute(() -> fabric.listen(this::onConnectRequest));
+    /**
+     * Accepts connections on the fabric from now on. Thread-safe.
+     *
+     * @return completes once the fabric listens, or with why it cannot (it has an acceptor already, or
+     *     cannot listen on its address)
+     */
+    public CompletableFuture<Void> start() {
+        CompletableFuture<Void> listening = new CompletableFuture<>();
+        fabric.execute(() -> {
+            try {
+                fabric.listen(this::onConnectRequest);
+                listening.complete(null);
+            } catch (RuntimeException e) {
+                listening.completeExceptionally(e);
+            }
+        });
+        return listening;
     }
 
     /**
@@ -168,10 +182,11 @@ public final class Responder {
     /**
      * Closes every connection, telling each requester, and stops accepting. Thread-safe.
      *
-     * @return completes when every connection has ended on the fabric
+     * @return completes when every connection has ended on the fabric; at once if the progress thread
+     *     has stopped (the fabric was closed, which ended every connection)
      */
     public CompletableFuture<Void> stop() {
-        fabric.execute(() -> {
+        boolean queued = Connection.execute(fabric, () -> {
             stopping = true;
             fabric.stopListening();
             for (Served connection : new ArrayList<>(served.values())) {
@@ -179,6 +194,9 @@ public final class Responder {
             }
             completeStopIfIdle();
         });
+        if (!queued) {
+            stopped.complete(null);
+        }
         return stopped;
     }
 

@@ -149,7 +149,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private RuntimeException closeFailure;
     private int closingCycles;
     private volatile boolean closed;
-    private boolean controlPosted;
     private int lastId;
     private long nextOp;
 
@@ -216,7 +215,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
             throw new IllegalStateException("this fabric has an acceptor already");
         }
         acceptor = Objects.requireNonNull(newAcceptor, "acceptor");
-        postControlReceives();
     }
 
     @Override
@@ -228,7 +226,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
                                     ConnectionListener listener) {
         requireOpen();
-        postControlReceives();
         long handle = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
         EfaConnection connection = open(handle, peer, true, 0, listener);
         receives.forEach(connection::postReceive);
@@ -408,10 +405,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         ops.clear();
         controlWaiting.clear();
         peers.clear();
-        if (controlPosted) {
-            controlPosted = false;
-            postControlReceives();
-        }
+        postControlReceives();
         for (EfaConnection connection : new ArrayList<>(connections.values())) {
             if (!connection.closed()) {
                 long peer = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(connection.peer().raw()), 0));
@@ -526,12 +520,15 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         return true;
     }
 
-    private void postControlReceives() {
-        if (!controlPosted) {
-            controlPosted = true;
-            for (int i = 0; i < CONTROL_RECEIVES; i++) {
-                postControlReceive(ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
-            }
+    /**
+     * Posts the control receives, as the loop takes the fabric on and on a restarted endpoint: from then
+     * on the fabric answers control messages, and refuses a CONNECT while it does not listen, as RDMA-CM
+     * rejects a request for a port no one listens on (a CONNECT that found no receive would wait
+     * unanswered). Loop thread only.
+     */
+    void postControlReceives() {
+        for (int i = 0; i < CONTROL_RECEIVES; i++) {
+            postControlReceive(ByteBuffer.allocate(ControlMessage.MAX_LENGTH));
         }
     }
 

@@ -116,6 +116,7 @@ final class EfaProgressLoop implements AutoCloseable {
     }
 
     private void add(EfaFabric fabric) {
+        fabric.postControlReceives();
         EfaFabric[] more = Arrays.copyOf(fabrics, fabrics.length + 1);
         more[fabrics.length] = fabric;
         fabrics = more;

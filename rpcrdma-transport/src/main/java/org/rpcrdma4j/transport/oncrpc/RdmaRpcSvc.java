@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -47,9 +48,10 @@ import org.slf4j.LoggerFactory;
 public final class RdmaRpcSvc {
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaRpcSvc.class);
-    private static final long STOP_TIMEOUT_SECONDS = 10;
+    private static final long WAIT_SECONDS = 10;
 
     private final Map<OncRpcProgram, RpcDispatchable> programs;
+    private final Fabric fabric;
     private final Responder responder;
     private final CallDispatcher dispatcher;
     private final ReplyQueue replyQueue = new ReplyQueue();
@@ -66,6 +68,7 @@ public final class RdmaRpcSvc {
         this.policy = policy;
         this.grant = config.responderCredits();
         this.dispatcher = new CallDispatcher(programs, workers);
+        this.fabric = fabric;
         this.responder = new Responder(fabric, config, new Calls(), new BackwardReplies());
     }
 
@@ -88,9 +91,29 @@ public final class RdmaRpcSvc {
         programs.remove(program);
     }
 
-    /** Starts accepting connections. */
+    /**
+     * Starts accepting connections: once it returns, the fabric listens and a client may connect, as
+     * oncrpc4j's {@code OncRpcSvc.start()} has bound its port when it returns. On the fabric's progress
+     * thread, which cannot wait for itself, the fabric listens as soon as the thread is free.
+     *
+     * @throws IllegalStateException if the fabric cannot listen: it is closed, has an acceptor already,
+     *                               cannot listen on its address, or did not answer in time
+     */
     public void start() {
-        responder.start();
+        CompletableFuture<Void> listening = responder.start();
+        if (fabric.onProgressThread()) {
+            return;
+        }
+        try {
+            listening.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting to listen", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the fabric cannot listen: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the fabric did not listen within " + WAIT_SECONDS + " s", e);
+        }
     }
 
     /**
@@ -102,7 +125,7 @@ public final class RdmaRpcSvc {
      */
     public void stop() throws IOException {
         try {
-            responder.stop().get(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            responder.stop().get(WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while stopping", e);

@@ -94,6 +94,31 @@ public final class RcFakeNetwork implements AutoCloseable {
         thread.interrupt();
     }
 
+    /**
+     * Closes a fabric of this network as its owner does: it stops listening, its connections end as by a
+     * disconnect (flushed at both ends, each listener told once), and once they have, its registrations
+     * are released (deregistering one later does nothing). Waits for all that. Closing again does nothing.
+     *
+     * @param fabric a fabric of this network
+     */
+    public void close(Fabric fabric) {
+        FakeFabric fake = (FakeFabric) fabric;
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        later(() -> fake.close(closed));
+        closed.orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    /**
+     * Breaks every connection of a fabric as a failed device does: each queue pair goes to the error
+     * state, and both ends flush and disconnect with {@link FabricStatus#FABRIC_ERROR}.
+     *
+     * @param fabric a fabric of this network
+     */
+    public void breakConnections(Fabric fabric) {
+        FakeFabric fake = (FakeFabric) fabric;
+        later(() -> new ArrayList<>(fake.sides).forEach(side -> side.fail(FabricStatus.FABRIC_ERROR, "the device failed")));
+    }
+
     /** @return the handles Sends with Invalidate invalidated at their receivers, in order */
     public List<Integer> invalidations() {
         return List.copyOf(invalidations);
@@ -128,6 +153,7 @@ public final class RcFakeNetwork implements AutoCloseable {
         /** Connections not yet disconnected. */
         private final Set<Side> sides = new HashSet<>();
         private Consumer<ConnectRequest> acceptor;
+        private boolean closed;
 
         FakeFabric(FabricAddress address) {
             this.address = address;
@@ -197,8 +223,23 @@ public final class RcFakeNetwork implements AutoCloseable {
 
         @Override
         public void deregister(Registration registration) {
-            if (regions.remove(registration.handle()) == null) {
+            if (regions.remove(registration.handle()) == null && !closed) {
                 throw new IllegalStateException("not registered: " + registration);
+            }
+        }
+
+        /** Ends every connection, then, once they have all disconnected, releases the registrations. */
+        void close(CompletableFuture<Void> done) {
+            if (!closed) {
+                closed = true;
+                stopListening();
+                new ArrayList<>(sides).forEach(Side::close);
+            }
+            if (sides.isEmpty()) {
+                regions.clear();
+                done.complete(null);
+            } else {
+                later(() -> close(done));
             }
         }
 

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 
 /**
  * The requester's bounded wait for credits: with 2 credits, 2 calls outstanding and 2 waiting, the
@@ -46,7 +48,7 @@ class BackPressureTest extends SimTest {
         for (int i = 0; i < 2 * CREDITS; i++) {
             calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
         }
-        SimHarness.waitFor(() -> program.inProgress.get() == CREDITS && client.statistics().callsWaiting() == CREDITS);
+        HangGuard.waitFor(() -> program.inProgress.get() == CREDITS && client.statistics().callsWaiting() == CREDITS);
     }
 
     BackPressureTest() {
@@ -76,7 +78,7 @@ class BackPressureTest extends SimTest {
         AtomicReference<CompletableFuture<XdrVoid>> next = new AtomicReference<>();
         Thread caller = callInThread(next);
 
-        SimHarness.waitFor(() -> caller.getState() == Thread.State.WAITING);
+        HangGuard.waitFor(() -> caller.getState() == Thread.State.WAITING);
         assertThat(next.get()).as("still in send").isNull();
         assertThat(client.statistics().callsWaiting()).isEqualTo(CREDITS);
 
@@ -122,7 +124,7 @@ class BackPressureTest extends SimTest {
     void closingReleasesACallerWaitingForRoom() throws Exception {
         AtomicReference<CompletableFuture<XdrVoid>> next = new AtomicReference<>();
         Thread caller = callInThread(next);
-        SimHarness.waitFor(() -> caller.getState() == Thread.State.WAITING);
+        HangGuard.waitFor(() -> caller.getState() == Thread.State.WAITING);
 
         client.close();
 

@@ -3,17 +3,10 @@ package org.rpcrdma4j.transport.oncrpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -22,6 +15,10 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.BackchannelProgram;
+import org.rpcrdma4j.transport.conformance.CallbackProgram;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 
 /** Backward calls (RFC 8167) from a server program to the client's callback service on the simulated fabric. */
 class BackchannelTest extends SimTest {
@@ -68,68 +65,6 @@ class BackchannelTest extends SimTest {
     }
 
     @Test
-    void aForwardCallWaitsOnAWorkerForItsBackwardCallAndReturnsTheCallbacksAnswer() throws Exception {
-        serve(TransportConfig.DEFAULT);
-        client = sim.connect(TransportConfig.DEFAULT);
-        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
-        byte[] data = new byte[3000];
-        new Random(8167).nextBytes(data);
-        TestProgram.Opaque answer = new TestProgram.Opaque();
-        forward().call(BackchannelProgram.CALLBACK_ECHO, new TestProgram.Opaque(data), answer, HANG_GUARD_S,
-                TimeUnit.SECONDS);
-        assertThat(answer.bytes).isEqualTo(data);
-
-        // Twice as many as the server's 4 workers, each blocked on its backward call: none may starve.
-        ExecutorService callers = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<byte[]>> calls = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                byte[] one = {(byte) i};
-                calls.add(callers.submit(() -> {
-                    TestProgram.Opaque echoed = new TestProgram.Opaque();
-                    forward().call(BackchannelProgram.CALLBACK_ECHO, new TestProgram.Opaque(one), echoed,
-                            HANG_GUARD_S, TimeUnit.SECONDS);
-                    return echoed.bytes;
-                }));
-            }
-            for (int i = 0; i < calls.size(); i++) {
-                assertThat(calls.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).containsExactly(i);
-            }
-        } finally {
-            callers.shutdownNow();
-        }
-        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
-                && client.statistics().backwardCallsInProgress() == 0);
-        assertThat(svc.statistics().maxBackwardCallsInProgress()).as("never more than the 2 backward credits asked for")
-                .isLessThanOrEqualTo(TransportConfig.DEFAULT_BACKWARD_REQUESTER_CREDITS);
-        assertThat(svc.statistics().callsInProgress()).isZero();
-    }
-
-    @Test
-    void backwardCallsStartWithOneCreditThenNeverExceedTheClientsGrant() throws Exception {
-        serve(TransportConfig.DEFAULT.withBackwardRequesterCredits(8));
-        client = sim.connect(TransportConfig.DEFAULT.withBackwardResponderCredits(3));
-        client.registerCallbackService(CallbackProgram.PROGRAM, callbacks);
-        RpcTransport server = serverTransport();
-        callbacks.gate = new CountDownLatch(1);
-        List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            calls.add(BackchannelProgram.callback(server).call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
-        }
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1 && svc.statistics().backwardCallsInProgress() == 10);
-        assertThat(svc.statistics().maxBackwardCallsInProgress())
-                .as("one backward credit until the first reply").isEqualTo(1);
-        callbacks.gate.countDown();
-        for (CompletableFuture<XdrVoid> call : calls) {
-            call.get(HANG_GUARD_S, TimeUnit.SECONDS);
-        }
-        assertThat(svc.statistics().maxBackwardCallsInProgress()).isEqualTo(3);
-        assertThat(callbacks.maxInProgress.get()).isLessThanOrEqualTo(3);
-        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
-                && client.statistics().backwardCallsInProgress() == 0);
-    }
-
-    @Test
     void aBackwardCallWithoutACallbackServiceGetsProgUnavail() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
@@ -155,7 +90,7 @@ class BackchannelTest extends SimTest {
         BackchannelProgram.callback(server).call(CallbackProgram.ECHO, new TestProgram.Opaque(new byte[] {7}),
                 answer, HANG_GUARD_S, TimeUnit.SECONDS);
         assertThat(answer.bytes).containsExactly(7);
-        SimHarness.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
+        HangGuard.waitFor(() -> svc.statistics().backwardCallsInProgress() == 0
                 && client.statistics().backwardCallsInProgress() == 0);
     }
 
@@ -165,7 +100,7 @@ class BackchannelTest extends SimTest {
         callbacks.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
                 .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1);
+        HangGuard.waitFor(() -> callbacks.inProgress.get() == 1);
         client.close();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
@@ -173,7 +108,7 @@ class BackchannelTest extends SimTest {
         assertThat(svc.statistics().backwardCallsInProgress()).isZero();
         assertThat(server.getPeerTransport().isOpen()).isFalse();
         callbacks.gate.countDown();
-        SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
+        HangGuard.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
     }
 
     /**
@@ -186,7 +121,7 @@ class BackchannelTest extends SimTest {
         callbacks.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = BackchannelProgram.callback(server)
                 .call(CallbackProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> callbacks.inProgress.get() == 1);
+        HangGuard.waitFor(() -> callbacks.inProgress.get() == 1);
         svc.stop();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
         serve(TransportConfig.DEFAULT);
@@ -194,7 +129,7 @@ class BackchannelTest extends SimTest {
         assertThat(serverTransport()).isNotSameAs(server);
         assertThat(client.connects()).isEqualTo(2);
         callbacks.gate.countDown();
-        SimHarness.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
+        HangGuard.waitFor(() -> client.statistics().backwardCallsInProgress() == 0);
         serverTransport();
         assertThat(svc.statistics().messagesDropped()).as("no stray reply reached the new connection").isZero();
         assertThat(svc.statistics().protocolErrors()).isZero();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -84,7 +86,7 @@ class CreditOverrunTest {
         load.start();
         RawPeer greedy = new RawPeer(greedyFabric);
         greedy.connect(serverFabric.localAddress());
-        SimHarness.waitFor(() -> completed.get() > 0);
+        HangGuard.waitFor(() -> completed.get() > 0);
         long goodBefore = completed.get();
 
         for (int i = 0; i < CALLS; i++) {
@@ -95,7 +97,7 @@ class CreditOverrunTest {
         assertThat(greedy.ends.poll(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS)).as("the greedy connection's end")
                 .isEqualTo(FabricStatus.RECEIVER_NOT_READY);
         assertThat(greedy.endDetail).contains("overran its credits");
-        SimHarness.waitFor(() -> svc.statistics().connections() == 1 && svc.statistics().callsInProgress() == 0);
+        HangGuard.waitFor(() -> svc.statistics().connections() == 1 && svc.statistics().callsInProgress() == 0);
         assertThat(greedy.data.size()).as("answers").isLessThan(CALLS);
         assertThat(serverFabric.statistics().fabricCounter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES.name()))
                 .isPositive();
@@ -103,7 +105,7 @@ class CreditOverrunTest {
 
         long goodDuring = completed.get();
         assertThat(goodDuring).as("the good client's calls during the overrun").isGreaterThan(goodBefore);
-        SimHarness.waitFor(() -> failure.get() != null || completed.get() > goodDuring);
+        HangGuard.waitFor(() -> failure.get() != null || completed.get() > goodDuring);
         running.set(false);
         load.join(TimeUnit.SECONDS.toMillis(RawPeer.HANG_GUARD_S));
         assertThat(failure.get()).as("the good client's calls").isNull();

@@ -2,12 +2,15 @@ package org.rpcrdma4j.transport.oncrpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.HangGuard;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -30,20 +33,13 @@ class EndedConnectionTagTest {
             RawPeer server = new RawPeer(serverFabric);
             server.repost = false;
             RawPeer client = new RawPeer(clientFabric);
-            Thread accepting = new Thread(() -> {
-                try {
-                    server.accept();
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            });
-            accepting.start();
+            CompletableFuture<FabricConnection> accepted = server.accept();
             assertThat(client.connect(serverFabric.localAddress())).isNotNull();
-            accepting.join();
+            accepted.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
             for (int i = 0; i < RECEIVES + UNTAKEN; i++) {
                 client.send(new byte[] {(byte) i});
             }
-            SimHarness.waitFor(() -> server.data.size() == RECEIVES
+            HangGuard.waitFor(() -> server.data.size() == RECEIVES
                     && unexpected(serverFabric.statistics()) == UNTAKEN);
 
             server.close();

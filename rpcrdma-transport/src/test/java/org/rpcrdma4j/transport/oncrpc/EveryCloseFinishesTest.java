@@ -23,6 +23,9 @@ import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 import org.slf4j.LoggerFactory;
@@ -116,7 +119,7 @@ class EveryCloseFinishesTest {
         network.receiverNotReady(clientFabric, serverFabric, true);
         CompletableFuture<Throwable> failed = callAsync(ChunkProgram.PUT,
                 new TestProgram.Opaque(ChunkProgram.pattern(CHUNK)), new XdrInt(), HANG_GUARD_S * 1000);
-        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 1);
+        HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 1);
         clientFabric.close();
         assertThat(failed.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(RdmaTransportException.class);
         closeAllAndCheckNothingIsLeft();
@@ -130,14 +133,14 @@ class EveryCloseFinishesTest {
     private void failAsTheClientRestarts(int procedure, XdrAble args, XdrAble result) throws Exception {
         program.gate = new CountDownLatch(1);
         CompletableFuture<Throwable> failed = callAsync(procedure, args, result, HANG_GUARD_S * 1000);
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 1
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 1
                 && serverFabric.statistics().chunkRegistrations() == 0
                 && client.statistics().chunkRegistrations() == 1);
         network.restart(clientFabric);
         assertThat(failed.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(RdmaTransportException.class);
-        SimHarness.waitFor(() -> client.statistics().chunkRegistrations() == 0);
+        HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0);
         program.gate.countDown();
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0);
     }
 
     private <T extends XdrAble> T call(int procedure, XdrAble args, T result) throws Exception {

@@ -11,7 +11,10 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.FabricConnection;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.xdr.DecodedHeader;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -35,16 +38,10 @@ class MisbehavingPeerTest extends SimTest {
     @Test
     void duplicateRepliesAndRepliesToUnknownXidsAreDropped() throws Exception {
         RawPeer server = new RawPeer(sim.rawFabric);
-        CompletableFuture<RdmaRpcClient> connecting = CompletableFuture.supplyAsync(() -> {
-            try {
-                return RdmaRpcClient.builder(sim.clientFabric, sim.rawFabric.localAddress())
-                        .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
-            } catch (java.io.IOException e) {
-                throw new AssertionError(e);
-            }
-        });
-        server.accept();
-        client = connecting.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
+        CompletableFuture<FabricConnection> accepted = server.accept();
+        client = RdmaRpcClient.builder(sim.clientFabric, sim.rawFabric.localAddress())
+                .withConnectTimeout(Duration.ofSeconds(RawPeer.HANG_GUARD_S)).connect();
+        accepted.get(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS);
         TestProgram.Opaque result = new TestProgram.Opaque();
         CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
             try {
@@ -112,14 +109,14 @@ class MisbehavingPeerTest extends SimTest {
         RawPeer doomed = new RawPeer(sim.rawFabric);
         doomed.connect(sim.serverFabric.localAddress());
         doomed.send(call(0x5000, TestProgram.GATED, new byte[0]));
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1);
 
         // The requester's process dies: its queue pair comes back with a new connid, knowing nothing.
         sim.network.restart(sim.rawFabric);
         program.gate.countDown();
 
         // The reply goes to a queue pair that no longer exists and is lost, as on EFA; the call is done.
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0);
         client = sim.connect(TransportConfig.DEFAULT);
         TestProgram.Opaque result = new TestProgram.Opaque();
         new RpcCall(TestProgram.PROGRAM.getNumber(), TestProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),

@@ -25,6 +25,8 @@ import org.rpcrdma4j.efa.EndpointLimits;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -124,13 +126,13 @@ class PeerAttackTest {
             for (int sample = 0; sample < SAMPLES; sample++) {
                 long goodThen = good;
                 long retriesThen = retries;
-                SimHarness.waitFor(() -> load.completed() > goodThen && rnrRetransmissions() > retriesThen);
+                HangGuard.waitFor(() -> load.completed() > goodThen && rnrRetransmissions() > retriesThen);
                 good = load.completed();
                 retries = rnrRetransmissions();
             }
-            SimHarness.waitFor(() -> svc.statistics().connections() == GOOD_CLIENTS);
+            HangGuard.waitFor(() -> svc.statistics().connections() == GOOD_CLIENTS);
             long goodThen = load.completed();
-            SimHarness.waitFor(() -> load.completed() > goodThen);
+            HangGuard.waitFor(() -> load.completed() > goodThen);
             during = load.completed();
         }
         assertThat(serverFabric.statistics().fabricCounter(EndpointCounter.PEERS_UNREACHABLE.name())).isEqualTo(1);
@@ -178,7 +180,7 @@ class PeerAttackTest {
             for (int sample = 0; sample < SAMPLES || sentBytes.get() < GARBAGE_BYTES; sample++) {
                 long goodThen = good;
                 long errorsThen = errors;
-                SimHarness.waitFor(() -> attackFailed.get() != null
+                HangGuard.waitFor(() -> attackFailed.get() != null
                         || load.completed() > goodThen && svc.statistics().protocolErrors() > errorsThen);
                 assertThat(attackFailed.get()).as("the attacker's own failure").isNull();
                 good = load.completed();
@@ -219,7 +221,7 @@ class PeerAttackTest {
     }
 
     private Baseline quiet() throws InterruptedException {
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0);
         Map<String, Long> gauges = serverFabric.statistics().fabricGauges();
         return new Baseline(gauges, serverFabric.statistics().connections(), SimHarness.usedHeap());
     }

@@ -67,11 +67,21 @@ final class RawPeer implements ConnectionListener {
         return established.get(HANG_GUARD_S, TimeUnit.SECONDS);
     }
 
-    /** As a responder: accepts the next requester's connection with Linux's private data. */
-    void accept() throws Exception {
+    /**
+     * As a responder: listens, and accepts the next requester's connection with Linux's private data.
+     *
+     * @return completes with the connection once it is established; the fabric listens when this returns
+     */
+    CompletableFuture<FabricConnection> accept() throws Exception {
         established = new CompletableFuture<>();
-        fabric.execute(() -> fabric.listen(request -> connection = request.accept(LINUX, receives(), this)));
-        established.get(HANG_GUARD_S, TimeUnit.SECONDS);
+        CompletableFuture<FabricConnection> accepted = established;
+        CompletableFuture<Void> listening = new CompletableFuture<>();
+        fabric.execute(() -> {
+            fabric.listen(request -> connection = request.accept(LINUX, receives(), this));
+            listening.complete(null);
+        });
+        listening.get(HANG_GUARD_S, TimeUnit.SECONDS);
+        return accepted;
     }
 
     /** Registers memory for the peer to read or write, as a requester's chunks. */

@@ -11,9 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncRpcPortmap;
@@ -30,8 +28,9 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
-import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 
 /** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */
@@ -133,6 +132,15 @@ class RdmaRpcSvcTest extends SimTest {
     }
 
     @Test
+    void startingWhereTheFabricCannotListenFailsAtOnce() {
+        serve(TransportConfig.DEFAULT);
+        RdmaRpcSvc second = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric)
+                .withWorkerThreadExecutionService(sim.workers).withRpcService(TestProgram.PROGRAM, program).build();
+        assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has an acceptor already");
+    }
+
+    @Test
     void failuresAreAnsweredAsOncRpc4jAnswersThem() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
@@ -161,45 +169,6 @@ class RdmaRpcSvcTest extends SimTest {
     }
 
     @Test
-    void theRequesterStartsWithOneCreditThenNeverExceedsTheGrant() throws Exception {
-        serve(TransportConfig.DEFAULT.withResponderCredits(2));
-        client = sim.connect(TransportConfig.DEFAULT);
-        program.gate = new CountDownLatch(1);
-        List<CompletableFuture<XdrVoid>> calls = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            calls.add(call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class));
-        }
-        SimHarness.waitFor(() -> program.inProgress.get() == 1 && client.statistics().callsWaiting() == 9);
-        assertThat(client.statistics().callsInProgress()).as("one credit until the first reply").isEqualTo(1);
-        program.gate.countDown();
-        for (CompletableFuture<XdrVoid> call : calls) {
-            call.get(HANG_GUARD_S, TimeUnit.SECONDS);
-        }
-        assertThat(client.statistics().credits()).isEqualTo(2);
-        assertThat(client.statistics().maxCallsInProgress()).isEqualTo(2);
-        assertThat(program.maxInProgress.get()).isLessThanOrEqualTo(2);
-    }
-
-    @Test
-    void stoppingTheServerFailsAPendingCallPromptlyWhenTheClientDoesNotReconnect() throws Exception {
-        serve(TransportConfig.DEFAULT);
-        client = RdmaRpcClient.builder(sim.clientFabric, sim.serverFabric.localAddress())
-                .withReconnectPolicy(ReconnectPolicy.NEVER).withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
-                .connect();
-        program.gate = new CountDownLatch(1);
-        CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
-        svc.stop();
-        svc = null;
-        assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("CONNECTION")
-                .hasMessageContaining("closed by the responder");
-        assertThat(client.transport().isOpen()).isFalse();
-        assertThatThrownBy(() -> echo(new byte[1])).isInstanceOf(RdmaTransportException.class)
-                .hasMessageContaining("closed by the responder");
-    }
-
-    @Test
     void aReplyHandlerOnTheProgressThreadMayCloseTheClient() throws Exception {
         serve(TransportConfig.DEFAULT);
         client = sim.connect(TransportConfig.DEFAULT);
@@ -207,7 +176,7 @@ class RdmaRpcSvcTest extends SimTest {
         call().call(TestProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.class).get(HANG_GUARD_S, TimeUnit.SECONDS);
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1);
         CompletableFuture<Boolean> closedFromHandler = new CompletableFuture<>();
         call().call(TestProgram.NULL, XdrVoid.XDR_VOID, new CompletionHandler<RpcReply, RpcTransport>() {
             @Override
@@ -235,7 +204,7 @@ class RdmaRpcSvcTest extends SimTest {
         client = sim.connect(TransportConfig.DEFAULT);
         program.gate = new CountDownLatch(1);
         CompletableFuture<XdrVoid> pending = call().call(TestProgram.GATED, XdrVoid.XDR_VOID, XdrVoid.class);
-        SimHarness.waitFor(() -> program.inProgress.get() == 1);
+        HangGuard.waitFor(() -> program.inProgress.get() == 1);
         client.close();
         assertThatThrownBy(() -> pending.get(HANG_GUARD_S, TimeUnit.SECONDS))
                 .cause().isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the requester");

@@ -19,6 +19,9 @@ import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -63,15 +66,15 @@ class RestartTest {
     void aClientOfARestartedServerSeesItsConnectionEndAndItsCallFailAtOnce() throws Exception {
         program.gate = new CountDownLatch(1);
         CompletableFuture<Throwable> held = callAsync(client);
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 1);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 1);
 
         network.restart(serverFabric);
 
         assertThat(held.get(PROMPT_S, TimeUnit.SECONDS)).isInstanceOf(RdmaTransportException.class);
-        SimHarness.waitFor(() -> clientFabric.statistics().connections() == 0);
+        HangGuard.waitFor(() -> clientFabric.statistics().connections() == 0);
         assertThat(crcFails(client)).isInstanceOf(RdmaTransportException.class);
         program.gate.countDown();
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0);
         closeAllAndCheckNothingIsLeft(clientFabric);
     }
 
@@ -80,7 +83,7 @@ class RestartTest {
         FabricAddress before = serverFabric.localAddress();
         network.restart(serverFabric);
         assertThat(serverFabric.localAddress()).isNotEqualTo(before);
-        SimHarness.waitFor(() -> serverFabric.statistics().connections() == 0
+        HangGuard.waitFor(() -> serverFabric.statistics().connections() == 0
                 && clientFabric.statistics().connections() == 0);
 
         try (EfaFabric newcomerFabric = network.newFabric()) {
@@ -102,14 +105,14 @@ class RestartTest {
     void theServerDropsTheConnectionOfARestartedClientAndServesItsNewOne() throws Exception {
         program.gate = new CountDownLatch(1);
         CompletableFuture<Throwable> held = callAsync(client);
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 1);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 1);
 
         network.restart(clientFabric);
 
         assertThat(held.get(PROMPT_S, TimeUnit.SECONDS)).isInstanceOf(RdmaTransportException.class);
-        SimHarness.waitFor(() -> serverFabric.statistics().connections() == 0);
+        HangGuard.waitFor(() -> serverFabric.statistics().connections() == 0);
         program.gate.countDown();
-        SimHarness.waitFor(() -> svc.statistics().callsInProgress() == 0);
+        HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0);
         client.close();
         client = connect(clientFabric);
         assertThat(crc(client, 70_000)).isEqualTo(ChunkProgram.crc(ChunkProgram.pattern(70_000)));

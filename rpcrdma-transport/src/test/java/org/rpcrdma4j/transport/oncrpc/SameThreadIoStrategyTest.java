@@ -18,6 +18,7 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 
 /** {@link RdmaRpcSvcBuilder#withSameThreadIoStrategy}: programs run on the progress thread, with oncrpc4j's semantics. */
 class SameThreadIoStrategyTest extends SimTest {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 
 /**
  * One fabric serves and calls at once: a server and any number of clients on it, the same peer

@@ -6,10 +6,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.Leaks;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
@@ -40,26 +38,8 @@ final class SimHarness implements AutoCloseable {
      * that its progress never failed.
      */
     static void assertHoldsNothing(EfaFabric fabric) {
-        TransportStatistics statistics = fabric.statistics();
-        assertThat(statistics.connections()).isZero();
-        assertThat(statistics.chunkRegistrations()).isZero();
-        assertThat(statistics.fabricGauges()).as("gauges of %s", fabric.localAddress())
-                .allSatisfy((gauge, value) -> assertThat(value).as(gauge).isZero());
-        assertThat(statistics.fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
-    }
-
-    /**
-     * Polls a condition the transport reaches on its own threads, failing the test after a hang guard
-     * of 30 s; no assertion depends on how long it takes.
-     */
-    static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached (hang guard)");
-            }
-            Thread.sleep(1);
-        }
+        Leaks.assertNoneIn(fabric);
+        assertThat(fabric.statistics().fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
     }
 
     /**

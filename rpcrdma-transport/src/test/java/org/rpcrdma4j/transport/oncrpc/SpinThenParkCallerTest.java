@@ -16,6 +16,8 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 
 /** {@link SpinThenParkCaller}: oncrpc4j's blocking call, results and failures alike, whether the reply comes in the spin or after. */
 class SpinThenParkCallerTest extends SimTest {
@@ -67,7 +69,7 @@ class SpinThenParkCallerTest extends SimTest {
                 throw new AssertionError(e);
             }
         });
-        SimHarness.waitFor(() -> program.inProgress.get() == 1 && caller.get() != null
+        HangGuard.waitFor(() -> program.inProgress.get() == 1 && caller.get() != null
                 && caller.get().getState() == Thread.State.WAITING);
         assertThat(done).isNotDone();
 
@@ -107,7 +109,7 @@ class SpinThenParkCallerTest extends SimTest {
                 return e;
             }
         });
-        SimHarness.waitFor(() -> caller.get() != null && caller.get().getState() == Thread.State.WAITING);
+        HangGuard.waitFor(() -> caller.get() != null && caller.get().getState() == Thread.State.WAITING);
 
         caller.get().interrupt();
         assertThat(thrown.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class);

@@ -154,7 +154,6 @@ class TransportOverRcFabricTest {
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
                 .withRpcService(PROGRAM, echoProgram).withDdpPolicy(DATA_IN_CHUNKS).build();
         svc.start();
-        on(serverFabric, () -> null); // after start's listen, which runs on the progress thread in order
         client = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress()).withDdpPolicy(LONG_REPLIES)
                 .withConnectTimeout(Duration.ofSeconds(30)).connect();
     }
@@ -171,12 +170,6 @@ class TransportOverRcFabricTest {
 
     private static int registrations(RcFabric fabric) {
         return fabric.statistics().chunkRegistrations();
-    }
-
-    private static <T> T on(RcFabric fabric, java.util.function.Supplier<T> query) throws Exception {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        fabric.execute(() -> result.complete(query.get()));
-        return result.get(10, TimeUnit.SECONDS);
     }
 
     private byte[] echo(byte[] data) throws Exception {

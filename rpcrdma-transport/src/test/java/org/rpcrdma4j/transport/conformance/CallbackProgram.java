@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.transport.conformance;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,16 +8,16 @@ import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 
 /** A client's callback service: echo, a reply too large for inline, and a gated procedure that counts concurrency. */
-final class CallbackProgram implements RpcDispatchable {
+public final class CallbackProgram implements RpcDispatchable {
 
-    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x4000_0167, 1);
-    static final int ECHO = 1;
-    static final int GATED = 2;
-    static final int BIG_REPLY = 3;
+    public static final OncRpcProgram PROGRAM = new OncRpcProgram(0x4000_0167, 1);
+    public static final int ECHO = 1;
+    public static final int GATED = 2;
+    public static final int BIG_REPLY = 3;
 
-    final AtomicInteger inProgress = new AtomicInteger();
-    final AtomicInteger maxInProgress = new AtomicInteger();
-    volatile CountDownLatch gate = new CountDownLatch(0);
+    public final AtomicInteger inProgress = new AtomicInteger();
+    public final AtomicInteger maxInProgress = new AtomicInteger();
+    public volatile CountDownLatch gate = new CountDownLatch(0);
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws java.io.IOException {

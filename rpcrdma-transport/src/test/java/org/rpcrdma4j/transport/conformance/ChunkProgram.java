@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.transport.conformance;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -37,28 +37,30 @@ import org.rpcrdma4j.xdr.XdrItem;
  *     the program's, which counts when the transport disposes it.</li>
  * </ul>
  */
-final class ChunkProgram implements RpcDispatchable {
+public final class ChunkProgram implements RpcDispatchable {
 
-    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0124, 1);
-    static final int PUT = 1;
-    static final int GET = 2;
-    static final int ECHO_DDP = 3;
-    static final int LIST = 4;
-    static final int PUT_ECHO = 5;
-    static final int SUM = 6;
-    static final int LEND = 7;
-    private static final int REPLY_OVERHEAD = 64;
+    public static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0124, 1);
+    public static final int PUT = 1;
+    public static final int GET = 2;
+    public static final int ECHO_DDP = 3;
+    public static final int LIST = 4;
+    public static final int PUT_ECHO = 5;
+    public static final int SUM = 6;
+    public static final int LEND = 7;
+    /** What the policy bounds a reply by beside its data: room for the RPC reply header and the result's other words. */
+    public static final int REPLY_OVERHEAD = 64;
 
     /** LEND's buffers disposed by the transport. */
-    final AtomicInteger lentDisposed = new AtomicInteger();
+    public final AtomicInteger lentDisposed = new AtomicInteger();
 
     /** Every procedure waits for it before it runs, with its Read chunks already pulled. */
-    volatile CountDownLatch gate = new CountDownLatch(0);
+    public volatile CountDownLatch gate = new CountDownLatch(0);
 
     /** The XID of every call dispatched, in order, before it waits for the gate. */
-    final Queue<Integer> xids = new ConcurrentLinkedQueue<>();
+    public final Queue<Integer> xids = new ConcurrentLinkedQueue<>();
 
-    static byte[] pattern(int length) {
+    /** @return {@code length} bytes in a pattern that shows where each byte belongs */
+    public static byte[] pattern(int length) {
         byte[] data = new byte[length];
         for (int i = 0; i < length; i++) {
             data[i] = (byte) (i * 31 + 7);
@@ -66,22 +68,22 @@ final class ChunkProgram implements RpcDispatchable {
         return data;
     }
 
-    static int crc(byte[] data) {
+    /** @return the CRC32 of {@code data}, as the program answers it */
+    public static int crc(byte[] data) {
         CRC32 crc = new CRC32();
         crc.update(data);
         return (int) crc.getValue();
     }
 
-
     /** Two ints: GET's and LIST's arguments. */
-    static final class IntPair implements XdrAble {
-        int first;
-        int second;
+    public static final class IntPair implements XdrAble {
+        public int first;
+        public int second;
 
-        IntPair() {
+        public IntPair() {
         }
 
-        IntPair(int first, int second) {
+        public IntPair(int first, int second) {
             this.first = first;
             this.second = second;
         }
@@ -101,8 +103,8 @@ final class ChunkProgram implements RpcDispatchable {
 
     /** GET's result: a status, then the data when it is 0. */
     public static final class GetResult implements XdrAble {
-        int status;
-        byte[] data;
+        public int status;
+        public byte[] data;
 
         /** For oncrpc4j, which instantiates results by reflection. */
         public GetResult() {
@@ -186,9 +188,8 @@ final class ChunkProgram implements RpcDispatchable {
         }
     }
 
-    /** Where this program's DDP-eligible items sit. */
     /** The chunk program's binding, and {@link DdpPolicy#NONE} for every other program. */
-    static final DdpPolicy POLICY = DdpPolicy.forProgram(PROGRAM.getNumber(), PROGRAM.getVersion(), new DdpPolicy() {
+    public static final DdpPolicy POLICY = DdpPolicy.forProgram(PROGRAM.getNumber(), PROGRAM.getVersion(), new DdpPolicy() {
         @Override
         public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
             return switch (procedure.procedure()) {

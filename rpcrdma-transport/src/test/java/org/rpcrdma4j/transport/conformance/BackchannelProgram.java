@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.transport.conformance;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -15,14 +15,14 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
  * calls on; CALLBACK_ECHO echoes its argument through the client's {@link CallbackProgram} with a
  * synchronous backward call made on the worker, as nfs4j pings the callback path inside CREATE_SESSION.
  */
-final class BackchannelProgram implements RpcDispatchable {
+public final class BackchannelProgram implements RpcDispatchable {
 
-    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0167, 1);
-    static final int NULL = 0;
-    static final int CALLBACK_ECHO = 1;
-    static final long TIMEOUT_S = 30;
+    public static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0167, 1);
+    public static final int NULL = 0;
+    public static final int CALLBACK_ECHO = 1;
+    public static final long TIMEOUT_S = 30;
 
-    volatile RpcTransport transport;
+    public volatile RpcTransport transport;
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws IOException {
@@ -50,7 +50,7 @@ final class BackchannelProgram implements RpcDispatchable {
      * @param forward the transport of a forward call
      * @return a call to the client's callback program on the same connection, the other way
      */
-    static RpcCall callback(RpcTransport forward) {
+    public static RpcCall callback(RpcTransport forward) {
         return new RpcCall(CallbackProgram.PROGRAM.getNumber(), CallbackProgram.PROGRAM.getVersion(),
                 new RpcAuthTypeNone(), forward.getPeerTransport());
     }

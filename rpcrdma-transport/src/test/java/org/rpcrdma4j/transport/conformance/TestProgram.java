@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.transport.conformance;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -21,33 +21,33 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 
 /** A small program: echo, failures of every kind, and a gated procedure that counts concurrency. */
-final class TestProgram implements RpcDispatchable {
+public final class TestProgram implements RpcDispatchable {
 
-    static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0123, 1);
-    static final int NULL = 0;
-    static final int ECHO = 1;
-    static final int THROW_RUNTIME = 2;
-    static final int THROW_REJECT = 3;
-    static final int EXPECT_INT_PAIR = 4;
-    static final int GATED = 5;
-    static final int ADDRESSES = 6;
+    public static final OncRpcProgram PROGRAM = new OncRpcProgram(0x2000_0123, 1);
+    public static final int NULL = 0;
+    public static final int ECHO = 1;
+    public static final int THROW_RUNTIME = 2;
+    public static final int THROW_REJECT = 3;
+    public static final int EXPECT_INT_PAIR = 4;
+    public static final int GATED = 5;
+    public static final int ADDRESSES = 6;
 
-    final AtomicInteger inProgress = new AtomicInteger();
-    final AtomicInteger maxInProgress = new AtomicInteger();
-    volatile CountDownLatch gate = new CountDownLatch(0);
+    public final AtomicInteger inProgress = new AtomicInteger();
+    public final AtomicInteger maxInProgress = new AtomicInteger();
+    public volatile CountDownLatch gate = new CountDownLatch(0);
     /** What {@link #ADDRESSES} saw of each call's transport: its remote, then its local socket address. */
-    final List<InetSocketAddress> addresses = new CopyOnWriteArrayList<>();
+    public final List<InetSocketAddress> addresses = new CopyOnWriteArrayList<>();
     /** What the caller's IP address said of itself before {@link #ADDRESSES} asked for its host name. */
-    final List<String> unresolvedNames = new CopyOnWriteArrayList<>();
+    public final List<String> unresolvedNames = new CopyOnWriteArrayList<>();
 
     /** Variable-length opaque data. */
-    static final class Opaque implements XdrAble {
-        byte[] bytes = new byte[0];
+    public static final class Opaque implements XdrAble {
+        public byte[] bytes = new byte[0];
 
-        Opaque() {
+        public Opaque() {
         }
 
-        Opaque(byte[] bytes) {
+        public Opaque(byte[] bytes) {
             this.bytes = bytes;
         }
 
@@ -113,7 +113,7 @@ final class TestProgram implements RpcDispatchable {
      * @param transport the client's transport
      * @return a call of this program on it
      */
-    static RpcCall call(RpcTransport transport) {
+    public static RpcCall call(RpcTransport transport) {
         return new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), transport);
     }
 
@@ -124,7 +124,7 @@ final class TestProgram implements RpcDispatchable {
      * @param inProgress    calls inside now
      * @param maxInProgress the most calls inside at once
      */
-    static void pass(CountDownLatch gate, AtomicInteger inProgress, AtomicInteger maxInProgress) {
+    public static void pass(CountDownLatch gate, AtomicInteger inProgress, AtomicInteger maxInProgress) {
         maxInProgress.accumulateAndGet(inProgress.incrementAndGet(), Math::max);
         try {
             gate.await();
