@@ -4,10 +4,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.transport.BackoffIdleStrategy;
 import org.rpcrdma4j.transport.IdleStrategy;
@@ -32,6 +37,8 @@ final class EfaProgressLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
     private static final int COMMANDS_PER_CYCLE = 256;
     private static final int POLL_MAX = 64;
+    /** How long {@link #call} waits for the loop's thread. */
+    private static final long CALL_WAIT_S = 10;
 
     private final LongSupplier clock;
     private final LongConsumer beforeProgress;
@@ -138,6 +145,40 @@ final class EfaProgressLoop implements AutoCloseable {
         }
         commands.add(Objects.requireNonNull(command, "command"));
         LockSupport.unpark(thread);
+    }
+
+    /**
+     * Runs work on the loop's thread and waits for its result: at once when called there, else as a
+     * command, waiting at most {@link #CALL_WAIT_S}.
+     *
+     * @param work what to run; it must not block
+     * @param <T>  its result's type
+     * @return what it returned
+     * @throws IllegalStateException if the work threw (the cause), the loop is closed, the wait was
+     *     interrupted or the loop did not answer in time
+     */
+    <T> T call(Supplier<T> work) {
+        if (inLoop()) {
+            return work.get();
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        execute(() -> {
+            try {
+                result.complete(work.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        try {
+            return result.get(CALL_WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the progress thread", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the progress thread did not answer within " + CALL_WAIT_S + " s", e);
+        }
     }
 
     /** @return whether the caller is the loop's thread */
