@@ -130,6 +130,8 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     /** Replaced when the device restarts ({@link #restart}); read by {@link #statistics()} on any thread. */
     private volatile EfaEndpoint endpoint;
     private final EfaProgressLoop loop;
+    /** Run once the fabric has closed, on the progress thread: its network forgets it. */
+    private final Consumer<EfaFabric> onClosed;
     private volatile FabricAddress localAddress;
     private final Map<Long, Op> ops = new HashMap<>();
     private final Map<Integer, EfaConnection> connections = new HashMap<>();
@@ -153,9 +155,10 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private int lastId;
     private long nextOp;
 
-    EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop) {
+    EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop, Consumer<EfaFabric> onClosed) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.loop = loop;
+        this.onClosed = Objects.requireNonNull(onClosed, "onClosed");
         this.localAddress = addressOf(endpoint.address());
     }
 
@@ -326,6 +329,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         regions.clear();
         registrationCount = 0;
         loop.detach(this);
+        EfaProgressLoop.runSafely(() -> onClosed.accept(this));
         closing.complete(null);
         if (closeFailure != null) {
             LOG.warn("{} closed, but a step of its close failed", localAddress, closeFailure);

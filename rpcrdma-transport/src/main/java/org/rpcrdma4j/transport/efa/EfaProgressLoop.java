@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -108,14 +109,18 @@ final class EfaProgressLoop implements AutoCloseable {
      * @return the fabric
      */
     public EfaFabric attach(EfaEndpoint endpoint) {
-        EfaFabric fabric = new EfaFabric(endpoint, this);
+        EfaFabric fabric = new EfaFabric(endpoint, this, closed -> { });
         execute(() -> add(fabric));
         return fabric;
     }
 
-    /** {@link #attach} on the loop's thread itself. */
-    EfaFabric attachNow(EfaEndpoint endpoint) {
-        EfaFabric fabric = new EfaFabric(endpoint, this);
+    /**
+     * {@link #attach} on the loop's thread itself.
+     *
+     * @param onClosed given the fabric on the loop's thread once it has closed
+     */
+    EfaFabric attachNow(EfaEndpoint endpoint, Consumer<EfaFabric> onClosed) {
+        EfaFabric fabric = new EfaFabric(endpoint, this, onClosed);
         add(fabric);
         return fabric;
     }

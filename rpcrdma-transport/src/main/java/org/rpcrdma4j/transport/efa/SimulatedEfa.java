@@ -48,7 +48,7 @@ public final class SimulatedEfa implements AutoCloseable {
     public static final int QPN = 7;
 
     private final SimFabric sim;
-    /** Each open fabric's device; closed fabrics are dropped as new ones come. */
+    /** Each open fabric's device; a fabric is forgotten as soon as it has closed. */
     private final Map<EfaFabric, SimDevice> devices = new HashMap<>();
     private final EfaProgressLoop loop;
     private final EndpointConfig endpointConfig;
@@ -101,16 +101,16 @@ public final class SimulatedEfa implements AutoCloseable {
      * what it sends.
      *
      * @param device the device's configuration
-     * @return the fabric; close it to release the endpoint and its device
+     * @return the fabric; close it to release the endpoint and its device, which the network then forgets
      * @throws IllegalStateException if the network is closed
      */
     public EfaFabric newFabric(SimDeviceConfig device) {
         Objects.requireNonNull(device, "device");
         return loop.call(() -> {
-            devices.keySet().removeIf(EfaFabric::isClosed);
             int host = ++hosts;
             SimDevice simDevice = sim.createDevice(new Gid(0xfe80_0000_0000_0000L, host), QPN, device);
-            EfaFabric fabric = loop.attachNow(new EfaEndpoint(simDevice, endpointConfig.withRandomSeed(seed(host))));
+            EfaFabric fabric = loop.attachNow(new EfaEndpoint(simDevice, endpointConfig.withRandomSeed(seed(host))),
+                    devices::remove);
             devices.put(fabric, simDevice);
             return fabric;
         });

@@ -1,0 +1,53 @@
+package org.rpcrdma4j.transport.simtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.ref.WeakReference;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.efa.EfaFabric;
+import org.rpcrdma4j.transport.efa.SimulatedEfa;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+
+/**
+ * The network forgets a fabric as soon as it is closed: its device is gone and nothing of the network's
+ * keeps it from being collected, with no newer fabric needed to sweep it out.
+ */
+class ForgottenTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166_25);
+    private static final int GC_ROUNDS = 100;
+
+    @Test
+    void aClosedFabricIsForgottenAtOnce() throws Exception {
+        try (Served served = served()) {
+            WeakReference<EfaFabric> closed = callFromAFabricThenClose(served);
+            assertThat(served.network.devices()).isEqualTo(2);
+            assertCollected(closed);
+        }
+    }
+
+    private static Served served() throws Exception {
+        SimulatedEfa network = SimulatedEfa.start(SEED);
+        return new Served(network, network.newFabric(), network.newFabric());
+    }
+
+    private static WeakReference<EfaFabric> callFromAFabricThenClose(Served served) throws Exception {
+        EfaFabric fabric = served.network.newFabric();
+        try (RdmaRpcClient client = served.connect(fabric)) {
+            BulkProgram.on(client.transport()).call(BulkProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID,
+                    Served.HANG_GUARD_S, TimeUnit.SECONDS);
+        }
+        fabric.close();
+        return new WeakReference<>(fabric);
+    }
+
+    private static void assertCollected(WeakReference<?> reference) throws InterruptedException {
+        for (int i = 0; i < GC_ROUNDS && reference.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(reference.get()).as("collected after %d rounds of GC", GC_ROUNDS).isNull();
+    }
+}
