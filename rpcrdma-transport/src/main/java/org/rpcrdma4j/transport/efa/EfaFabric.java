@@ -314,6 +314,24 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     }
 
     /**
+     * The process behind the fabric died ({@link SimulatedEfa#kill}) and tells nobody: every connection
+     * ends with {@link FabricStatus#FABRIC_ERROR} and the fabric closes at once, without CLOSE or LEAVE
+     * (those waiting are dropped). Closing the endpoint closes its device, so what peers send to it from
+     * then on fails. Progress thread only.
+     */
+    void kill() {
+        if (closing == null) {
+            closing = new CompletableFuture<>();
+        }
+        acceptor = null;
+        controlWaiting.clear();
+        for (EfaConnection connection : new ArrayList<>(connections.values())) {
+            connection.end(FabricStatus.FABRIC_ERROR, "this fabric's process died");
+        }
+        finishClose();
+    }
+
+    /**
      * Once the goodbyes went (or the wait is over): closes the endpoint, hands out its last completions
      * and leaves the loop, whatever failed before; the first failure of the close is logged then, once.
      */

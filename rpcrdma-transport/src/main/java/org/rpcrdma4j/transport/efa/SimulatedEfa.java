@@ -31,8 +31,8 @@ import org.rpcrdma4j.efa.device.sim.SimFabric;
  * queue depths, capabilities (none, RDMA read, RDMA read and write) and the faults on all it sends.
  * While the network runs, {@link #setLinkFaults} puts a {@link FaultPlan} on what one fabric sends to
  * another (delay, reordering, receiver-not-ready by chance; with a chance of 1, a receiver that stopped
- * receiving) and {@link #clearLinkFaults} takes it away; {@link #restart} ends the process behind a
- * fabric and starts a new one. Every random choice (Q-Keys, delays, reorderings, injected RNR, the
+ * receiving) and {@link #clearLinkFaults} takes it away; {@link #restart} and {@link #kill} end the
+ * process behind a fabric. Every random choice (Q-Keys, delays, reorderings, injected RNR, the
  * endpoints' own) is drawn from the network's seed; the threads of the test and of the programs decide
  * when each operation is posted, so a test asserts outcomes, not one exact order of packets.
  *
@@ -143,6 +143,26 @@ public final class SimulatedEfa implements AutoCloseable {
             SimDevice device = device(fabric);
             sim.restart(device);
             fabric.restart(new EfaEndpoint(device, endpointConfig.withRandomSeed(sim.seed() * 31 - ++restarts)));
+            return null;
+        });
+    }
+
+    /**
+     * Kills the process behind a fabric, a fault for tests: it dies without a word and nothing takes its
+     * place. Every connection of the fabric ends with
+     * {@link org.rpcrdma4j.transport.FabricStatus#FABRIC_ERROR}, what was posted on it flushed, its listener
+     * told, and the fabric is closed, its device gone, the network forgets it. Its peers are not told:
+     * what they send to it from then on fails, so each connection with it ends
+     * ({@link org.rpcrdma4j.transport.FabricStatus#PEER_UNREACHABLE}) when its side next sends, as towards
+     * a host that crashed; a peer that sends nothing keeps its connection.
+     *
+     * @param fabric a fabric of this network, open
+     * @throws IllegalStateException if the fabric is not an open fabric of this network
+     */
+    public void kill(EfaFabric fabric) {
+        loop.call(() -> {
+            device(fabric);
+            fabric.kill();
             return null;
         });
     }

@@ -11,8 +11,8 @@ import org.rpcrdma4j.transport.efa.SimulatedEfa;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 
 /**
- * The network forgets a fabric as soon as it is closed: its device is gone and nothing of the network's
- * keeps it from being collected, with no newer fabric needed to sweep it out.
+ * The network forgets a fabric as soon as it is closed or killed: its device is gone and nothing of the
+ * network's keeps it from being collected, with no newer fabric needed to sweep it out.
  */
 class ForgottenTest {
 
@@ -22,9 +22,18 @@ class ForgottenTest {
     @Test
     void aClosedFabricIsForgottenAtOnce() throws Exception {
         try (Served served = served()) {
-            WeakReference<EfaFabric> closed = callFromAFabricThenClose(served);
+            WeakReference<EfaFabric> closed = callFromAFabricThenEnd(served, false);
             assertThat(served.network.devices()).isEqualTo(2);
             assertCollected(closed);
+        }
+    }
+
+    @Test
+    void aKilledFabricIsForgottenAtOnce() throws Exception {
+        try (Served served = served()) {
+            WeakReference<EfaFabric> killed = callFromAFabricThenEnd(served, true);
+            assertThat(served.network.devices()).isEqualTo(2);
+            assertCollected(killed);
         }
     }
 
@@ -33,13 +42,17 @@ class ForgottenTest {
         return new Served(network, network.newFabric(), network.newFabric());
     }
 
-    private static WeakReference<EfaFabric> callFromAFabricThenClose(Served served) throws Exception {
+    private static WeakReference<EfaFabric> callFromAFabricThenEnd(Served served, boolean kill) throws Exception {
         EfaFabric fabric = served.network.newFabric();
         try (RdmaRpcClient client = served.connect(fabric)) {
             BulkProgram.on(client.transport()).call(BulkProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID,
                     Served.HANG_GUARD_S, TimeUnit.SECONDS);
         }
-        fabric.close();
+        if (kill) {
+            served.network.kill(fabric);
+        } else {
+            fabric.close();
+        }
         return new WeakReference<>(fabric);
     }
 
