@@ -173,6 +173,14 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     }
 
     /**
+     * @param address a fabric address of an EFA endpoint ({@link #localAddress()})
+     * @return the endpoint's raw address, for {@link EfaEndpoint#insert}
+     */
+    public static EndpointAddress endpointAddressOf(FabricAddress address) {
+        return EndpointAddress.decode(ByteBuffer.wrap(address.raw()), 0);
+    }
+
+    /**
      * @param connectionId a receiver's connection id
      * @return the tag its data messages travel on
      */
@@ -232,7 +240,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
                                     ConnectionListener listener) {
         requireOpen();
         postControlReceives();
-        long handle = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
+        long handle = endpoint.insert(endpointAddressOf(peer));
         EfaConnection connection = open(handle, peer, true, 0, listener);
         receives.forEach(connection::postReceive);
         sendControl(handle, ControlMessage.connect(privateData, localAddress, connection.id()));
@@ -436,7 +444,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
         for (EfaConnection connection : new ArrayList<>(connections.values())) {
             if (!connection.closed()) {
-                long peer = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(connection.peer().raw()), 0));
+                long peer = endpoint.insert(endpointAddressOf(connection.peer()));
                 peers.add(peer);
                 sendControl(peer, ControlMessage.close(connection.peerId()));
                 connection.end(FabricStatus.FABRIC_ERROR, "this fabric's process restarted: its queue pair came"

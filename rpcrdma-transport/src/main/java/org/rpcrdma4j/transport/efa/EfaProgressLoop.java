@@ -103,32 +103,18 @@ final class EfaProgressLoop implements AutoCloseable {
     }
 
     /**
-     * Hands an endpoint to this loop and returns the fabric over it. Thread-safe.
+     * Hands an endpoint to this loop and returns the fabric over it; loop thread only.
      *
      * @param endpoint the endpoint; from now on only this loop's thread touches it
+     * @param onClosed given the fabric on the loop's thread once it has closed
      * @return the fabric
      */
-    public EfaFabric attach(EfaEndpoint endpoint) {
-        EfaFabric fabric = new EfaFabric(endpoint, this, closed -> { });
-        execute(() -> add(fabric));
-        return fabric;
-    }
-
-    /**
-     * {@link #attach} on the loop's thread itself.
-     *
-     * @param onClosed given the fabric on the loop's thread once it has closed
-     */
-    EfaFabric attachNow(EfaEndpoint endpoint, Consumer<EfaFabric> onClosed) {
+    EfaFabric attach(EfaEndpoint endpoint, Consumer<EfaFabric> onClosed) {
         EfaFabric fabric = new EfaFabric(endpoint, this, onClosed);
-        add(fabric);
-        return fabric;
-    }
-
-    private void add(EfaFabric fabric) {
         EfaFabric[] more = Arrays.copyOf(fabrics, fabrics.length + 1);
         more[fabrics.length] = fabric;
         fabrics = more;
+        return fabric;
     }
 
     /** Stops progressing a fabric; loop thread only. */

@@ -1,6 +1,8 @@
 package org.rpcrdma4j.transport.efa;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.rpcrdma4j.efa.EfaEndpoint;
@@ -36,6 +38,10 @@ import org.rpcrdma4j.efa.device.sim.SimFabric;
  * endpoints' own) is drawn from the network's seed; the threads of the test and of the programs decide
  * when each operation is posted, so a test asserts outcomes, not one exact order of packets.
  *
+ * <h2>Raw endpoints</h2>
+ * {@link #newEndpoint} adds an endpoint a test drives by hand ({@link RawEndpoint}), to send any message
+ * on any tag to a fabric.
+ *
  * <h2>Threads</h2>
  * Every method may be called from any thread; those that touch the simulation run on its progress thread
  * and wait for it (at most 10 s).
@@ -50,6 +56,8 @@ public final class SimulatedEfa implements AutoCloseable {
     private final SimFabric sim;
     /** Each open fabric's device; a fabric is forgotten as soon as it has closed. */
     private final Map<EfaFabric, SimDevice> devices = new HashMap<>();
+    /** Progressed with the simulation; one is forgotten as soon as it closes. */
+    private final List<RawEndpoint> rawEndpoints = new ArrayList<>();
     private final EfaProgressLoop loop;
     private final EndpointConfig endpointConfig;
     private final SimDeviceConfig deviceConfig;
@@ -63,7 +71,7 @@ public final class SimulatedEfa implements AutoCloseable {
         this.endpointConfig = builder.endpointConfig.withTags(EfaFabric.tags());
         this.deviceConfig = builder.deviceConfig;
         // The clock is read only on the loop's thread.
-        this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, sim::progress);
+        this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, this::progress);
     }
 
     /**
@@ -108,11 +116,32 @@ public final class SimulatedEfa implements AutoCloseable {
         Objects.requireNonNull(device, "device");
         return loop.call(() -> {
             int host = ++hosts;
-            SimDevice simDevice = sim.createDevice(new Gid(0xfe80_0000_0000_0000L, host), QPN, device);
-            EfaFabric fabric = loop.attachNow(new EfaEndpoint(simDevice, endpointConfig.withRandomSeed(seed(host))),
+            SimDevice simDevice = newDevice(host, device);
+            EfaFabric fabric = loop.attach(new EfaEndpoint(simDevice, endpointConfig.withRandomSeed(seed(host))),
                     devices::remove);
             devices.put(fabric, simDevice);
             return fabric;
+        });
+    }
+
+    /**
+     * Adds an endpoint a test drives by hand, on a new simulated device of the network's device
+     * configuration: it may send anything, on any tag, to the network's fabrics and raw endpoints.
+     *
+     * @param config the endpoint's configuration (declare no tags to receive on every tag); its random
+     *               seed is derived from the network's
+     * @return the endpoint, progressed by the network's progress thread; close it to release it and its
+     *     device, which the network then forgets
+     * @throws IllegalStateException if the network is closed
+     */
+    public RawEndpoint newEndpoint(EndpointConfig config) {
+        Objects.requireNonNull(config, "config");
+        return loop.call(() -> {
+            int host = ++hosts;
+            RawEndpoint raw = new RawEndpoint(new EfaEndpoint(newDevice(host, deviceConfig),
+                    config.withRandomSeed(seed(host))), loop, rawEndpoints::remove);
+            rawEndpoints.add(raw);
+            return raw;
         });
     }
 
@@ -204,7 +233,7 @@ public final class SimulatedEfa implements AutoCloseable {
         });
     }
 
-    /** @return simulated devices that exist now; a closed fabric's device is gone */
+    /** @return simulated devices that exist now; a closed fabric's or raw endpoint's device is gone */
     public int devices() {
         return loop.call(sim::deviceCount);
     }
@@ -215,12 +244,25 @@ public final class SimulatedEfa implements AutoCloseable {
     }
 
     /**
-     * Stops the progress thread; close the fabrics first. Whatever is still open stops with it: nothing
-     * progresses it any more.
+     * Stops the progress thread; close the fabrics and raw endpoints first. Whatever is still open stops
+     * with it: nothing progresses it any more.
      */
     @Override
     public void close() {
         loop.close();
+    }
+
+    /** Moves the wire, then the raw endpoints; the loop then progresses the fabrics. Loop thread only. */
+    private void progress(long nowNs) {
+        sim.progress(nowNs);
+        for (int i = 0; i < rawEndpoints.size(); i++) {
+            rawEndpoints.get(i).progress(nowNs);
+        }
+    }
+
+    /** @return host n's device, at GID {@code fe80::n} */
+    private SimDevice newDevice(int host, SimDeviceConfig config) {
+        return sim.createDevice(new Gid(0xfe80_0000_0000_0000L, host), QPN, config);
     }
 
     private long seed(int host) {
@@ -258,7 +300,8 @@ public final class SimulatedEfa implements AutoCloseable {
         }
 
         /**
-         * @param config the configuration of the devices {@link SimulatedEfa#newFabric()} makes
+         * @param config the configuration of the devices {@link SimulatedEfa#newFabric()} and
+         *               {@link SimulatedEfa#newEndpoint} make
          *               ({@link SimDeviceConfig#DEFAULT} unless set)
          * @return this builder
          */

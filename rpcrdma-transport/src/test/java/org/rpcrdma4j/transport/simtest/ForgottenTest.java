@@ -3,16 +3,19 @@ package org.rpcrdma4j.transport.simtest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.ref.WeakReference;
+import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.transport.efa.EfaFabric;
+import org.rpcrdma4j.transport.efa.RawEndpoint;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 
 /**
- * The network forgets a fabric as soon as it is closed or killed: its device is gone and nothing of the
- * network's keeps it from being collected, with no newer fabric needed to sweep it out.
+ * The network forgets a fabric or raw endpoint as soon as it is closed or killed: its device is gone and
+ * nothing of the network's keeps it from being collected, with no newer fabric needed to sweep it out.
  */
 class ForgottenTest {
 
@@ -37,6 +40,15 @@ class ForgottenTest {
         }
     }
 
+    @Test
+    void aClosedRawEndpointIsForgottenAtOnce() throws Exception {
+        try (Served served = served()) {
+            WeakReference<RawEndpoint> closed = sendFromARawEndpointThenClose(served);
+            assertThat(served.network.devices()).isEqualTo(2);
+            assertCollected(closed);
+        }
+    }
+
     private static Served served() throws Exception {
         SimulatedEfa network = SimulatedEfa.start(SEED);
         return new Served(network, network.newFabric(), network.newFabric());
@@ -54,6 +66,15 @@ class ForgottenTest {
             fabric.close();
         }
         return new WeakReference<>(fabric);
+    }
+
+    private static WeakReference<RawEndpoint> sendFromARawEndpointThenClose(Served served) {
+        RawEndpoint raw = served.network.newEndpoint(EndpointConfig.DEFAULT);
+        long server = raw.call(endpoint -> endpoint.insert(EfaFabric.endpointAddressOf(
+                served.serverFabric.localAddress())));
+        raw.call(endpoint -> endpoint.sendTagged(server, ByteBuffer.allocate(8), 1, 0));
+        raw.close();
+        return new WeakReference<>(raw);
     }
 
     private static void assertCollected(WeakReference<?> reference) throws InterruptedException {
