@@ -130,6 +130,8 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     /** Replaced when the device restarts ({@link #restart}); read by {@link #statistics()} on any thread. */
     private volatile EfaEndpoint endpoint;
     private final EfaProgressLoop loop;
+    /** Run once the fabric has closed, on the progress thread: its network forgets it. */
+    private final Consumer<EfaFabric> onClosed;
     private volatile FabricAddress localAddress;
     private final Map<Long, Op> ops = new HashMap<>();
     private final Map<Integer, EfaConnection> connections = new HashMap<>();
@@ -152,9 +154,10 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private int lastId;
     private long nextOp;
 
-    EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop) {
+    EfaFabric(EfaEndpoint endpoint, EfaProgressLoop loop, Consumer<EfaFabric> onClosed) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.loop = loop;
+        this.onClosed = Objects.requireNonNull(onClosed, "onClosed");
         this.localAddress = addressOf(endpoint.address());
     }
 
@@ -166,6 +169,14 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         ByteBuffer raw = ByteBuffer.allocate(EndpointAddress.LENGTH);
         address.encode(raw, 0);
         return new FabricAddress(raw.array(), address.gid().toBytes(), address.qpn());
+    }
+
+    /**
+     * @param address a fabric address of an EFA endpoint ({@link #localAddress()})
+     * @return the endpoint's raw address, for {@link EfaEndpoint#insert}
+     */
+    public static EndpointAddress endpointAddressOf(FabricAddress address) {
+        return EndpointAddress.decode(ByteBuffer.wrap(address.raw()), 0);
     }
 
     /**
@@ -226,7 +237,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
                                     ConnectionListener listener) {
         requireOpen();
-        long handle = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(peer.raw()), 0));
+        long handle = endpoint.insert(endpointAddressOf(peer));
         EfaConnection connection = open(handle, peer, true, 0, listener);
         receives.forEach(connection::postReceive);
         sendControl(handle, ControlMessage.connect(privateData, localAddress, connection.id()));
@@ -308,6 +319,24 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     }
 
     /**
+     * The process behind the fabric died ({@link SimulatedEfa#kill}) and tells nobody: every connection
+     * ends with {@link FabricStatus#FABRIC_ERROR} and the fabric closes at once, without CLOSE or LEAVE
+     * (those waiting are dropped). Closing the endpoint closes its device, so what peers send to it from
+     * then on fails. Progress thread only.
+     */
+    void kill() {
+        if (closing == null) {
+            closing = new CompletableFuture<>();
+        }
+        acceptor = null;
+        controlWaiting.clear();
+        for (EfaConnection connection : new ArrayList<>(connections.values())) {
+            connection.end(FabricStatus.FABRIC_ERROR, "this fabric's process died");
+        }
+        finishClose();
+    }
+
+    /**
      * Once the goodbyes went (or the wait is over): closes the endpoint, hands out its last completions
      * and leaves the loop, whatever failed before; the first failure of the close is logged then, once.
      */
@@ -323,6 +352,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         regions.clear();
         registrationCount = 0;
         loop.detach(this);
+        EfaProgressLoop.runSafely(() -> onClosed.accept(this));
         closing.complete(null);
         if (closeFailure != null) {
             LOG.warn("{} closed, but a step of its close failed", localAddress, closeFailure);
@@ -408,7 +438,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         postControlReceives();
         for (EfaConnection connection : new ArrayList<>(connections.values())) {
             if (!connection.closed()) {
-                long peer = endpoint.insert(EndpointAddress.decode(ByteBuffer.wrap(connection.peer().raw()), 0));
+                long peer = endpoint.insert(endpointAddressOf(connection.peer()));
                 peers.add(peer);
                 sendControl(peer, ControlMessage.close(connection.peerId()));
                 connection.end(FabricStatus.FABRIC_ERROR, "this fabric's process restarted: its queue pair came"

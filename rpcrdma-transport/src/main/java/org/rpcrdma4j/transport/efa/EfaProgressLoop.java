@@ -4,11 +4,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.transport.BackoffIdleStrategy;
 import org.rpcrdma4j.transport.IdleStrategy;
@@ -38,6 +44,8 @@ final class EfaProgressLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
     private static final int COMMANDS_PER_CYCLE = 256;
     private static final int POLL_MAX = 64;
+    /** How long {@link #call} waits for the loop's thread. */
+    private static final long CALL_WAIT_S = 10;
 
     private final LongSupplier clock;
     private final LongConsumer beforeProgress;
@@ -65,19 +73,6 @@ final class EfaProgressLoop implements AutoCloseable {
     }
 
     /**
-     * Starts a loop on a given clock whose device side never says it is quiescent.
-     *
-     * @param name           the thread's name
-     * @param clock          read once per cycle, on the loop's thread; must not go backwards
-     * @param beforeProgress called on the loop's thread with that time before the endpoints
-     *                       progress, for what must move in step with them (a simulated fabric)
-     * @return the running loop
-     */
-    public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress) {
-        return start(name, clock, beforeProgress, () -> false, BackoffIdleStrategy.forProgress());
-    }
-
-    /**
      * Starts a loop on a given clock with a given idle strategy.
      *
      * @param name           the thread's name
@@ -97,29 +92,19 @@ final class EfaProgressLoop implements AutoCloseable {
     }
 
     /**
-     * Hands an endpoint to this loop and returns the fabric over it. Thread-safe.
+     * Hands an endpoint to this loop and returns the fabric over it; loop thread only.
      *
      * @param endpoint the endpoint; from now on only this loop's thread touches it
+     * @param onClosed given the fabric on the loop's thread once it has closed
      * @return the fabric
      */
-    public EfaFabric attach(EfaEndpoint endpoint) {
-        EfaFabric fabric = new EfaFabric(endpoint, this);
-        execute(() -> add(fabric));
-        return fabric;
-    }
-
-    /** {@link #attach} on the loop's thread itself. */
-    EfaFabric attachNow(EfaEndpoint endpoint) {
-        EfaFabric fabric = new EfaFabric(endpoint, this);
-        add(fabric);
-        return fabric;
-    }
-
-    private void add(EfaFabric fabric) {
+    EfaFabric attach(EfaEndpoint endpoint, Consumer<EfaFabric> onClosed) {
+        EfaFabric fabric = new EfaFabric(endpoint, this, onClosed);
         fabric.postControlReceives();
         EfaFabric[] more = Arrays.copyOf(fabrics, fabrics.length + 1);
         more[fabrics.length] = fabric;
         fabrics = more;
+        return fabric;
     }
 
     /** Stops progressing a fabric; loop thread only. */
@@ -141,6 +126,40 @@ final class EfaProgressLoop implements AutoCloseable {
         }
         commands.add(Objects.requireNonNull(command, "command"));
         LockSupport.unpark(thread);
+    }
+
+    /**
+     * Runs work on the loop's thread and waits for its result: at once when called there, else as a
+     * command, waiting at most {@link #CALL_WAIT_S}.
+     *
+     * @param work what to run; it must not block
+     * @param <T>  its result's type
+     * @return what it returned
+     * @throws IllegalStateException if the work threw (the cause), the loop is closed, the wait was
+     *     interrupted or the loop did not answer in time
+     */
+    <T> T call(Supplier<T> work) {
+        if (inLoop()) {
+            return work.get();
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        execute(() -> {
+            try {
+                result.complete(work.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        try {
+            return result.get(CALL_WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the progress thread", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the progress thread did not answer within " + CALL_WAIT_S + " s", e);
+        }
     }
 
     /** @return whether the caller is the loop's thread */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -12,19 +11,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
 import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.efa.EfaEndpoint;
-import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
-import org.rpcrdma4j.efa.device.Gid;
-import org.rpcrdma4j.efa.device.sim.SimDevice;
-import org.rpcrdma4j.efa.device.sim.SimFabric;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -46,18 +39,11 @@ class UndeclaredTagFloodTest {
 
     @Test
     void aFloodOnATagNoReceiveWillMatchIsDroppedOnArrivalWhileAClientIsServed() throws Exception {
-        SimFabric sim = new SimFabric(SEED);
-        AtomicLong now = new AtomicLong();
-        EndpointConfig transportTags = EndpointConfig.DEFAULT.withTags(EfaFabric.tags());
-        // Made before the loop starts: from then on only its thread touches the simulation.
-        EfaEndpoint serverEndpoint = new EfaEndpoint(device(sim, 1), transportTags);
-        EfaEndpoint clientEndpoint = new EfaEndpoint(device(sim, 2), transportTags);
-        EfaEndpoint attacker = new EfaEndpoint(device(sim, 3), EndpointConfig.DEFAULT);
         ExecutorService workers = Executors.newFixedThreadPool(2);
-        try (EfaProgressLoop loop = EfaProgressLoop.start("flood-test", () -> now.addAndGet(1_000), sim::progress);
-             EfaFabric server = loop.attach(serverEndpoint);
-             EfaFabric client = loop.attach(clientEndpoint);
-             EfaFabric attackerFabric = loop.attach(attacker)) {
+        try (SimulatedEfa network = SimulatedEfa.start(SEED);
+             EfaFabric server = network.newFabric();
+             EfaFabric client = network.newFabric();
+             RawEndpoint attacker = network.newEndpoint(EndpointConfig.DEFAULT)) {
             RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(server).withWorkerThreadExecutionService(workers)
                     .withRpcService(new OncRpcProgram(100000, 2), new OncRpcbindServer()).build();
             svc.start();
@@ -78,18 +64,22 @@ class UndeclaredTagFloodTest {
                 good.start();
 
                 AtomicInteger sent = new AtomicInteger();
-                long serverHandle = onLoop(loop, () -> attacker.insert(
-                        EndpointAddress.decode(ByteBuffer.wrap(server.localAddress().raw()), 0)));
+                long serverHandle = attacker.call(endpoint -> endpoint.insert(
+                        EfaFabric.endpointAddressOf(server.localAddress())));
                 int bothRose = 0;
                 while (dropped(server) < FLOOD) {
-                    loop.execute(() -> {
-                        while (sent.get() < FLOOD
-                                && attacker.sendTagged(serverHandle, ByteBuffer.allocate(FLOOD_SIZE), UNUSED_TAG, 0)) {
-                            sent.incrementAndGet();
-                        }
-                    });
+                    // Read before the sends, which may all be dropped before the call returns.
                     long pingsThen = pings.get();
                     long droppedThen = dropped(server);
+                    attacker.call(endpoint -> {
+                        // A send's entry is the attacker's until its completion is polled.
+                        endpoint.poll(entry -> { }, Integer.MAX_VALUE);
+                        while (sent.get() < FLOOD
+                                && endpoint.sendTagged(serverHandle, ByteBuffer.allocate(FLOOD_SIZE), UNUSED_TAG, 0)) {
+                            sent.incrementAndGet();
+                        }
+                        return null;
+                    });
                     waitFor(() -> failed.get() != null || dropped(server) >= FLOOD
                             || pings.get() > pingsThen && dropped(server) > droppedThen);
                     assertThat(failed.get()).as("the good client's calls").isNull();
@@ -115,18 +105,8 @@ class UndeclaredTagFloodTest {
         }
     }
 
-    private static SimDevice device(SimFabric sim, int host) {
-        return sim.createDevice(new Gid(0xfe80_0000_0000_0000L, host), SimulatedEfa.QPN);
-    }
-
     private static long dropped(EfaFabric server) {
         return server.statistics().fabricCounter(EndpointCounter.UNDECLARED_TAG_MESSAGES.name());
-    }
-
-    private static long onLoop(EfaProgressLoop loop, LongSupplier value) throws Exception {
-        CompletableFuture<Long> result = new CompletableFuture<>();
-        loop.execute(() -> result.complete(value.getAsLong()));
-        return result.get(HANG_GUARD_S, TimeUnit.SECONDS);
     }
 
     private static void waitFor(BooleanSupplier condition) throws InterruptedException {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointConfig;
+import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -47,8 +48,9 @@ class EveryCloseFinishesTest {
      * RNR is retried every cycle: a fabric that waits for goodbyes its peer answers RNR to keeps its
      * progress thread busy, so its bounded wait (cycles) passes at once.
      */
-    private final SimulatedEfa network = SimulatedEfa.start(SEED,
-            EndpointConfig.DEFAULT.withRnrBackoff(SimulatedEfa.STEP_NS, SimulatedEfa.STEP_NS, SimulatedEfa.STEP_NS));
+    private final SimulatedEfa network = SimulatedEfa.builder(SEED).withEndpointConfig(
+            EndpointConfig.DEFAULT.withRnrBackoff(SimulatedEfa.STEP_NS, SimulatedEfa.STEP_NS, SimulatedEfa.STEP_NS))
+            .start();
     private final EfaFabric serverFabric = network.newFabric();
     private final EfaFabric clientFabric = network.newFabric();
     private final ChunkProgram program = new ChunkProgram();
@@ -116,7 +118,7 @@ class EveryCloseFinishesTest {
         // The server answers receiver-not-ready: the call's send, the CLOSE and the LEAVE wait until the
         // fabric gives up on its goodbyes and closes the endpoint, which ends them; only then does the
         // connection end and the call's chunk memory go, after the endpoint released it.
-        network.receiverNotReady(clientFabric, serverFabric, true);
+        network.setLinkFaults(clientFabric, serverFabric, FaultPlan.NONE.withRnr(1));
         CompletableFuture<Throwable> failed = callAsync(ChunkProgram.PUT,
                 new TestProgram.Opaque(ChunkProgram.pattern(CHUNK)), new XdrInt(), HANG_GUARD_S * 1000);
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 1);

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointLimits;
+import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
@@ -66,7 +67,7 @@ class PeerAttackTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        network = SimulatedEfa.start(SEED, ENDPOINTS);
+        network = SimulatedEfa.builder(SEED).withEndpointConfig(ENDPOINTS).start();
         serverFabric = network.newFabric();
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers)
                 .withRpcService(TestProgram.PROGRAM, new TestProgram()).build();
@@ -115,7 +116,7 @@ class PeerAttackTest {
         long during;
         try (Load load = new Load()) {
             assertThat(stuck.connect(serverFabric.localAddress())).isNotNull();
-            network.receiverNotReady(serverFabric, attackerFabric, true);
+            network.setLinkFaults(serverFabric, attackerFabric, FaultPlan.NONE.withRnr(1));
             // Three times the grant: the server answers every call, and every answer meets RNR.
             int grant = TransportConfig.DEFAULT.responderCredits();
             for (int i = 0; i < 3 * grant; i++) {
@@ -136,7 +137,7 @@ class PeerAttackTest {
             during = load.completed();
         }
         assertThat(serverFabric.statistics().fabricCounter(EndpointCounter.PEERS_UNREACHABLE.name())).isEqualTo(1);
-        network.receiverNotReady(serverFabric, attackerFabric, false);
+        network.clearLinkFaults(serverFabric, attackerFabric);
         attackerFabric.close();
         System.out.printf("overrun then RNR: the good clients completed %d calls during the attack%n", during);
         after("overrun then RNR", before);

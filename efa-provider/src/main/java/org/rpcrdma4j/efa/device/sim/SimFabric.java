@@ -103,7 +103,8 @@ public final class SimFabric {
 
     /**
      * Sets the faults on what {@code from} sends to {@code to}, in place of {@code from}'s own.
-     * Applies to operations posted from now on; it survives restarts of either device.
+     * Applies to operations posted from now on; it survives restarts of either device and goes
+     * when either closes.
      *
      * @param from the sending device
      * @param to the receiving device
@@ -112,6 +113,17 @@ public final class SimFabric {
     public void setLinkFaults(SimDevice from, SimDevice to, FaultPlan plan) {
         Objects.requireNonNull(plan, "plan");
         linkFaults.put(new Link(requireOwn(from).address(), requireOwn(to).address()), plan);
+    }
+
+    /**
+     * Takes a link's own faults away: what {@code from} sends to {@code to} from now on has
+     * {@code from}'s faults again ({@link SimDeviceConfig#faults()}).
+     *
+     * @param from the sending device
+     * @param to the receiving device
+     */
+    public void clearLinkFaults(SimDevice from, SimDevice to) {
+        linkFaults.remove(new Link(requireOwn(from).address(), requireOwn(to).address()));
     }
 
     /**
@@ -142,10 +154,12 @@ public final class SimFabric {
 
     /**
      * Forgets a device that closed: its QPN is free for a new device, and operations towards it
-     * fail as towards any QPN that does not exist (or GID, if it was the last device there).
+     * fail as towards any QPN that does not exist (or GID, if it was the last device there). The
+     * faults of its links go with it, so a new device on its GID and QPN starts without them.
      */
     void remove(SimDevice device) {
         final DeviceAddress address = requireOwn(device).address();
+        linkFaults.keySet().removeIf(link -> link.touches(address));
         final Map<Integer, SimDevice> atGid = devices.get(address.gid());
         atGid.remove(address.qpn());
         if (atGid.isEmpty()) {
@@ -246,6 +260,10 @@ public final class SimFabric {
     private record Link(Gid fromGid, int fromQpn, Gid toGid, int toQpn) {
         Link(DeviceAddress from, DeviceAddress to) {
             this(from.gid(), from.qpn(), to.gid(), to.qpn());
+        }
+
+        boolean touches(DeviceAddress end) {
+            return fromGid.equals(end.gid()) && fromQpn == end.qpn() || toGid.equals(end.gid()) && toQpn == end.qpn();
         }
     }
 

@@ -142,6 +142,43 @@ class SimFaultPlanTest {
     }
 
     @Test
+    void clearedLinkFaultsGiveBackTheSendersOwn() {
+        final SimFabric fabric = new SimFabric(seed.seed());
+        final SimDevice a = fabric.createDevice(gid(1), 1,
+                SimDeviceConfig.DEFAULT.withFaults(FaultPlan.NONE.withDelay(1_000, 1_000)));
+        final SimDevice b = fabric.createDevice(gid(2), 2);
+        final AddressHandle ah = a.createAddressHandle(b.address().gid());
+        b.postRecv(packet(8), 100);
+        b.postRecv(packet(8), 101);
+        fabric.setLinkFaults(a, b, FaultPlan.NONE);
+        a.postSend(ah, 2, b.address().qkey(), packet("x"), 1);
+        fabric.clearLinkFaults(a, b);
+        a.postSend(ah, 2, b.address().qkey(), packet("x"), 2);
+
+        fabric.progress(0);
+        assertThat(drain(a)).extracting(Completion::wrId).containsExactly(1L);
+        fabric.progress(1_000);
+        assertThat(drain(a)).extracting(Completion::wrId).containsExactly(2L);
+    }
+
+    @Test
+    void aDeviceThatClosesTakesItsLinkFaultsWithIt() {
+        final SimFabric fabric = new SimFabric(seed.seed());
+        final SimDevice a = fabric.createDevice(gid(1), 1);
+        final SimDevice gone = fabric.createDevice(gid(2), 2);
+        fabric.setLinkFaults(a, gone, FaultPlan.NONE.withRnr(1));
+        gone.close();
+        final SimDevice b = fabric.createDevice(gid(2), 2);
+        b.postRecv(packet(8), 100);
+
+        a.postSend(a.createAddressHandle(b.address().gid()), 2, b.address().qkey(), packet("x"), 1);
+        fabric.progress(0);
+
+        assertThat(drain(a)).extracting(Completion::status).containsExactly(CompletionStatus.OK);
+        assertThat(b.dropped(DropReason.RNR)).isZero();
+    }
+
+    @Test
     void timeCannotGoBackwards() {
         final SimFabric fabric = new SimFabric(seed.seed());
         fabric.progress(10);
