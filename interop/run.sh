@@ -512,7 +512,7 @@ witness_figures() {
     { prev = t }
     function at_(x) { return x ? sprintf("ending at %+.1f s", (x - fs) / 1000) : "none" }
     END {
-      printf "witness %d ops, %d failures, longest gap %.1f s during the fault (before it %.1f s, after %.1f s)\n", \
+      printf "witness %d ops, %d failures, longest gap between its operations %.1f s in the fault window (before it %.1f s, after %.1f s)\n", \
         n, fails, d / 1000, b / 1000, a / 1000
       printf "witness: %d operations, %d failed; longest gap between two completions:\n", n, fails
       printf "  before the fault %.2f s (%s), during it %.2f s (%s), after it %.2f s (%s)\n", \
@@ -523,7 +523,7 @@ witness_figures() {
 # client's fault phases, the witness's gaps, the server's view of its connections (RcConnection's and
 # Responder's lines, RIG-QP), and both links on the wire (files: resent-xids.txt, witness-calls.txt)
 fault_report() {
-  local dir=$1 name=$2 tf=$3 te=$4 ends e
+  local dir=$1 name=$2 tf=$3 te=$4 e
   say "fault report (times relative to the fault's start, $(date -u -d "@$((tf / 1000))" +%H:%M:%S).${tf: -3} UTC; its window ends at $(rel_s "$te" "$tf"))"
   grep -a -o 'RIG-FAULT [^ ]* [0-9]*' "$dir/client.log" | awk -v fs="$tf" '{ printf "  client: %s at %+.1f s\n", $2, ($3 - fs) / 1000 }'
   grep -a -o 'RIG-XPRT .*' "$dir/client.log" | tr -d '\r' | sed 's/^/  client: /'
