@@ -1,9 +1,10 @@
 #!/bin/bash
 # The rig's part inside both guests: run.sh shares it (read-only 9p, /rig) with the scenario's
 # settings in /rig/scenario.env, the built jars in /rig/jars and the test data in /rig/data.
-# Kernel command line: rig.role=server|client. Everything it reports goes to the serial console
-# as "RIG <role> <uptime> ..." lines; run.sh waits for the markers (RIG-SERVER-READY,
-# RIG-CLIENT-DONE, RIG-FATAL) and checks the results against its own copy of the data.
+# Kernel command line: rig.role=server|client|witness (a witness only in the fault scenarios).
+# Everything it reports goes to the serial console as "RIG <role> <uptime> ..." lines; run.sh waits
+# for the markers (RIG-SERVER-READY, RIG-CLIENT-DONE, RIG-FATAL) and checks the results against its
+# own copy of the data.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C
 ROLE=unknown
@@ -52,21 +53,65 @@ mkdir -p /dev/pts /dev/shm /run/rpcbind /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4r
 mount -t devpts devpts /dev/pts
 [ -r /rig/scenario.env ] || fatal "no /rig/scenario.env"
 . /rig/scenario.env   # SCENARIO SERVER_KIND CLIENT_KIND MOUNT_OPTS CLIENT_SYSCTLS SERVER_IP CLIENT_IP FILES LINK_NAME
-log "scenario $SCENARIO: server $SERVER_KIND, client $CLIENT_KIND, kernel $(uname -r)"
+                     # and, in the fault scenarios, FAULT WITNESS_IP
+log "scenario $SCENARIO: server $SERVER_KIND, client $CLIENT_KIND${FAULT:+, fault $FAULT}, kernel $(uname -r)"
+
+# ---------------- the fault scenarios' clock ----------------
+now_ms() { date +%s%3N; }
+# The fault scenarios compare times across three guests and the host (a witness's gap against the
+# moment a fault began), so each guest sets its clock from the RTC, which QEMU keeps on the host's
+# clock: the kernel set it at boot to the second only (plus half a second), so wait for the RTC's
+# next second and set the clock to it then. bash's read forks nothing, so the clock lands within a
+# few milliseconds of the host's.
+rtc_edge() { # prints the RTC's seconds at the moment they change (within about 1 s)
+  local rtc=/sys/class/rtc/rtc0/since_epoch s0 s t0=$SECONDS
+  read -r s0 < $rtc || return 1
+  while [ $((SECONDS - t0)) -lt 5 ]; do
+    read -r s < $rtc || return 1
+    [ "$s" != "$s0" ] && { echo "$s"; return 0; }
+  done
+  return 1
+}
+sync_clock() {
+  local s
+  s=$(rtc_edge) && date -s "@$s" > /dev/null && log "clock set from the RTC: $(date -u +%H:%M:%S.%3N)"
+}
+# how far the clock drifted from the RTC (the host's clock) since sync_clock, in ms: RIG-CLOCK
+clock_drift() {
+  local s ms
+  s=$(rtc_edge) && ms=$(now_ms) && log "RIG-CLOCK drift_ms=$((ms - s * 1000))"
+}
+[ -n "${FAULT:-}" ] && sync_clock
 
 # ---------------- eth0 and Soft-RoCE ----------------
 net_up() {
-  local ip=$1 i
+  local ip=$1 dev=eth0 i
   modprobe virtio_net || return 1
   for i in $(seq 100); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
   [ -e /sys/class/net/eth0 ] || return 1
-  ip link set lo up && ip addr add "$ip/24" dev eth0 && ip link set eth0 up || return 1
-  modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
+  if [ "$ROLE" = server ] && [ -n "${FAULT:-}" ]; then
+    # The fault scenarios' server has a NIC per client (eth0 to the faulted client, eth1 to the
+    # witness), bridged, with its address and its one Soft-RoCE device on the bridge: the RC fabric
+    # serves one device, and both clients' connections must share it (one progress thread, one
+    # completion queue) for the witness to show whether a dying connection stalls the others.
+    # Isolated ports: the two clients reach the server only, not each other.
+    for i in $(seq 100); do [ -e /sys/class/net/eth1 ] && break; sleep 0.1; done
+    ip link add br0 type bridge && ip link set eth0 master br0 && ip link set eth1 master br0 \
+      && bridge link set dev eth0 isolated on && bridge link set dev eth1 isolated on \
+      && ip link set eth0 up && ip link set eth1 up || return 1
+    dev=br0
+  fi
+  ip link set lo up && ip addr add "$ip/24" dev $dev && ip link set $dev up || return 1
+  modprobe rdma_rxe && rdma link add rxe0 type rxe netdev $dev || return 1
   modprobe rdma_ucm; modprobe rpcrdma || return 1
   for i in $(seq 100); do rdma link show rxe0/1 | grep -q 'state ACTIVE' && return 0; sleep 0.1; done
   return 1
 }
-if [ "$ROLE" = server ]; then MYIP=$SERVER_IP; hostname rigserver; else MYIP=$CLIENT_IP; hostname rigclient; fi
+case "$ROLE" in
+  server) MYIP=$SERVER_IP; hostname rigserver ;;
+  witness) MYIP=$WITNESS_IP; hostname rigwitness ;;
+  *) MYIP=$CLIENT_IP; hostname rigclient ;;
+esac
 step net-rxe net_up "$MYIP" || fatal "eth0 or Soft-RoCE did not come up"
 log "$(rdma link show rxe0/1)"
 rxe_counters
@@ -88,8 +133,10 @@ server_linux() {
 # testbed serve --fabric verbs: NFSv3 over RDMA on port 20049, MOUNT over TCP and rpcbind on 111
 # (its own, in the JVM); its output goes to the console with a prefix, so run.sh's logs keep it.
 server_testbed() {
+  local logging=()
   mount -t tmpfs -o size=1g tmpfs /export || fatal "tmpfs /export"
-  /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
+  [ -n "${FAULT:-}" ] && logging=(-Dlogback.configurationFile="$(fault_logging)")
+  /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 "${logging[@]}" \
     -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main -v \
     serve --fabric verbs --listen "$SERVER_IP" --export /export 2>&1 | sed -u "s/^/RIG $ROLE serve: /" >&3 &
   local i
@@ -98,6 +145,54 @@ server_testbed() {
     sleep 1
   done
   fatal "testbed serve did not register MOUNT with rpcbind within 240 s"
+}
+
+# In the fault scenarios the server also logs each connection's end and why (RcConnection: "ending,
+# STATUS: detail"), its acceptance and its close (Responder), with the time to the millisecond: the
+# testbed's own logging, with those two classes at debug, which -v (info) leaves as they are.
+fault_logging() { # prints the path of the logback configuration it writes
+  cat > /tmp/logback-fault.xml <<'EOF'
+<configuration>
+  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>
+  </appender>
+  <logger name="org.rpcrdma4j.verbs.rc.RcConnection" level="DEBUG"/>
+  <logger name="org.rpcrdma4j.transport.conn.Responder" level="DEBUG"/>
+  <root level="WARN"><appender-ref ref="STDERR"/></root>
+</configuration>
+EOF
+  echo /tmp/logback-fault.xml
+}
+
+# The fault scenarios' server: its RDMA connections as the kernel lists them, every 2 s, logged when
+# they change: "RIG-QP EPOCH_MS client=N witness=N other=N listen=N qps=N RC:STATE=N...", where
+# client and witness count the CM ids connected to that guest's address, and qps the RC queue pairs
+# (with their states). run.sh waits for client=0 witness=1 qps=1: the dead or departed client's
+# connections freed, the witness's alone. When a fault scenario goes wrong run.sh writes
+# /rig/dump-threads, and the JVM's threads are printed once (RIG-THREADS lines).
+watch_connections() {
+  local last="" now ids qps dumped=0
+  while :; do
+    ids=$(rdma resource show cm_id 2>/dev/null)
+    qps=$(rdma resource show qp 2>/dev/null | grep ' type RC ')
+    now="client=$(grep -c "dst-addr $CLIENT_IP:" <<< "$ids") witness=$(grep -c "dst-addr $WITNESS_IP:" <<< "$ids")"
+    now="$now other=$(grep dst-addr <<< "$ids" | grep -v -c -e "dst-addr $CLIENT_IP:" -e "dst-addr $WITNESS_IP:" -e 'state LISTEN')"
+    now="$now listen=$(grep -c 'state LISTEN' <<< "$ids") qps=$(grep -c . <<< "$qps")"
+    now="$now $(sed -n 's/.* state \([A-Z_]*\) .*/RC:\1/p' <<< "$qps" | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }')"
+    if [ "$now" != "$last" ]; then
+      log "RIG-QP $(now_ms) $now"
+      grep -v 'state LISTEN' <<< "$ids" | grep . | sed "s/^/RIG $ROLE cm_id: /" >&3
+    fi
+    last=$now
+    if [ $dumped = 0 ] && [ -e /rig/dump-threads ]; then
+      dumped=1
+      timeout 120 /opt/jdk/bin/jcmd "$(pgrep -f org.rpcrdma4j.testbed.Main | head -1)" Thread.print 2>&1 \
+        | sed "s/^/RIG $ROLE threads: /" >&3
+      log "RIG-THREADS-DONE"
+    fi
+    sleep 2
+  done
 }
 
 # The project's Java code runs from the share with the guest's jlinked Temurin 25. Checked in
@@ -123,9 +218,9 @@ wait_server() {
   return 1
 }
 
-client_linux() {
-  local s opts ok=0 i
-  for s in ${CLIENT_SYSCTLS//,/ }; do sysctl -w "$s" || fatal "sysctl $s"; done
+# the Linux client's mount (the witness's too)
+mount_export() {
+  local opts ok=0 i
   opts="vers=3,proto=rdma,port=20049,nolock${MOUNT_OPTS:+,$MOUNT_OPTS}"
   # both guests boot at once: wait until the server's NFS service answers (over TCP, the
   # RDMA listener follows within moments, and mount retries cover that)
@@ -137,15 +232,33 @@ client_linux() {
   done
   [ $ok = 1 ] || fatal "mount failed"
   log "mounted: $(grep ' /mnt ' /proc/mounts)"
+}
+
+client_linux() {
+  local s
+  for s in ${CLIENT_SYSCTLS//,/ }; do sysctl -w "$s" || fatal "sysctl $s"; done
+  # a faulted client starts once the witness works (run.sh writes /rig/go when it has seen that)
+  if [ -n "${FAULT:-}" ]; then step wait-witness wait_file /rig/go 900 || fatal "no /rig/go within 900 s"; fi
+  mount_export
   workload_files
+  [ "${FAULT:-}" = lossy ] && { wait; log "RIG-FAULT-JOB-DONE"; }   # the link's faults are over
   workload_dir
   workload_symlink
   workload_hardlink
   step remove timeout 600 rm -rf /mnt/rig-files /mnt/rig-dir "/mnt/$LINK_NAME" || fatal "remove"
-  log "RIG-LEFT $(ls -A /mnt | wc -l)"
+  # the witness's directory, if any, is not this client's
+  log "RIG-LEFT $(ls -A /mnt | grep -v -c -x rig-witness)"
   sed -n '/ \/mnt /,/^device/p' /proc/self/mountstats | grep -E 'opts|xprt' | sed "s/^/RIG $ROLE mountstats: /"
+  # "xprt: rdma 0 BIND CONNECT ...": how often the transport connected (once unless it reconnected)
+  log "RIG-XPRT connects=$(sed -n '/ \/mnt /,/^device/p' /proc/self/mountstats | awk '$1 == "xprt:" { print $5; exit }')"
   step umount timeout 120 umount /mnt || fatal "umount"
   log "RIG-UMOUNTED"
+}
+
+wait_file() { # FILE SECONDS: 0 once FILE exists (the 9p share shows files the host adds at once)
+  local i
+  for i in $(seq "$2"); do [ -e "$1" ] && return 0; sleep 1; done
+  return 1
 }
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
@@ -191,6 +304,10 @@ workload_files() {
   step stage-data cp $(for f in $FILES; do echo "/rig/data/$f"; done) /tmp/src/ || fatal "copy from /rig/data"
   for f in $FILES; do
     log "RIG-SRC $f $(sha256sum < "/tmp/src/$f" | cut -d' ' -f1)"
+    case "${FAULT:-}:$f" in
+      lossy:file-16MiB) lossy_link & ;;   # the faults start with the large writes
+      poweroff:file-64MiB) announce_writing "$f" ;;
+    esac
     step "write-$f" timeout 900 dd if="/tmp/src/$f" of="/mnt/rig-files/$f" bs=1M conv=fsync status=none \
       || fatal "write $f"
   done
@@ -200,6 +317,81 @@ workload_files() {
     sum=$(step "read-$f" timeout 900 sha256sum < "/mnt/rig-files/$f") || fatal "read $f"
     log "RIG-SUM $f ${sum%% *}"
   done
+}
+
+# ---------------- the fault scenarios (linux-to-testbed-lossy, linux-to-testbed-poweroff) ----------------
+# lossy: this guest's link (its egress: calls, ACKs, RDMA Read responses and CM messages to the
+# server) loses 20% of its packets for 20 s, which RC's retransmissions ride out, then every packet
+# for 25 s, longer than a queue pair's retries last (7 tries of an ACK timeout of 2.1 s, the REQ's
+# "Local ACK Timeout" 19 and "Retry Count" 6 on the capture: about 15 s), so the connection breaks;
+# then the link is whole again and the client must reconnect. Started with the 16 MiB file's write,
+# so calls are in flight throughout.
+lossy_link() {
+  modprobe sch_netem || fatal "modprobe sch_netem"
+  log "RIG-FAULT loss-20% $(now_ms)"
+  tc qdisc add dev eth0 root netem loss 20% || fatal "tc qdisc add dev eth0 root netem loss 20%"
+  sleep 20
+  log "RIG-FAULT loss-100% $(now_ms)"
+  tc qdisc change dev eth0 root netem loss 100% || fatal "tc qdisc change dev eth0 root netem loss 100%"
+  sleep 25
+  tc qdisc del dev eth0 root || fatal "tc qdisc del dev eth0 root"
+  log "RIG-FAULT end $(now_ms)"
+}
+
+# poweroff: once 8 MiB of the 64 MiB file have left on eth0 (the page cache takes the file at once;
+# its WRITEs go out at dd's fsync, the server pulling their data with RDMA Reads, all of them at
+# once, so no WRITE is answered until nearly the end), RIG-WRITING, upon which run.sh kills this
+# guest's QEMU (a power-off) while the server's RDMA Reads and replies are under way
+announce_writing() {
+  local before
+  read -r before < /sys/class/net/eth0/statistics/tx_bytes
+  ( while read -r now < /sys/class/net/eth0/statistics/tx_bytes && [ $((now - before)) -lt $((8 << 20)) ]; do
+      sleep 0.2
+    done
+    log "RIG-WRITING $(now_ms)" ) &
+}
+
+# The witness: a second Linux kernel client, on the server's other NIC, doing small things in a loop
+# from before the fault until run.sh writes /rig/stop-witness (or for 1500 s at most): a 64 KiB file
+# written with fsync, read back after dropping the caches and checked, removed, and its directory's
+# stat. Each operation's completion is logged, "RIG-WOP N NAME EPOCH_MS ok|FAILED", and at the end
+# "RIG-WITNESS ops=N failures=F max_gap_ms=G max_gap_end_ms=T": G the longest time between two
+# completions, ending at T. A server that stalls the other connections while one dies shows there.
+client_witness() {
+  local src=/tmp/witness-64KiB want n=0 fail=0 last=0 gap=0 gap_end=0
+  mount_export
+  mkdir -p /mnt/rig-witness || fatal "mkdir /mnt/rig-witness"
+  cp /rig/data/file-64KiB $src || fatal "copy from /rig/data"
+  want=$(sha256sum < $src | cut -d' ' -f1)
+  while [ ! -e /rig/stop-witness ] && [ $SECONDS -lt 1500 ]; do
+    witness_op write timeout -s KILL 300 dd if=$src of=/mnt/rig-witness/file bs=64k conv=fsync status=none
+    drop_caches
+    witness_op read witness_read
+    witness_op remove timeout -s KILL 300 rm /mnt/rig-witness/file
+    witness_op stat timeout -s KILL 300 stat /mnt/rig-witness > /dev/null
+    [ $n = 4 ] && log "RIG-WITNESS-UP"
+  done
+  log "RIG-WITNESS ops=$n failures=$fail max_gap_ms=$gap max_gap_end_ms=$gap_end"
+  clock_drift
+  step witness-remove timeout 300 rm -rf /mnt/rig-witness || fatal "remove /mnt/rig-witness"
+  step umount timeout 120 umount /mnt || fatal "umount"
+  log "RIG-WITNESS-DONE"
+}
+witness_read() {
+  local sum
+  sum=$(timeout -s KILL 300 sha256sum /mnt/rig-witness/file) && [ "${sum%% *}" = "$want" ]
+}
+witness_op() { # NAME CMD...: runs CMD, logs its completion, counts it in client_witness's figures
+  local name=$1 rc t
+  shift
+  "$@"
+  rc=$?
+  t=$(now_ms)
+  n=$((n + 1))
+  [ $rc = 0 ] || fail=$((fail + 1))
+  if [ $last -gt 0 ] && [ $((t - last)) -gt $gap ]; then gap=$((t - last)); gap_end=$t; fi
+  last=$t
+  log "RIG-WOP $n $name $t $([ $rc = 0 ] && echo ok || echo "FAILED rc=$rc")"
 }
 
 create_entries() {
@@ -245,13 +437,19 @@ case "$ROLE:$SERVER_KIND:$CLIENT_KIND" in
     watch_rxe ;;
   server:testbed:*)
     server_testbed
+    [ -n "${FAULT:-}" ] && watch_connections &
     log "RIG-SERVER-READY"
     log "RIG-JAVA-OK"   # the server is the project's Java code
     watch_rxe ;;
   client:*:linux)
     client_linux
     rxe_counters
+    [ -n "${FAULT:-}" ] && clock_drift
     log "RIG-CLIENT-DONE"
+    off ;;
+  witness:*:*)
+    client_witness
+    rxe_counters
     off ;;
   client:*:testbed)
     client_testbed

@@ -9,7 +9,9 @@
 #
 # It installs what it lacks (Debian packages), builds the guest image once and caches it, boots a
 # server and a client guest per scenario (TCG, no network but a private link between the two),
-# captures their link, checks the results, replays the capture, and cleans up. Exit status:
+# captures their link, checks the results, replays the capture, and cleans up. The fault scenarios
+# (linux-to-testbed-lossy, linux-to-testbed-poweroff) add a witness client on a second link and
+# break the first client's link or power it off while the witness keeps working. Exit status:
 # 0 every scenario passed, 1 a scenario failed, 2 the rig cannot run here (the reason is printed),
 # 3 a named scenario is unknown. See interop/README.md.
 set -euo pipefail
@@ -29,20 +31,29 @@ SERVER_READY_TIMEOUT=${RIG_SERVER_READY_TIMEOUT:-300}
 CLIENT_TIMEOUT=${RIG_CLIENT_TIMEOUT:-1200}
 JAVA_CHECK_TIMEOUT=${RIG_JAVA_CHECK_TIMEOUT:-180}
 REPLAY_TIMEOUT=${RIG_REPLAY_TIMEOUT:-900}
+# fault scenarios: how long the server may take to free the faulted client's connection once the
+# client is done or dead, and how long the witness goes on after that (poweroff)
+FREED_TIMEOUT=${RIG_FREED_TIMEOUT:-180}
+WITNESS_AFTER=${RIG_WITNESS_AFTER:-20}
 
 # ---------------- scenarios ----------------
-# name                  client   server   extra mount options       client sysctls
+# A fault (lossy, poweroff) adds a third guest, the witness, and breaks the client's link or powers
+# the client off mid-write (run_fault).
+# name                  client   server   extra mount options       client sysctls     fault
 SCENARIO_TABLE="
-linux-to-linux          linux    linux    -                         -
-linux-to-linux-64k      linux    linux    rsize=65536,wsize=65536   -
-linux-to-linux-inline1k linux    linux    -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024
-linux-to-testbed        linux    testbed  -                         -
-linux-to-testbed-64k    linux    testbed  rsize=65536,wsize=65536   -
-linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024
-testbed-to-linux        testbed  linux    -                         -
-testbed-to-testbed      testbed  testbed  -                         -
+linux-to-linux          linux    linux    -                         -                  -
+linux-to-linux-64k      linux    linux    rsize=65536,wsize=65536   -                  -
+linux-to-linux-inline1k linux    linux    -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024 -
+linux-to-testbed        linux    testbed  -                         -                  -
+linux-to-testbed-64k    linux    testbed  rsize=65536,wsize=65536   -                  -
+linux-to-testbed-inline1k linux  testbed  -                         sunrpc.rdma_max_inline_read=1024,sunrpc.rdma_max_inline_write=1024 -
+testbed-to-linux        testbed  linux    -                         -                  -
+testbed-to-testbed      testbed  testbed  -                         -                  -
+linux-to-testbed-lossy  linux    testbed  -                         -                  lossy
+linux-to-testbed-poweroff linux  testbed  -                         -                  poweroff
 "
-DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed"
+# linux-to-testbed-lossy: 5 to 6 minutes; linux-to-testbed-poweroff runs when named (interop/README.md)
+DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed linux-to-testbed-lossy"
 
 # ---------------- the guest image ----------------
 SUITE=bookworm
@@ -54,6 +65,7 @@ FILE_SIZES="1024 4096 65536 1048576 16777216 67108864"
 LINK_NAME=rig-link-4000
 SERVER_IP=10.99.0.1
 CLIENT_IP=10.99.0.2
+WITNESS_IP=10.99.0.3   # the fault scenarios' witness, on the server's second NIC
 
 say() { printf '%s rig: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 cannot_run() { say "CANNOT RUN: $*" >&2; exit 2; }
@@ -240,20 +252,27 @@ make_data() { # DIR: the workload's files, the symlink target, and expected.txt 
 }
 
 # ---------------- one scenario ----------------
-scenario_field() { # NAME FIELD(1=client 2=server 3=mopts 4=sysctls)
+scenario_field() { # NAME FIELD(1=client 2=server 3=mopts 4=sysctls 5=fault)
   awk -v n="$1" -v f="$2" '$1 == n { v = $(f + 1); print (v == "-" ? "" : v) }' <<< "$SCENARIO_TABLE"
 }
 scenario_names() { awk 'NF { print $1 }' <<< "$SCENARIO_TABLE"; }
 
-qemu_guest() { # ROLE SHARE SOCKS LOG [PCAP]: starts one guest in the background, pid in QEMU_PIDS
-  # The link is a pair of unix datagram sockets, SOCKS.server and SOCKS.client, each guest sending
-  # to the other's: QEMU 7.2's stream netdev stalled a guest's virtio-net transmit queue under load
+# qemu_guest ROLE SHARE LOG LINK...: starts one guest in the background, pid in QEMU_PIDS; one NIC per
+# LINK, "LOCAL_SOCKET,PEER_SOCKET,MAC[,PCAP]", the first eth0.
+qemu_guest() {
+  # A link is a pair of unix datagram sockets, one per end, each guest sending to the other's:
+  # QEMU 7.2's stream netdev stalled a guest's virtio-net transmit queue under load
   # ("NETDEV WATCHDOG: transmit queue 0 timed out"), dgram did not. A datagram the peer is not there
   # to take is lost, as on a wire, and RoCE retransmits it.
-  local role=$1 share=$2 socks=$3 log=$4 pcap=${5:-} peer net mac
-  if [ "$role" = server ]; then mac=52:54:00:99:00:01 peer=client; else mac=52:54:00:99:00:02 peer=server; fi
-  net=(-netdev "dgram,id=n0,local.type=unix,local.path=$socks.$role,remote.type=unix,remote.path=$socks.$peer")
-  [ -n "$pcap" ] && net+=(-object "filter-dump,id=cap0,netdev=n0,file=$pcap,maxlen=65535")
+  local role=$1 share=$2 log=$3 net=() link local peer mac pcap n=0
+  shift 3
+  for link in "$@"; do
+    IFS=, read -r local peer mac pcap <<< "$link"
+    net+=(-netdev "dgram,id=n$n,local.type=unix,local.path=$local,remote.type=unix,remote.path=$peer")
+    [ -n "$pcap" ] && net+=(-object "filter-dump,id=cap$n,netdev=n$n,file=$pcap,maxlen=65535")
+    net+=(-device "virtio-net-pci,netdev=n$n,mac=$mac")
+    n=$((n + 1))
+  done
   # no_timer_check: on a loaded host a TCG guest's kernel has failed its IO-APIC timer check at boot
   # ("Kernel panic - not syncing: IO-APIC + timer doesn't work!"); the emulated timer is fine
   qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp 1 -m "$GUEST_MEM" -nodefaults -no-user-config -no-reboot \
@@ -261,8 +280,7 @@ qemu_guest() { # ROLE SHARE SOCKS LOG [PCAP]: starts one guest in the background
     -kernel "$IMAGE/vmlinuz" -initrd "$IMAGE/rootfs.cpio" \
     -append "console=ttyS0 rdinit=/init ipv6.disable=1 panic=-1 no_timer_check rig.role=$role" \
     -virtfs "local,path=$share,mount_tag=rig,security_model=none,readonly=on" \
-    "${net[@]}" -device "virtio-net-pci,netdev=n0,mac=$mac" \
-    > "$log.qemu" 2>&1 &
+    "${net[@]}" > "$log.qemu" 2>&1 &
   QEMU_PIDS+=($!)
 }
 
@@ -333,9 +351,293 @@ guest_steps() { # LOG PREFIX
 }
 
 RESULT_LINES=()
+FAULT_RESULT=""   # a fault scenario's figures for its result line
 SOCK_DIR=""
+# run_pair NAME DIR SHARE SOCKS: a server and a client guest, the client's workload and its checks;
+# 0 when they passed, 1 when not, 2 when a guest did not come up (its result line added)
+run_pair() {
+  local name=$1 dir=$2 share=$3 socks=$4 spid cpid ok=1
+  # both guests boot at once; the client waits in the guest for the server's NFS service
+  qemu_guest server "$share" "$dir/server.log" "$socks.server,$socks.client,52:54:00:99:00:01,$dir/$name.pcap"
+  spid=${QEMU_PIDS[-1]}
+  wait_socket "$socks.server" "$spid" || { stop_guests; say "QEMU did not start: $(cat "$dir/server.log.qemu")"
+    RESULT_LINES+=("FAIL $name: the server guest did not start"); return 2; }
+  qemu_guest client "$share" "$dir/client.log" "$socks.client,$socks.server,52:54:00:99:00:02"
+  cpid=${QEMU_PIDS[-1]}
+  timed "$name: both guests boot, server ready" \
+    wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" "$dir/client.log" \
+    || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 2; }
+  timed "$name: client mount, workload, unmount" \
+    wait_marker "$cpid" "$dir/client.log" RIG-CLIENT-DONE "$CLIENT_TIMEOUT" "$dir/server.log" || ok=0
+  if [ $ok = 1 ]; then
+    timed "$name: java in the server guest" wait_marker "$spid" "$dir/server.log" RIG-JAVA- "$JAVA_CHECK_TIMEOUT" || ok=0
+    grep -q RIG-JAVA-OK "$dir/server.log" || { say "the testbed jar did not run in the server guest"; ok=0; }
+  fi
+  stop_guests
+  rm -rf "$share/jars"
+  if [ $ok = 1 ]; then
+    check_client "$share/data" "$dir/client.log" "$(scenario_field "$name" 1)" || ok=0
+  else
+    say "client log tail:"; tail -25 "$dir/client.log" | sed 's/^/    /'
+  fi
+  [ $ok = 1 ]
+}
+
+wait_socket() { # PATH PID: 0 once QEMU has made the unix socket PATH
+  local i
+  for i in $(seq 100); do [ -S "$1" ] && return 0; kill -0 "$2" 2>/dev/null || return 1; sleep 0.1; done
+  [ -S "$1" ]
+}
+
+# ---------------- the fault scenarios ----------------
+# run_fault NAME DIR SHARE SOCKS: the server guest with two NICs, bridged (eth0 to the client, eth1 to
+# the witness; each link captured, the client's to NAME.pcap, the witness's to witness.pcap), the
+# client, and the witness (guest.sh's client_witness: small operations in a loop). Once the witness
+# works, run.sh lets the client start (/rig/go in the share); then
+#   lossy:    the client's own link loses packets, then all of them (guest.sh's lossy_link); the
+#             client must reconnect and finish its whole workload byte-exact;
+#   poweroff: when the client logs RIG-WRITING (its 64 MiB write under way), its QEMU is killed.
+# Then the server must free the client's connections (its RIG-QP lines: none left to the client,
+# the witness's alone), the witness stops (/rig/stop-witness) and must have had no failure.
+# 0 when all that held, 1 when not, 2 when a guest did not come up (its result line added).
+run_fault() {
+  local name=$1 dir=$2 share=$3 socks=$4 fault spid cpid wpid ok=1 t_fault="" t_end connects="" e
+  fault=$(scenario_field "$name" 5)
+  CLEAN_PATHS+=("$socks.server1" "$socks.witness")
+  qemu_guest server "$share" "$dir/server.log" "$socks.server,$socks.client,52:54:00:99:00:01,$dir/$name.pcap" \
+    "$socks.server1,$socks.witness,52:54:00:99:01:01,$dir/witness.pcap"
+  spid=${QEMU_PIDS[-1]}
+  wait_socket "$socks.server1" "$spid" || { stop_guests; say "QEMU did not start: $(cat "$dir/server.log.qemu")"
+    RESULT_LINES+=("FAIL $name: the server guest did not start"); return 2; }
+  qemu_guest client "$share" "$dir/client.log" "$socks.client,$socks.server,52:54:00:99:00:02"
+  cpid=${QEMU_PIDS[-1]}
+  qemu_guest witness "$share" "$dir/witness.log" "$socks.witness,$socks.server1,52:54:00:99:01:02"
+  wpid=${QEMU_PIDS[-1]}
+  timed "$name: three guests boot, server ready" \
+    wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" "$dir/client.log" \
+    || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 2; }
+  timed "$name: witness mounted and working" \
+    wait_marker "$wpid" "$dir/witness.log" RIG-WITNESS-UP "$SERVER_READY_TIMEOUT" "$dir/server.log" || ok=0
+  touch "$share/go"
+  if [ $ok = 1 ] && [ "$fault" = lossy ]; then
+    timed "$name: client mount, workload with link faults, unmount" \
+      wait_marker "$cpid" "$dir/client.log" RIG-CLIENT-DONE "$CLIENT_TIMEOUT" "$dir/witness.log" || ok=0
+    t_fault=$(sed -n 's/.*RIG-FAULT loss-20% \([0-9]*\).*/\1/p' "$dir/client.log" | head -1)
+    [ -n "$t_fault" ] || { say "the client logged no fault"; ok=0; }
+  elif [ $ok = 1 ]; then
+    timed "$name: client mount, workload up to the 64 MiB write" \
+      wait_marker "$cpid" "$dir/client.log" RIG-WRITING "$CLIENT_TIMEOUT" "$dir/witness.log" || ok=0
+    if [ $ok = 1 ]; then
+      { kill -9 "$cpid"; wait "$cpid" || true; } 2>/dev/null   # quietly: bash reports a killed job
+      t_fault=$(now_ms)
+      say "powered the client off (kill -9 of its QEMU) during its 64 MiB write"
+    fi
+  fi
+  if [ $ok = 1 ]; then
+    timed "$name: server frees the client's connections" wait_freed "$spid" "$dir/server.log" || ok=0
+    [ "$fault" = poweroff ] && sleep "$WITNESS_AFTER"   # and serves the witness on
+  fi
+  t_end=$(now_ms)
+  touch "$share/stop-witness"
+  timed "$name: witness stops and unmounts" \
+    wait_marker "$wpid" "$dir/witness.log" RIG-WITNESS-DONE 300 "$dir/server.log" || ok=0
+  if [ $ok = 0 ]; then   # the server's threads, for whoever looks into it
+    touch "$share/dump-threads"
+    wait_marker "$spid" "$dir/server.log" RIG-THREADS-DONE 150 || true
+  fi
+  stop_guests
+  rm -rf "$share/jars"
+  if [ "$fault" = lossy ] && [ -n "$t_fault" ]; then
+    check_client "$share/data" "$dir/client.log" linux || ok=0
+    # the client's transport connected again after its connection broke
+    connects=$(sed -n 's/.*RIG-XPRT connects=\([0-9]*\).*/\1/p' "$dir/client.log" | tail -1)
+    if [ "${connects:-0}" -gt 1 ]; then say "  reconnect ok: the client's transport connected $connects times"
+    else say "  reconnect BAD: the client's transport connected ${connects:-an unknown number of} times"; ok=0; fi
+  fi
+  check_witness "$dir/witness.log" || ok=0
+  if [ -n "$t_fault" ]; then fault_report "$dir" "$name" "$t_fault" "$t_end" 2>&1 | tee "$dir/fault.txt"; fi
+  FAULT_RESULT="$(witness_figures "$dir/witness.log" "${t_fault:-0}" "$t_end" | head -1)"
+  e=$([ -n "$t_fault" ] && server_ends "$dir" "$t_fault" | head -1)
+  [ -n "$e" ] && FAULT_RESULT="$FAULT_RESULT; the server ended the client's connection at $(rel_s "$e" "$t_fault"), the witness's gap across it $(gap_across "$dir/witness.log" "$e" | awk '{ print $3 }') s"
+  FAULT_RESULT="$FAULT_RESULT${connects:+; the client connected $connects times}"
+  TIMINGS+=("$(printf '%-44s %s' "$name: witness" "$FAULT_RESULT")")
+  if [ -s "$dir/witness.pcap" ]; then
+    if timed "$name: testbed replay of the witness's link" replay "$dir/witness.pcap" "$dir/witness-replay.txt"; then
+      say "  witness replay ok: $(tail -1 "$dir/witness-replay.txt" | tr -s ' ')"
+    else
+      say "  witness replay FAILED:"; sed 's/^/    /' "$dir/witness-replay.txt" | head -20; ok=0
+    fi
+  fi
+  [ $ok = 1 ] || { say "log tails:"; for f in client witness; do tail -15 "$dir/$f.log" | sed 's/^/    /'; done; }
+  [ $ok = 1 ]
+}
+
+now_ms() { date +%s%3N; }
+
+# wait_freed PID LOG: 0 once the server's last RIG-QP line has no connection to the client and the
+# witness's alone (one CM id, one RC queue pair), within FREED_TIMEOUT s
+wait_freed() {
+  local t0=$SECONDS line
+  while :; do
+    line=$(grep -a RIG-QP "$2" | tail -1)
+    [[ "$line" == *" client=0 witness=1 other=0 listen=1 qps=1 "* ]] && { say "  freed: ${line#*RIG-QP }"; return 0; }
+    kill -0 "$1" 2>/dev/null || { say "the server guest exited"; return 1; }
+    [ $((SECONDS - t0)) -lt "$FREED_TIMEOUT" ] || { say "the server still holds: ${line#*RIG-QP }"; return 1; }
+    sleep 1
+  done
+}
+
+# check_witness LOG: the witness worked (ops > 0), never failed, and unmounted
+check_witness() {
+  local line ops fails
+  line=$(grep -a -o 'RIG-WITNESS ops=.*' "$1" | tail -1 | tr -d '\r')
+  ops=$(sed -n 's/.*ops=\([0-9]*\).*/\1/p' <<< "$line")
+  fails=$(sed -n 's/.*failures=\([0-9]*\).*/\1/p' <<< "$line")
+  if [ "${ops:-0}" -gt 0 ] && [ "$fails" = 0 ]; then say "  witness ok: ${line#RIG-WITNESS }"
+  else say "  witness BAD: ${line:-no RIG-WITNESS line}"; grep -a 'RIG-WOP.*FAILED' "$1" | head -5 | sed 's/^/    /'; return 1; fi
+  grep -q RIG-WITNESS-DONE "$1" || { say "  witness BAD: did not unmount"; return 1; }
+}
+
+# witness_figures LOG T_FAULT T_END: the witness's operations and its longest gaps between two
+# completions before the fault (ending before T_FAULT), during it (overlapping [T_FAULT, T_END]) and
+# after it, each with where it ended relative to T_FAULT (epoch ms, the guests' clocks set from the
+# host's); the first line for the result line, the rest for fault.txt
+witness_figures() {
+  grep -a -o 'RIG-WOP [0-9]* [a-z]* [0-9]* [A-Za-z]*' "$1" | awk -v fs="$2" -v fe="$3" '
+    { t = $4; n++; if ($5 != "ok") fails++ }
+    prev { g = t - prev
+      if (t < fs) { if (g > b) { b = g; bt = t } }
+      else if (prev > fe) { if (g > a) { a = g; at = t } }
+      else if (g > d) { d = g; dt = t } }
+    { prev = t }
+    function at_(x) { return x ? sprintf("ending at %+.1f s", (x - fs) / 1000) : "none" }
+    END {
+      printf "witness %d ops, %d failures, longest gap between its operations %.1f s in the fault window (before it %.1f s, after %.1f s)\n", \
+        n, fails, d / 1000, b / 1000, a / 1000
+      printf "witness: %d operations, %d failed; longest gap between two completions:\n", n, fails
+      printf "  before the fault %.2f s (%s), during it %.2f s (%s), after it %.2f s (%s)\n", \
+        b / 1000, at_(bt), d / 1000, at_(dt), a / 1000, at_(at) }'
+}
+
+# fault_report DIR NAME T_FAULT T_END: what the fault did, in times relative to its start: the
+# client's fault phases, the witness's gaps, the server's view of its connections (RcConnection's and
+# Responder's lines, RIG-QP), and both links on the wire (files: resent-xids.txt, witness-calls.txt)
+fault_report() {
+  local dir=$1 name=$2 tf=$3 te=$4 e
+  say "fault report (times relative to the fault's start, $(date -u -d "@$((tf / 1000))" +%H:%M:%S).${tf: -3} UTC; its window ends at $(rel_s "$te" "$tf"))"
+  grep -a -o 'RIG-FAULT [^ ]* [0-9]*' "$dir/client.log" | awk -v fs="$tf" '{ printf "  client: %s at %+.1f s\n", $2, ($3 - fs) / 1000 }'
+  grep -a -o 'RIG-XPRT .*' "$dir/client.log" | tr -d '\r' | sed 's/^/  client: /'
+  grep -a -h -o 'RIG-CLOCK .*' "$dir/client.log" "$dir/witness.log" | tr -d '\r' | sed 's/^/  clock: /'
+  witness_figures "$dir/witness.log" "$tf" "$te" | tail -n +2 | sed 's/^/  /'
+  say "  the server's connections (serve's log, UTC):"
+  grep -a -E 'serve: .*(ending,|closed:|accepted )' "$dir/server.log" | sed 's/.*serve: /    /' | tr -d '\r' | cut -c1-220
+  grep -a -o 'RIG-QP [0-9]* .*' "$dir/server.log" | tr -d '\r' | awk -v fs="$tf" '{ t = $2; $1 = $2 = ""; printf "    RIG-QP at %+.1f s:%s\n", (t - fs) / 1000, $0 }'
+  say "  on the wire ($name.pcap, the client's link, as the server's NIC saw it):"
+  fault_wire "$dir/$name.pcap" "$tf" "$dir/resent-xids.txt" | sed 's/^/    /'
+  witness_calls "$dir/witness.pcap" > "$dir/witness-calls.txt"
+  say "  the witness's link (witness.pcap): $(awk -v fs="$tf" -v fe="$te" '{ n++
+      if ($2 >= fs && $1 <= fe) { if ($3 > d) { d = $3; dt = $2 } } else if ($3 > o) o = $3 }
+      END { printf "%d calls; the longest call-to-reply time during the fault %.0f ms (the reply at %+.1f s), outside it %.0f ms", n, d, (dt - fs) / 1000, o }' \
+      "$dir/witness-calls.txt")"
+  # how the witness fared across each moment the server ended a connection of the client's for a
+  # failure: its operations just before and after, and its calls answered in the 10 s after
+  for e in $(server_ends "$dir" "$tf"); do
+    say "  the server ended the client's connection at $(rel_s "$e" "$tf"): the witness's operations completed" \
+      "$(gap_across "$dir/witness.log" "$e" | awk '{ printf "%.2f s before and %.2f s after it (a gap of %.2f s)", $1, $2, $3 }');" \
+      "its calls answered in the 10 s after it: $(awk -v e="$e" '$1 <= e + 10000 && $2 >= e { n++; if ($3 > m) m = $3 }
+        END { printf "%d, the slowest in %.0f ms", n, m }' "$dir/witness-calls.txt")"
+  done
+}
+
+# server_ends DIR T_FAULT: the moments (epoch ms) the server ended a connection of the client's for a
+# failure (RcConnection's "ending, ...", not the client's own disconnect), from serve's log, whose
+# times of day are the server guest's clock, set from the host's (UTC; the day is T_FAULT's)
+server_ends() {
+  grep -a "serve: .* -> /$CLIENT_IP:.*: ending, " "$1/server.log" | grep -v 'ending, CLOSED: RDMA_CM_EVENT_DISCONNECTED' \
+    | sed -n 's/.*serve: \([0-9:.]*\) .*/\1/p' | while read -r e; do
+      date -u -d "$(date -u -d "@$(($2 / 1000))" +%F) $e" +%s%3N
+    done
+}
+
+# gap_across LOG MOMENT: "BEFORE AFTER GAP" in seconds: the witness's last completion before MOMENT
+# (epoch ms) and its first after, and the gap between them
+gap_across() {
+  grep -a -o 'RIG-WOP [0-9]* [a-z]* [0-9]*' "$1" | awk -v e="$2" '
+    { if (p && p <= e && $4 > e) printf "%.2f %.2f %.2f\n", (e - p) / 1000, ($4 - e) / 1000, ($4 - p) / 1000; p = $4 }'
+}
+
+# cut_by_fault DIR FAULT: 0 when every mismatch of the faulted link's replay (replay.json) is a call
+# whose chunk data the fault kept off the wire ("cannot rebuild the call: the capture lacks the data
+# of segment ...") and that the client sent again on its new connection (resent-xids.txt from
+# fault_wire), or, after a power-off, that was on the connection it ended (the capture's last)
+cut_by_fault() {
+  local dir=$1 fault=$2 last m xid n=0 bad=0
+  [ -s "$dir/replay.json" ] || return 1
+  last=$(grep -o '"connections":[0-9]*' "$dir/replay.json" | head -1 | cut -d: -f2)
+  while read -r m; do
+    n=$((n + 1))
+    xid=$(printf '0x%08x' "$(sed -n 's/.*"xid":\([0-9]*\).*/\1/p' <<< "$m")")
+    if [[ "$m" == *'"difference":"cannot rebuild the call: the capture lacks the data of segment'* ]] \
+      && { grep -qx "$xid" "$dir/resent-xids.txt" 2>/dev/null \
+        || { [ "$fault" = poweroff ] && [[ "$m" == *"\"connection\":$last,"* ]]; }; }; then
+      continue
+    fi
+    bad=$((bad + 1))
+    say "    not the fault's doing: $m"
+  done < <(grep -o '{"frame":[^}]*}' "$dir/replay.json")
+  say "  replay: $n mismatches, $((n - bad)) of them calls whose chunk data the fault kept off the wire" \
+    "($([ "$fault" = poweroff ] && echo "on the connection the power-off ended" || echo "each sent again on the new connection"))"
+  [ $bad = 0 ] && [ $n -gt 0 ]
+}
+
+rel_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f s", (a - b) / 1000 }'; }
+
+# fault_wire PCAP T_FAULT XIDS_OUT: the faulted link: the client's longest silence and its last
+# frame, the server's frames after the fault began (its RC retransmissions: a request's PSN again on
+# one queue pair), the RDMA-CM messages from a second before the fault on, and the calls the client
+# sent again with the same XID on a new queue pair (after reconnecting), their XIDs to XIDS_OUT.
+# rpcordma.xid, not rpc.xid: tshark dissects a call with a Read chunk as RPC only once it has the
+# chunk's data, which a call the fault cut off lacks.
+fault_wire() {
+  tshark -r "$1" -Y infiniband -T fields -E separator=, -e frame.time_epoch -e ip.src \
+    -e infiniband.bth.destqp -e infiniband.mad.attributeid -e rpcordma.xid -e infiniband.bth.opcode \
+    -e infiniband.bth.psn 2>/dev/null \
+    | awk -F, -v fs="$2" -v client="$CLIENT_IP" -v out="$3" '
+      BEGIN { cm["0x0010"] = "REQ"; cm["0x0011"] = "MRA"; cm["0x0012"] = "REJ"; cm["0x0013"] = "REP"
+              cm["0x0014"] = "RTU"; cm["0x0015"] = "DREQ"; cm["0x0016"] = "DREP"; printf "" > out }
+      function rel(x) { return sprintf("%+.3f s", x - fs / 1000) }
+      $2 == client { if (lastc && $1 - lastc > quiet) { quiet = $1 - lastc; q0 = lastc; q1 = $1 }; lastc = $1 }
+      $2 != client && $1 * 1000 >= fs { served++; lasts = $1
+        # a request (not an ACK or RDMA Read response, opcodes 13 to 17) whose PSN the queue pair sent before
+        if (($6 < 13 || $6 > 17) && $4 == "" && (($3, $7) in psn)) resent++ }
+      $2 != client && ($6 < 13 || $6 > 17) && $4 == "" { psn[$3, $7] = 1 }
+      $4 != "" && $1 * 1000 >= fs - 1000 && shown++ < 20 {
+        printf "CM %-4s from the %s at %s\n", ($4 in cm ? cm[$4] : $4), ($2 == client ? "client" : "server"), rel($1) }
+      $2 == client && $5 != "" {   # a call (NFSv3 has no backchannel); an RC retransmission repeats its queue pair
+        if (($5 in qp) && qp[$5] != $3 && !(($5, $3) in seen)) { again++; print $5 > out; if (!first) first = $1; last = $1 }
+        qp[$5] = $3; seen[$5, $3] = 1 }
+      END {
+        printf "nothing from the client for %.3f s, from %s to %s; its last frame at %s\n", quiet, rel(q0), rel(q1), rel(lastc)
+        printf "from the server after the fault began: %d frames, %d of them requests sent again (RC retransmissions), the last frame at %s\n", \
+          served, resent, rel(lasts)
+        printf "%d calls sent again with the same XID on a new queue pair", again
+        if (again) printf ", from %s to %s", rel(first), rel(last)
+        printf "\n" }'
+}
+
+# witness_calls PCAP: one line per call of the witness, "CALL_MS REPLY_MS MILLISECONDS XID": its first
+# frame from the witness to the first from the server with its XID
+witness_calls() {
+  tshark -r "$1" -Y rpcordma.xid -T fields -E separator=, -e frame.time_epoch -e ip.src -e rpcordma.xid 2>/dev/null \
+    | awk -F, -v witness="$WITNESS_IP" '
+      $2 == witness && !($3 in call) { call[$3] = $1 * 1000 }
+      $2 != witness && ($3 in call) && !($3 in done) { done[$3] = 1
+        printf "%.0f %.0f %.0f %s\n", call[$3], $1 * 1000, $1 * 1000 - call[$3], $3 }'
+}
+
 run_scenario() { # NAME RUNDIR
-  local name=$1 dir=$2/$1 share socks spid cpid ok=1 i
+  local name=$1 dir=$2/$1 share socks ok=1 rc=0
+  FAULT_RESULT=""
   mkdir -p "$dir"
   share=$dir/share
   socks=$SOCK_DIR/$name   # a unix socket path must stay short (108 bytes)
@@ -355,52 +657,43 @@ SERVER_IP=$SERVER_IP
 CLIENT_IP=$CLIENT_IP
 FILES="$FILES"
 LINK_NAME=$LINK_NAME
+FAULT=$(scenario_field "$name" 5)
+WITNESS_IP=$WITNESS_IP
 EOF
   say "scenario $name: client $(scenario_field "$name" 1), server $(scenario_field "$name" 2)," \
-    "mount options +'$(scenario_field "$name" 3)', client sysctls '$(scenario_field "$name" 4)'"
-  # both guests boot at once; the client waits in the guest for the server's NFS service
-  qemu_guest server "$share" "$socks" "$dir/server.log" "$dir/$name.pcap"
-  spid=${QEMU_PIDS[-1]}
-  for i in $(seq 100); do [ -S "$socks.server" ] && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
-  [ -S "$socks.server" ] || { stop_guests; say "QEMU did not start: $(cat "$dir/server.log.qemu")"
-    RESULT_LINES+=("FAIL $name: the server guest did not start"); return 1; }
-  qemu_guest client "$share" "$socks" "$dir/client.log"
-  cpid=${QEMU_PIDS[-1]}
-  timed "$name: both guests boot, server ready" \
-    wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" "$dir/client.log" \
-    || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 1; }
-  timed "$name: client mount, workload, unmount" \
-    wait_marker "$cpid" "$dir/client.log" RIG-CLIENT-DONE "$CLIENT_TIMEOUT" "$dir/server.log" || ok=0
-  if [ $ok = 1 ]; then
-    timed "$name: java in the server guest" wait_marker "$spid" "$dir/server.log" RIG-JAVA- "$JAVA_CHECK_TIMEOUT" || ok=0
-    grep -q RIG-JAVA-OK "$dir/server.log" || { say "the testbed jar did not run in the server guest"; ok=0; }
-  fi
-  stop_guests
-  rm -rf "$share/jars"
-  if [ $ok = 1 ]; then
-    check_client "$share/data" "$dir/client.log" "$(scenario_field "$name" 1)" || ok=0
-  else
-    say "client log tail:"; tail -25 "$dir/client.log" | sed 's/^/    /'
-  fi
+    "mount options +'$(scenario_field "$name" 3)', client sysctls '$(scenario_field "$name" 4)'$(
+    [ -z "$(scenario_field "$name" 5)" ] || echo ", fault $(scenario_field "$name" 5) with a witness")"
+  # the guests, until their results are in: 0 passed, 1 failed, 2 gave up (the result line is in)
+  if [ -n "$(scenario_field "$name" 5)" ]; then run_fault "$name" "$dir" "$share" "$socks" || rc=$?
+  else run_pair "$name" "$dir" "$share" "$socks" || rc=$?; fi
+  [ $rc = 2 ] && return 1
+  [ $rc = 0 ] || ok=0
   if [ -s "$dir/$name.pcap" ]; then
     say "capture: $dir/$name.pcap ($(du -h "$dir/$name.pcap" | cut -f1), $(capinfos -c -M "$dir/$name.pcap" 2>/dev/null | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}') frames)"
-    if timed "$name: testbed replay" replay "$dir/$name.pcap" "$dir/replay.txt"; then
+    # a fault cuts calls off: their mismatches are looked at below (cut_by_fault)
+    if timed "$name: testbed replay$([ -z "$(scenario_field "$name" 5)" ] || echo " (cut calls to check)")" \
+        replay "$dir/$name.pcap" "$dir/replay.txt"; then
       say "  replay ok: $(tail -1 "$dir/replay.txt" | tr -s ' ')"
     else
-      say "  replay FAILED:"; sed 's/^/    /' "$dir/replay.txt" | head -20
-      # every mismatch, not only the first, for whoever looks into it
+      # every mismatch, not only the first, for whoever looks into it (and for cut_by_fault)
       replay "$dir/$name.pcap" "$dir/replay.json" --json || true
-      say "  all mismatches: $dir/replay.json"
-      ok=0
+      if [ -n "$(scenario_field "$name" 5)" ] && cut_by_fault "$dir" "$(scenario_field "$name" 5)"; then
+        say "  replay ok but for the fault's cut: $(tail -1 "$dir/replay.txt" | tr -s ' ')"
+      else
+        say "  replay FAILED:"; sed 's/^/    /' "$dir/replay.txt" | head -20
+        say "  all mismatches: $dir/replay.json"
+        ok=0
+      fi
     fi
   else
     say "  no capture"; ok=0
   fi
-  { guest_steps "$dir/server.log" server; guest_steps "$dir/client.log" client; } > "$dir/guest-steps.txt"
+  { guest_steps "$dir/server.log" server; guest_steps "$dir/client.log" client
+    [ -s "$dir/witness.log" ] && guest_steps "$dir/witness.log" witness; } > "$dir/guest-steps.txt"
   mapfile -t -O ${#TIMINGS[@]} TIMINGS < "$dir/guest-steps.txt"
-  if [ $ok = 1 ]; then RESULT_LINES+=("PASS $name ($dir)"); return 0; fi
+  if [ $ok = 1 ]; then RESULT_LINES+=("PASS $name ($dir)${FAULT_RESULT:+: $FAULT_RESULT}"); return 0; fi
   explain_failure "$dir" "$name" 2>&1 | tee "$dir/failure.txt"
-  RESULT_LINES+=("FAIL $name ($dir)")
+  RESULT_LINES+=("FAIL $name ($dir)${FAULT_RESULT:+: $FAULT_RESULT}")
   return 1
 }
 
@@ -409,7 +702,8 @@ EOF
 # NAKs and retransmitted requests on the wire, and the capture's last RoCE frames
 explain_failure() {
   local dir=$1 name=$2 pcap=$1/$2.pcap role
-  for role in server client; do
+  for role in server client witness; do
+    [ -s "$dir/$role.log" ] || continue
     say "rxe counters, $role guest (first and last reading):"
     grep -h 'RIG-RXE' "$dir/$role.log" | sed -n '1p;$p' | sed 's/.*RIG-RXE /    /'
   done
@@ -440,14 +734,14 @@ replay() { # PCAP OUT [OPTION...]
   timeout "$REPLAY_TIMEOUT" "$java" -jar "$TESTBED_JAR" replay "$@" "$pcap" > "$out" 2>&1
 }
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 list() {
   local n
-  printf '%-26s %-8s %-8s %-26s %s\n' scenario client server "mount options" "client sysctls"
+  printf '%-26s %-8s %-8s %-9s %-26s %s\n' scenario client server fault "mount options" "client sysctls"
   for n in $(scenario_names); do
-    printf '%-26s %-8s %-8s %-26s %s\n' "$n" "$(scenario_field "$n" 1)" "$(scenario_field "$n" 2)" \
-      "$(scenario_field "$n" 3)" "$(scenario_field "$n" 4)"
+    printf '%-26s %-8s %-8s %-9s %-26s %s\n' "$n" "$(scenario_field "$n" 1)" "$(scenario_field "$n" 2)" \
+      "$(scenario_field "$n" 5)" "$(scenario_field "$n" 3)" "$(scenario_field "$n" 4)"
   done
   return 0
 }
