@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * {@link BackoffIdleStrategy#forProgress()}: spin, then yield for up to 1 ms, then park briefly.
  * {@link #execute} wakes a parked thread. But when nothing can happen until another thread hands it
  * work (no command waits, every endpoint is {@linkplain EfaEndpoint#idle idle} and the device side is
- * quiescent: nothing in flight that could complete), the thread parks at once until woken: a call
- * whose only work left is a worker's reply costs the progress thread nothing while it waits. Only a
- * device that can tell (the simulated network) says it is quiescent; a NIC, whose completions come
- * without the loop's knowing, keeps the idle strategy's backoff.
+ * quiescent: nothing in flight that could complete), the thread goes on with its idle strategy for a
+ * bounded time only ({@code quietSpinNanos}), then parks until woken: a call whose only work left is
+ * a worker's reply costs the progress thread that much at most while it waits, and one answered
+ * within it saves the thread's wake-up. Only a device that can tell (the simulated network) says it
+ * is quiescent; a NIC, whose completions come without the loop's knowing, keeps the backoff.
  */
 final class EfaProgressLoop implements AutoCloseable {
 
@@ -50,7 +51,10 @@ final class EfaProgressLoop implements AutoCloseable {
     private final LongSupplier clock;
     private final LongConsumer beforeProgress;
     private final BooleanSupplier quiescent;
+    private final long quietSpinNanos;
     private final IdleStrategy idleStrategy;
+    /** When the loop last found that nothing can happen, on {@link System#nanoTime}; 0 while something can. */
+    private long quietSince;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /**
      * The fabrics progressed, replaced (never changed) on the loop's thread when one is attached or
@@ -63,10 +67,14 @@ final class EfaProgressLoop implements AutoCloseable {
     private volatile long failures;
 
     private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress, BooleanSupplier quiescent,
-                            IdleStrategy idleStrategy) {
+                            long quietSpinNanos, IdleStrategy idleStrategy) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.beforeProgress = Objects.requireNonNull(beforeProgress, "beforeProgress");
         this.quiescent = Objects.requireNonNull(quiescent, "quiescent");
+        if (quietSpinNanos < 0) {
+            throw new IllegalArgumentException("quietSpinNanos " + quietSpinNanos + " < 0");
+        }
+        this.quietSpinNanos = quietSpinNanos;
         this.idleStrategy = Objects.requireNonNull(idleStrategy, "idleStrategy");
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
@@ -80,13 +88,17 @@ final class EfaProgressLoop implements AutoCloseable {
      * @param beforeProgress called on the loop's thread with that time before the endpoints progress
      * @param quiescent      asked on the loop's thread when a cycle found no work: whether no device
      *                       completion can come unless an endpoint of this loop posts something
+     * @param quietSpinNanos how long the idle strategy goes on once nothing can happen, before the
+     *                       thread parks until woken; 0 to park at once
      * @param idleStrategy   told the work of each cycle unless the loop parks until woken; used by
      *                       this loop only
      * @return the running loop
      */
     public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress,
-                                        BooleanSupplier quiescent, IdleStrategy idleStrategy) {
-        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress, quiescent, idleStrategy);
+                                        BooleanSupplier quiescent, long quietSpinNanos,
+                                        IdleStrategy idleStrategy) {
+        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress, quiescent, quietSpinNanos,
+                idleStrategy);
         loop.thread.start();
         return loop;
     }
@@ -193,11 +205,20 @@ final class EfaProgressLoop implements AutoCloseable {
                 work += progress(fabric, now);
             }
             if (work == 0 && commands.isEmpty() && nothingCanHappen()) {
-                // Until execute or close unparks it; an unpark since the check above returns at once.
-                LockSupport.park(this);
+                long nowNs = System.nanoTime();
+                if (quietSince == 0) {
+                    quietSince = nowNs;
+                }
+                if (nowNs - quietSince >= quietSpinNanos) {
+                    // Until execute or close unparks it; an unpark since the check above returns at once.
+                    LockSupport.park(this);
+                    quietSince = 0;
+                    continue;
+                }
             } else {
-                idleStrategy.idle(work);
+                quietSince = 0;
             }
+            idleStrategy.idle(work);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.transport.efa;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -74,7 +75,7 @@ public final class SimulatedEfa implements AutoCloseable {
         // The clock is read only on the loop's thread.
         // The simulation knows when nothing is on its wire: the loop may then park until woken.
         this.loop = EfaProgressLoop.start("efa-sim-progress", () -> now += STEP_NS, this::progress, this::quiet,
-                BackoffIdleStrategy.forProgress());
+                builder.idleSpin.toNanos(), BackoffIdleStrategy.forProgress());
     }
 
     /**
@@ -293,12 +294,19 @@ public final class SimulatedEfa implements AutoCloseable {
         return device;
     }
 
+    /**
+     * The progress thread's spin before it parks when nothing can happen ({@link Builder#withIdleSpin}):
+     * about a short call's turn on a worker, so that NULL and GETATTR replies find it awake.
+     */
+    public static final Duration DEFAULT_IDLE_SPIN = Duration.ofNanos(50_000);
+
     /** Configures a {@link SimulatedEfa} and starts it. */
     public static final class Builder {
 
         private final long seed;
         private EndpointConfig endpointConfig = EndpointConfig.DEFAULT;
         private SimDeviceConfig deviceConfig = SimDeviceConfig.DEFAULT;
+        private Duration idleSpin = DEFAULT_IDLE_SPIN;
 
         private Builder(long seed) {
             this.seed = seed;
@@ -323,6 +331,21 @@ public final class SimulatedEfa implements AutoCloseable {
          */
         public Builder withDeviceConfig(SimDeviceConfig config) {
             this.deviceConfig = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /**
+         * @param spin how long the progress thread keeps spinning and yielding once nothing can happen
+         *             until another thread hands it work (a worker's reply, a caller's call), before it
+         *             parks until woken: a reply within it saves the thread's wake-up, a longer wait costs
+         *             that much CPU at most ({@link #DEFAULT_IDLE_SPIN} unless set; 0 parks at once)
+         * @return this builder
+         */
+        public Builder withIdleSpin(Duration spin) {
+            if (spin.isNegative()) {
+                throw new IllegalArgumentException("idle spin " + spin + " < 0");
+            }
+            this.idleSpin = spin;
             return this;
         }
 

@@ -29,7 +29,7 @@ class EfaProgressLoopTest {
                 LockSupport.parkNanos(100_000);
             }
         };
-        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> false,
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> false, 0,
                 recording)) {
             assertThat(idled.await(HANG_GUARD_S, TimeUnit.SECONDS)).isTrue();
             CountDownLatch ran = new CountDownLatch(1);
@@ -53,7 +53,7 @@ class EfaProgressLoopTest {
     void aLoopWithNothingThatCanHappenParksUntilACommandWakesIt() throws Exception {
         List<Integer> works = new CopyOnWriteArrayList<>();
         IdleStrategy recording = works::add;
-        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> true,
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> true, 0,
                 recording)) {
             Thread.sleep(100);
             assertThat(works).as("no idle cycle: parked at once").isEmpty();
@@ -66,6 +66,23 @@ class EfaProgressLoopTest {
             }
             Thread.sleep(100);
             assertThat(works).as("the cycle that ran the command, then parked again").containsExactly(1);
+        }
+    }
+
+    @Test
+    void aQuietLoopGoesOnWithItsIdleStrategyForItsSpinThenParks() throws Exception {
+        List<Integer> works = new CopyOnWriteArrayList<>();
+        IdleStrategy recording = work -> {
+            works.add(work);
+            LockSupport.parkNanos(1_000_000);
+        };
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> true,
+                TimeUnit.MILLISECONDS.toNanos(20), recording)) {
+            Thread.sleep(200);
+            int heard = works.size();
+            assertThat(heard).as("idle cycles during the spin").isPositive();
+            Thread.sleep(100);
+            assertThat(works).as("parked after it").hasSize(heard).containsOnly(0);
         }
     }
 }
