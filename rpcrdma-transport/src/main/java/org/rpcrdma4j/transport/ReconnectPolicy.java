@@ -24,7 +24,8 @@ import java.util.Objects;
 public record ReconnectPolicy(boolean reconnects, Duration backoff, Duration maxBackoff) {
 
     /** Linux xprtrdma's: reconnect, at once and then after 5 s doubling up to 30 s. */
-    public static final ReconnectPolicy LINUX = new ReconnectPolicy(true, Duration.ofSeconds(5), Duration.ofSeconds(30));
+    public static final ReconnectPolicy LINUX =
+            new ReconnectPolicy(true, Duration.ofSeconds(5), Duration.ofSeconds(30));
     /** Never reconnect: a lost connection fails every call waiting, and the client stays closed. */
     public static final ReconnectPolicy NEVER = new ReconnectPolicy(false, Duration.ZERO, Duration.ZERO);
 

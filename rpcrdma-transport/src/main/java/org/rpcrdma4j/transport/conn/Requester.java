@@ -333,7 +333,8 @@ public final class Requester {
             } else if (!backwardCallsOpen.remove(xid)) {
                 // Its call came on a connection lost since: the responder that sent it is gone with it.
                 done.accept(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION, "backward reply to"
-                        + " xid 0x" + Integer.toHexString(xid) + " not sent: its call came on a connection since lost"));
+                        + " xid 0x" + Integer.toHexString(xid)
+                        + " not sent: its call came on a connection since lost"));
             } else if (message.capacity() > current.thresholds().send()) {
                 current.send(InlineMessage.error(RpcRdmaHeader.error(xid,
                         RpcRdmaHeader.VERSION, config.backwardResponderCredits(), RdmaError.errChunk())), null);

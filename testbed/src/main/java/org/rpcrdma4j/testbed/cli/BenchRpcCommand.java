@@ -146,7 +146,8 @@ public final class BenchRpcCommand implements Callable<Integer> {
             RpcBench.Cpu rdma = find(runs, "rdma-sim", workload).cpu();
             table.append(String.format("%-18s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.2f %9.2f%n", workload.label(),
                     tcp.io(), rdma.io(), tcp.others(), rdma.others(), tcp.io() + tcp.others(),
-                    rdma.io() + rdma.others(), rdma.io() / tcp.io(), (rdma.io() + rdma.others()) / (tcp.io() + tcp.others())));
+                    rdma.io() + rdma.others(), rdma.io() / tcp.io(),
+                    (rdma.io() + rdma.others()) / (tcp.io() + tcp.others())));
         }
         return table.append("CPU microseconds per operation by thread: io, the transports' I/O threads (oncrpc4j's"
                 + " selector threads, rpcrdma4j's progress thread, which also runs the simulated device); oth,"
