@@ -21,22 +21,22 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * whatever the seam forbids (an event before the connection was up, a second disconnect) as an
  * event of its own, so that a test's expected list shows it.
  */
-final class EventRecorder implements ConnectionListener {
+public final class EventRecorder implements ConnectionListener {
 
     private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
     /** The peer's private data, once established. */
-    final CompletableFuture<ConnectPrivateData> established = new CompletableFuture<>();
+    public final CompletableFuture<ConnectPrivateData> established = new CompletableFuture<>();
     private boolean disconnected;
 
     /** @return the next event, failing the test if none comes within the hang guard */
-    String next() throws InterruptedException {
+    public String next() throws InterruptedException {
         String event = events.poll(HangGuard.SECONDS, TimeUnit.SECONDS);
         assertThat(event).as("an event within the hang guard").isNotNull();
         return event;
     }
 
     /** @return the next events, up to and including the disconnect */
-    List<String> untilDisconnected() throws InterruptedException {
+    public List<String> untilDisconnected() throws InterruptedException {
         List<String> seen = new ArrayList<>();
         String event;
         do {
@@ -47,14 +47,14 @@ final class EventRecorder implements ConnectionListener {
     }
 
     /** @return the events not taken yet */
-    List<String> rest() {
+    public List<String> rest() {
         List<String> rest = new ArrayList<>();
         events.drainTo(rest);
         return rest;
     }
 
     /** @return the peer's private data, failing the test if the connection is not up within the hang guard */
-    ConnectPrivateData peerData() throws Exception {
+    public ConnectPrivateData peerData() throws Exception {
         return established.get(HangGuard.SECONDS, TimeUnit.SECONDS);
     }
 

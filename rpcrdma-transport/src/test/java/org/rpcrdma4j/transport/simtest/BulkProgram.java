@@ -7,12 +7,11 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
-import org.dcache.oncrpc4j.xdr.XdrAble;
-import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
-import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.transport.DdpPolicy;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
+import org.rpcrdma4j.transport.conformance.TestProgram.Opaque;
 import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.XdrItem;
 
@@ -33,36 +32,6 @@ final class BulkProgram implements RpcDispatchable {
     static final int PUT = 2;
     static final int GET = 3;
     private static final int REPLY_OVERHEAD = 64;
-
-    /** Variable-length opaque data. */
-    static final class Opaque implements XdrAble {
-        byte[] bytes = new byte[0];
-
-        Opaque() {
-        }
-
-        Opaque(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
-            bytes = xdr.xdrDecodeDynamicOpaque();
-        }
-
-        @Override
-        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
-            xdr.xdrEncodeDynamicOpaque(bytes);
-        }
-    }
-
-    static byte[] pattern(int length) {
-        byte[] data = new byte[length];
-        for (int i = 0; i < length; i++) {
-            data[i] = (byte) (i * 31 + 7);
-        }
-        return data;
-    }
 
     /** @return a call of this program on a client's transport */
     static RpcCall on(RpcTransport transport) {
@@ -86,7 +55,7 @@ final class BulkProgram implements RpcDispatchable {
             case GET -> {
                 XdrInt length = new XdrInt();
                 call.retrieveCall(length);
-                call.reply(new Opaque(pattern(length.intValue())));
+                call.reply(new Opaque(ChunkProgram.pattern(length.intValue())));
             }
             default -> call.failProcedureUnavailable();
         }

@@ -10,6 +10,7 @@ import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Capability;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 
 /**
@@ -27,7 +28,7 @@ class DeviceConfigTest {
     void aServerWithRdmaReadAndWritePullsReadChunksAndFillsWriteChunks() throws Exception {
         try (Served served = servedBy(EnumSet.allOf(Capability.class))) {
             assertThat(served.put(CHUNK)).isEqualTo(CHUNK);
-            assertThat(served.get(CHUNK)).isEqualTo(BulkProgram.pattern(CHUNK));
+            assertThat(served.get(CHUNK)).isEqualTo(ChunkProgram.pattern(CHUNK));
             assertThat(Served.counter(served.serverFabric, EndpointCounter.DIRECT_READS)).isPositive();
             assertThat(Served.counter(served.serverFabric, EndpointCounter.DIRECT_WRITES)).isPositive();
         }
@@ -68,7 +69,7 @@ class DeviceConfigTest {
         SimulatedEfa network = SimulatedEfa.builder(SEED).withDeviceConfig(SimDeviceConfig.DEFAULT.withMtu(2048))
                 .start();
         try (Served served = new Served(network, network.newFabric(), network.newFabric())) {
-            assertThat(served.echo(BulkProgram.pattern(3000))).isEqualTo(BulkProgram.pattern(3000));
+            assertThat(served.echo(ChunkProgram.pattern(3000))).isEqualTo(ChunkProgram.pattern(3000));
             assertThat(Served.counter(served.clientFabric, EndpointCounter.MEDIUM_MESSAGES_SENT)).isPositive();
             assertThat(Served.counter(served.serverFabric, EndpointCounter.MEDIUM_MESSAGES_SENT)).isPositive();
         }

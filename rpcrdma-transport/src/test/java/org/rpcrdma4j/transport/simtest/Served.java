@@ -16,6 +16,8 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.transport.ReconnectPolicy;
+import org.rpcrdma4j.transport.conformance.ChunkProgram;
+import org.rpcrdma4j.transport.conformance.TestProgram;
 import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.efa.SimulatedEfa;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
@@ -63,8 +65,8 @@ final class Served implements AutoCloseable {
     }
 
     byte[] echo(byte[] data) throws Exception {
-        BulkProgram.Opaque result = new BulkProgram.Opaque();
-        BulkProgram.on(client.transport()).call(BulkProgram.ECHO, new BulkProgram.Opaque(data), result,
+        TestProgram.Opaque result = new TestProgram.Opaque();
+        BulkProgram.on(client.transport()).call(BulkProgram.ECHO, new TestProgram.Opaque(data), result,
                 HANG_GUARD_S, TimeUnit.SECONDS);
         return result.bytes;
     }
@@ -84,24 +86,24 @@ final class Served implements AutoCloseable {
     void echoConcurrently(int calls) throws Exception {
         List<CompletableFuture<byte[]>> echoes = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
-            echoes.add(echoAsync(BulkProgram.pattern(100 + i)));
+            echoes.add(echoAsync(ChunkProgram.pattern(100 + i)));
         }
         for (int i = 0; i < calls; i++) {
-            assertThat(echoes.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(BulkProgram.pattern(100 + i));
+            assertThat(echoes.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ChunkProgram.pattern(100 + i));
         }
     }
 
     /** @return the length the server read of {@code length} bytes sent in a Read chunk */
     int put(int length) throws Exception {
         XdrInt result = new XdrInt();
-        BulkProgram.on(client.transport()).call(BulkProgram.PUT, new BulkProgram.Opaque(BulkProgram.pattern(length)),
+        BulkProgram.on(client.transport()).call(BulkProgram.PUT, new TestProgram.Opaque(ChunkProgram.pattern(length)),
                 result, HANG_GUARD_S, TimeUnit.SECONDS);
         return result.intValue();
     }
 
     /** @return {@code length} bytes the server wrote into a Write chunk */
     byte[] get(int length) throws Exception {
-        BulkProgram.Opaque result = new BulkProgram.Opaque();
+        TestProgram.Opaque result = new TestProgram.Opaque();
         BulkProgram.on(client.transport()).call(BulkProgram.GET, new XdrInt(length), result,
                 HANG_GUARD_S, TimeUnit.SECONDS);
         return result.bytes;

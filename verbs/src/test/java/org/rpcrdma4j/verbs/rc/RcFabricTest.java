@@ -27,7 +27,6 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.ConnectionListener;
 import org.rpcrdma4j.transport.Fabric;
 import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.FabricConnection;
@@ -35,6 +34,7 @@ import org.rpcrdma4j.transport.FabricStatus;
 import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.EventRecorder;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -64,7 +64,7 @@ class RcFabricTest {
 
     /** What the server's acceptor saw and made of a request. */
     private record Accepted(FabricAddress peer, ConnectPrivateData data, FabricConnection connection,
-                            Recorder recorder) {
+                            EventRecorder recorder) {
     }
 
     @BeforeEach
@@ -119,7 +119,7 @@ class RcFabricTest {
     private void acceptAll(int receives, int size) throws Exception {
         on(server, () -> {
             server.listen(request -> {
-                Recorder recorder = new Recorder();
+                EventRecorder recorder = new EventRecorder();
                 FabricConnection connection = request.accept(SERVER_DATA, receives(receives, size), recorder);
                 accepted.add(new Accepted(request.peer(), request.privateData(), connection, recorder));
             });
@@ -133,13 +133,13 @@ class RcFabricTest {
         return next;
     }
 
-    private FabricConnection connect(RcFabric from, Recorder recorder, int receives) throws Exception {
+    private FabricConnection connect(RcFabric from, EventRecorder recorder, int receives) throws Exception {
         FabricAddress peer = RcFabric.addressOf(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT));
         return on(from, () -> from.connect(peer, CLIENT_DATA, receives(receives, 1024), recorder));
     }
 
     /** Accepts with {@code serverReceives} and connects the client with {@code clientReceives}; both up. */
-    private Accepted connectedPair(int serverReceives, Recorder clientEvents, int clientReceives) throws Exception {
+    private Accepted connectedPair(int serverReceives, EventRecorder clientEvents, int clientReceives) throws Exception {
         acceptAll(serverReceives);
         connect(client, clientEvents, clientReceives);
         Accepted accepted = nextAccepted();
@@ -153,7 +153,7 @@ class RcFabricTest {
 
     @Test
     void aSendHandedOverWhileTheFabricSleepsIsPostedByTheCallerWithoutWakingTheProgressThread() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Sides sides = connectedSides(clientEvents);
         FabricConnection clientSide = sides.client();
         int sleeps = clientDevice.awaits();
@@ -180,14 +180,14 @@ class RcFabricTest {
     void aMessageThatBeatsTheEstablishedEventWaitsForIt() throws Exception {
         serverDevice.holdEstablished();
         acceptAll(2);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connect(client, clientEvents, 2);
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
         assertTrue(on(client, () -> clientSide.send(message("early"), 1)));
         assertEquals("send 1 SUCCESS", clientEvents.next(), "the message is in the server's receive");
         on(server, () -> null);
-        assertTrue(a.recorder().events.isEmpty(), "the server's listener heard of it before the connection was up");
+        assertTrue(a.recorder().rest().isEmpty(), "the server's listener heard of it before the connection was up");
         serverDevice.releaseEstablished();
         assertEquals(CLIENT_DATA, a.recorder().established.get(10, TimeUnit.SECONDS));
         assertEquals("received early", a.recorder().next());
@@ -196,7 +196,7 @@ class RcFabricTest {
     @Test
     void socketAddressesAreRdmaCmsOwnBuiltOnce() throws Exception {
         acceptAll(2);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connect(client, clientEvents, 2);
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -233,7 +233,7 @@ class RcFabricTest {
             server.listen(Fabric.ConnectRequest::reject);
             return null;
         });
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         connect(client, clientEvents, 3);
         assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "receiveFailed FLUSHED",
                 "disconnected REFUSED"), clientEvents.untilDisconnected());
@@ -244,7 +244,7 @@ class RcFabricTest {
 
     @Test
     void aSendThatFindsNoReceiveEndsItsConnectionAtOnce() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 1);
         // The client never posts again: one message lands; with Linux's RNR retry count of 0, which
         // our REQ carries, the next fails at once instead of waiting, and so does the connection.
@@ -271,7 +271,7 @@ class RcFabricTest {
         FakeRcNetwork.Device patientDevice = network.device(otherIp);
         RcFabric patient = new RcFabric(patientDevice, new InetSocketAddress(otherIp, 0), patientConfig);
         try {
-            Recorder clientEvents = new Recorder();
+            EventRecorder clientEvents = new EventRecorder();
             FabricConnection connection = connect(patient, clientEvents, 1);
             Accepted a = nextAccepted();
             clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -297,7 +297,7 @@ class RcFabricTest {
     @Test
     void aConnectionClosedWhileResolvingNeverConnects() throws Exception {
         acceptAll(1);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricAddress peer = RcFabric.addressOf(new InetSocketAddress(serverIp, RcFabric.NFS_RDMA_PORT));
         on(client, () -> {
             client.connect(peer, CLIENT_DATA, receives(2, 64), clientEvents).close();
@@ -311,7 +311,7 @@ class RcFabricTest {
 
     @Test
     void anUnknownHostIsUnreachable() throws Exception {
-        Recorder events = new Recorder();
+        EventRecorder events = new EventRecorder();
         FabricAddress nowhere = RcFabric.addressOf(new InetSocketAddress(ip(10, 9, 9, 9), 20049));
         on(client, () -> client.connect(nowhere, CLIENT_DATA, receives(2, 64), events));
         assertEquals(List.of("receiveFailed FLUSHED", "receiveFailed FLUSHED", "disconnected PEER_UNREACHABLE"),
@@ -347,7 +347,7 @@ class RcFabricTest {
     @Test
     void closingFlushesEverythingPostedBeforeTheOneDisconnect() throws Exception {
         acceptAll(5);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connect(client, clientEvents, 6);
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -371,8 +371,8 @@ class RcFabricTest {
         // Nothing follows the disconnect: whatever either progress thread had queued has run by now.
         on(client, () -> null);
         on(server, () -> null);
-        assertTrue(clientEvents.events.isEmpty(), "events after the disconnect: " + clientEvents.events);
-        assertTrue(a.recorder().events.isEmpty(), "events after the disconnect: " + a.recorder().events);
+        assertEquals(List.of(), clientEvents.rest(), "events after the disconnect");
+        assertEquals(List.of(), a.recorder().rest(), "events after the disconnect");
         // The reapers destroy the connection's ids (the listener's stays) and deregister its slots.
         awaitCount(serverDevice::liveIds, 1);
         awaitCount(clientDevice::liveIds, 0);
@@ -382,7 +382,7 @@ class RcFabricTest {
     @Test
     void statisticsShowQueuePairsReceivesCmEventsAndFlushedCompletions() throws Exception {
         acceptAll(5);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         connect(client, clientEvents, 6);
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -417,7 +417,7 @@ class RcFabricTest {
 
     @Test
     void statisticsAnswerAtOnceWhileTheProgressThreadIsStuck() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(5, clientEvents, 6);
         a.recorder().established.get(10, TimeUnit.SECONDS);
         CompletableFuture<TransportStatistics> atTheBlock = new CompletableFuture<>();
@@ -460,8 +460,8 @@ class RcFabricTest {
         acceptAll(4);
         RcFabric second = new RcFabric(network.device(otherIp), new InetSocketAddress(otherIp, 0), CONFIG);
         try {
-            Recorder one = new Recorder();
-            Recorder two = new Recorder();
+            EventRecorder one = new EventRecorder();
+            EventRecorder two = new EventRecorder();
             FabricConnection first = connect(client, one, 4);
             Accepted a = nextAccepted();
             FabricConnection other = connect(second, two, 4);
@@ -489,8 +489,8 @@ class RcFabricTest {
     @Test
     void aQueuePairWhoseDestroyBlocksHoldsUpNoOtherConnection() throws Exception {
         acceptAll(8);
-        Recorder oneEvents = new Recorder();
-        Recorder twoEvents = new Recorder();
+        EventRecorder oneEvents = new EventRecorder();
+        EventRecorder twoEvents = new EventRecorder();
         connect(client, oneEvents, 8);
         Accepted a = nextAccepted();
         FabricConnection two = connect(client, twoEvents, 8);
@@ -516,7 +516,7 @@ class RcFabricTest {
             assertEquals("send " + (10 + n) + " SUCCESS", b.recorder().next());
             assertEquals("received reply " + n, twoEvents.next());
         }
-        Recorder threeEvents = new Recorder();
+        EventRecorder threeEvents = new EventRecorder();
         connect(client, threeEvents, 2);
         nextAccepted();
         threeEvents.established.get(10, TimeUnit.SECONDS);
@@ -532,7 +532,7 @@ class RcFabricTest {
 
     @Test
     void closingTheFabricWaitsForTheTeardownsItHandedOver() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         serverDevice.holdDestroys();
         on(server, () -> {
@@ -569,7 +569,7 @@ class RcFabricTest {
      *
      * @return the server's registration of the source, still registered
      */
-    private Registration writeThenReply(Accepted a, Segment to, byte[] result, Recorder clientEvents)
+    private Registration writeThenReply(Accepted a, Segment to, byte[] result, EventRecorder clientEvents)
             throws Exception {
         java.util.Arrays.fill(result, (byte) 0x5a);
         Registration source = on(server, () -> server.register(ByteBuffer.wrap(result),
@@ -590,7 +590,7 @@ class RcFabricTest {
     @Test
     void rdmaReadAndWriteBytesAreInTheHeapBufferOnceDeregistered() throws Exception {
         acceptAll(4);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connect(client, clientEvents, 4);
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -668,7 +668,7 @@ class RcFabricTest {
         return data;
     }
 
-    private static <T> T onAndBack(Fabric fabric, Supplier<T> action, Recorder recorder, String event)
+    private static <T> T onAndBack(Fabric fabric, Supplier<T> action, EventRecorder recorder, String event)
             throws Exception {
         T result = on(fabric, action);
         assertEquals(event, recorder.next());
@@ -698,7 +698,7 @@ class RcFabricTest {
      */
     @Test
     void sixteenMibChunksComeFromPoolBlocksAndMoveByteExactAcrossThem() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         byte[] callData = pattern(16 * MIB, 1);
         Registration readable = register(client, ByteBuffer.wrap(callData), MemoryAccess.REMOTE_READ);
@@ -752,7 +752,7 @@ class RcFabricTest {
     @Test
     void anRdmaOverMoreBlocksThanARequestTakesIsCutIntoRequestsThatCompleteAsOne() throws Exception {
         serverDevice.maxSge(4, 3);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         byte[] callData = pattern(16 * MIB, 3);
         Registration readable = register(client, ByteBuffer.wrap(callData), MemoryAccess.REMOTE_READ);
@@ -807,7 +807,7 @@ class RcFabricTest {
     @Test
     void aFailedRequestOfAnRdmaCutInSeveralIsItsOneCompletion() throws Exception {
         serverDevice.maxSge(4, 4);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         Registration half = register(client, ByteBuffer.allocate(8 * MIB), MemoryAccess.REMOTE_READ);
         Registration target = register(server, ByteBuffer.allocate(16 * MIB), MemoryAccess.LOCAL_WRITE);
@@ -829,7 +829,7 @@ class RcFabricTest {
      */
     @Test
     void aChunkThePoolHasNoRoomForIsRegisteredOnItsOwnAndCounted() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         byte[] callData = pattern(4 * MIB, 4);
         Registration readable = register(client, ByteBuffer.wrap(callData), MemoryAccess.REMOTE_READ);
@@ -855,7 +855,7 @@ class RcFabricTest {
 
     @Test
     void aSendWithInvalidateOfAKeyThePeerNeverBoundEndsTheConnection() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         assertTrue(on(server, () -> a.connection().remoteInvalidation()));
         on(server, () -> a.connection().sendInvalidating(message("reply"), 0x4321, 40));
@@ -870,7 +870,7 @@ class RcFabricTest {
     @Test
     void aDeviceWithoutMemoryManagementExtensionsCannotInvalidateRemotely() throws Exception {
         serverDevice.withoutRemoteInvalidation();
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(2, clientEvents, 2);
         assertFalse(on(server, () -> a.connection().remoteInvalidation()));
         java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
@@ -896,7 +896,7 @@ class RcFabricTest {
     }
 
     /** Accepts with 4 receives and connects the client with 4; both up. */
-    private Sides connectedSides(Recorder clientEvents) throws Exception {
+    private Sides connectedSides(EventRecorder clientEvents) throws Exception {
         acceptAll(4);
         FabricConnection clientSide = connect(client, clientEvents, 4);
         Accepted a = nextAccepted();
@@ -918,7 +918,7 @@ class RcFabricTest {
      */
     @Test
     void aWindowsKeyWorksUntilItsCallEndsThenALocalInvalidateEndsIt() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Sides sides = connectedSides(clientEvents);
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
@@ -984,7 +984,7 @@ class RcFabricTest {
      */
     @Test
     void aSendWithInvalidateOfTheWindowsKeyFreesItWithoutALocalInvalidate() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Sides sides = connectedSides(clientEvents);
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
@@ -1036,7 +1036,7 @@ class RcFabricTest {
      */
     @Test
     void aLateSendWithInvalidateOfALocallyInvalidatedKeyFindsTheWindowParked() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Sides sides = connectedSides(clientEvents);
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
@@ -1076,7 +1076,7 @@ class RcFabricTest {
      */
     @Test
     void closingAConnectionReleasesItsWindowsAndBlocks() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connectedSides(clientEvents).client();
         Registration first = on(client, () -> client.register(clientSide, filled(5000, 1),
                 EnumSet.of(MemoryAccess.REMOTE_WRITE)));
@@ -1107,7 +1107,7 @@ class RcFabricTest {
     /** A chunk larger than the window pool's blocks gets a registration of its own, still behind a window. */
     @Test
     void aChunkLargerThanThePoolsBlocksIsRegisteredForItsCallBehindAWindow() throws Exception {
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Sides sides = connectedSides(clientEvents);
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
@@ -1145,7 +1145,7 @@ class RcFabricTest {
     @Test
     void withoutMemoryWindowsChunksAreRegisteredPerCallAndNoInvalidationIsOffered() throws Exception {
         clientDevice.withoutMemoryWindows();
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         Sides sides = connectedSides(clientEvents);
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
@@ -1215,7 +1215,7 @@ class RcFabricTest {
     @Test
     void theReceiveQueueIsAsDeepAsTheReceivesGivenWithinTheDevicesLimit() throws Exception {
         acceptAll(5);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         connect(client, clientEvents, 3);
         nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -1225,7 +1225,7 @@ class RcFabricTest {
 
         // More receives than the device's max_qp_wr: the connection fails to come up, nothing leaks.
         clientDevice.maxQueueDepth(5 * CONFIG.sendDepth() + 1);
-        Recorder tooDeep = new Recorder();
+        EventRecorder tooDeep = new EventRecorder();
         connect(client, tooDeep, 5 * CONFIG.sendDepth() + 2);
         List<String> end = tooDeep.untilDisconnected();
         assertEquals(5 * CONFIG.sendDepth() + 2, end.stream().filter("receiveFailed FLUSHED"::equals).count(), end.toString());
@@ -1235,9 +1235,9 @@ class RcFabricTest {
     @Test
     void aMessageLongerThanTheReceiveEndsTheConnection() throws Exception {
         acceptAll(2, 16);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connect(client, clientEvents, 2);
-        Recorder serverEvents = nextAccepted().recorder();
+        EventRecorder serverEvents = nextAccepted().recorder();
         clientEvents.established.get(10, TimeUnit.SECONDS);
         on(client, () -> clientSide.send(message("seventeen bytes!!"), 1));
         List<String> end = serverEvents.untilDisconnected();
@@ -1251,7 +1251,7 @@ class RcFabricTest {
     @Test
     void deviceRemovalAndABrokenQueuePairEndTheirConnections() throws Exception {
         acceptAll(2);
-        Recorder clientEvents = new Recorder();
+        EventRecorder clientEvents = new EventRecorder();
         FabricConnection clientSide = connect(client, clientEvents, 2);
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
@@ -1259,7 +1259,7 @@ class RcFabricTest {
         assertEquals("disconnected FABRIC_ERROR", clientEvents.untilDisconnected().getLast());
         assertEquals("disconnected CLOSED", a.recorder().untilDisconnected().getLast());
 
-        Recorder again = new Recorder();
+        EventRecorder again = new EventRecorder();
         FabricConnection second = connect(client, again, 2);
         Accepted b = nextAccepted();
         again.established.get(10, TimeUnit.SECONDS);
@@ -1313,68 +1313,5 @@ class RcFabricTest {
         assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[FakeRcNetwork.REP_ROOM]));
         assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[0]));
         assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[] {(byte) 0xf6, (byte) 0xab}));
-    }
-
-    /** Records a connection's events as text, in order. */
-    static final class Recorder implements ConnectionListener {
-
-        final LinkedBlockingQueue<String> events = new LinkedBlockingQueue<>();
-        final CompletableFuture<ConnectPrivateData> established = new CompletableFuture<>();
-        private boolean disconnected;
-
-        String next() throws InterruptedException {
-            String event = events.poll(10, TimeUnit.SECONDS);
-            assertNotNull(event, "no event came");
-            return event;
-        }
-
-        /** @return the events up to and including the disconnect */
-        List<String> untilDisconnected() throws InterruptedException {
-            List<String> seen = new ArrayList<>();
-            String event;
-            do {
-                event = next();
-                seen.add(event);
-            } while (!event.startsWith("disconnected"));
-            return seen;
-        }
-
-        @Override
-        public void onEstablished(ConnectPrivateData peerData) {
-            if (!established.complete(peerData)) {
-                events.add("established again");
-            }
-        }
-
-        @Override
-        public void onReceived(ByteBuffer buffer, int length) {
-            if (!established.isDone()) {
-                events.add("received before established");
-            }
-            byte[] bytes = new byte[length];
-            buffer.duplicate().get(bytes);
-            events.add("received " + new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1));
-        }
-
-        @Override
-        public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
-            events.add("receiveFailed " + status);
-        }
-
-        @Override
-        public void onSendCompleted(long context, FabricStatus status) {
-            events.add("send " + context + " " + status);
-        }
-
-        @Override
-        public void onRdmaCompleted(long context, FabricStatus status) {
-            events.add("rdma " + context + " " + status);
-        }
-
-        @Override
-        public void onDisconnected(FabricStatus status, String detail) {
-            events.add(disconnected ? "disconnected twice" : "disconnected " + status);
-            disconnected = true;
-        }
     }
 }

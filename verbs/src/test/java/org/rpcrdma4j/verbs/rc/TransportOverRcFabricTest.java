@@ -4,10 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,9 +21,6 @@ import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.dcache.oncrpc4j.xdr.XdrAble;
-import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
-import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +28,7 @@ import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageShape;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.conformance.TestProgram.Opaque;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -68,28 +65,6 @@ class TransportOverRcFabricTest {
     private RcFabric clientFabric;
     private RdmaRpcSvc svc;
     private RdmaRpcClient client;
-
-    /** Variable-length opaque data. */
-    private static final class Opaque implements XdrAble {
-        byte[] bytes = new byte[0];
-
-        Opaque() {
-        }
-
-        Opaque(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void xdrDecode(XdrDecodingStream xdr) throws IOException {
-            bytes = xdr.xdrDecodeDynamicOpaque();
-        }
-
-        @Override
-        public void xdrEncode(XdrEncodingStream xdr) throws IOException {
-            xdr.xdrEncodeDynamicOpaque(bytes);
-        }
-    }
 
     /** The XID of every call the server's program ran. */
     private final Queue<Integer> served = new ConcurrentLinkedQueue<>();
