@@ -1,6 +1,8 @@
 package org.rpcrdma4j.transport.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.rpcrdma4j.transport.conformance.FabricCalls.on;
+import static org.rpcrdma4j.transport.conformance.FabricCalls.receives;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -12,10 +14,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -92,7 +92,7 @@ public abstract class SeamConformance {
         serverReceives = receives;
         run(server, () -> server.listen(request -> {
             EventRecorder events = new EventRecorder();
-            FabricConnection connection = request.accept(SERVER_DATA, buffers(receives, size), events);
+            FabricConnection connection = request.accept(SERVER_DATA, receives(receives, size), events);
             accepted.add(new Pair(request.peer(), request.privateData(), null, null, connection, events));
         }));
     }
@@ -106,7 +106,7 @@ public abstract class SeamConformance {
 
     private FabricConnection connect(Fabric from, EventRecorder events, int receives) throws Exception {
         FabricAddress to = server.localAddress();
-        return on(from, () -> from.connect(to, CLIENT_DATA, buffers(receives, RECEIVE_SIZE), events));
+        return on(from, () -> from.connect(to, CLIENT_DATA, receives(receives, RECEIVE_SIZE), events));
     }
 
     /** @return a connection from {@code from} to the listening server, up at both ends */
@@ -118,27 +118,6 @@ public abstract class SeamConformance {
         responder.serverEvents().peerData();
         return new Pair(responder.peer(), responder.peerData(), clientSide, clientEvents, responder.server(),
                 responder.serverEvents());
-    }
-
-    private static List<ByteBuffer> buffers(int count, int size) {
-        List<ByteBuffer> buffers = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            buffers.add(ByteBuffer.allocate(size));
-        }
-        return buffers;
-    }
-
-    /** @return what {@code action} returned on the fabric's progress thread */
-    private static <T> T on(Fabric fabric, Supplier<T> action) throws Exception {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        fabric.execute(() -> {
-            try {
-                result.complete(action.get());
-            } catch (RuntimeException | AssertionError e) {
-                result.completeExceptionally(e);
-            }
-        });
-        return result.get(HangGuard.SECONDS, TimeUnit.SECONDS);
     }
 
     private static void run(Fabric fabric, Runnable action) throws Exception {

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rpcrdma4j.transport.conformance.FabricCalls.on;
+import static org.rpcrdma4j.transport.conformance.FabricCalls.receives;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -90,26 +92,6 @@ class RcFabricTest {
         } catch (UnknownHostException e) {
             throw new AssertionError(e);
         }
-    }
-
-    private static <T> T on(Fabric fabric, Supplier<T> action) throws Exception {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        fabric.execute(() -> {
-            try {
-                result.complete(action.get());
-            } catch (RuntimeException | AssertionError e) {
-                result.completeExceptionally(e);
-            }
-        });
-        return result.get(10, TimeUnit.SECONDS);
-    }
-
-    private static List<ByteBuffer> receives(int count, int size) {
-        List<ByteBuffer> buffers = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            buffers.add(ByteBuffer.allocate(size));
-        }
-        return buffers;
     }
 
     private void acceptAll(int receives) throws Exception {
