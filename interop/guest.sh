@@ -137,7 +137,7 @@ server_testbed() {
   mount -t tmpfs -o size=1g tmpfs /export || fatal "tmpfs /export"
   [ -n "${FAULT:-}" ] && logging=(-Dlogback.configurationFile="$(fault_logging)")
   /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 "${logging[@]}" \
-    -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main -v \
+    -cp /rig/jars/testbed.jar:/rig/jars/fabric-rc.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main -v \
     serve --fabric verbs --listen "$SERVER_IP" --export /export 2>&1 | sed -u "s/^/RIG $ROLE serve: /" >&3 &
   local i
   for i in $(seq 240); do
@@ -157,7 +157,7 @@ fault_logging() { # prints the path of the logback configuration it writes
     <target>System.err</target>
     <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>
   </appender>
-  <logger name="org.rpcrdma4j.verbs.rc.RcConnection" level="DEBUG"/>
+  <logger name="org.rpcrdma4j.fabric.rc.RcConnection" level="DEBUG"/>
   <logger name="org.rpcrdma4j.transport.conn.Responder" level="DEBUG"/>
   <root level="WARN"><appender-ref ref="STDERR"/></root>
 </configuration>
@@ -269,7 +269,7 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # run.sh checks. MOUNT goes over TCP via the server's rpcbind, as mount.nfs does.
 testbed_demo() { # OUT: runs the demo, its output to OUT and, as it comes, to the console
   timeout 1100 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
-    -cp /rig/jars/testbed.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main \
+    -cp /rig/jars/testbed.jar:/rig/jars/fabric-rc.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main \
     demo --fabric verbs --server "$SERVER_IP" --export /export \
     --files $(for f in $FILES; do echo "/tmp/src/$f"; done) --link-target /rig/data/symlink-target \
     2>&1 | tee "$1" | sed -u "s/^/RIG $ROLE demo: /" >&3

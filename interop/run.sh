@@ -22,7 +22,8 @@ RIG_CACHE=${RIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rpcrdma4j-interop}
 RESULTS=${RIG_RESULTS:-$HERE/results}
 JDK25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 TESTBED_JAR=${TESTBED_JAR:-$REPO/testbed/target/testbed.jar}
-# the verbs module (JDK 22+), for 'testbed serve --fabric verbs' in the guests
+# the RC fabric and the verbs bindings it runs on (JDK 22+), for 'testbed serve --fabric verbs' in the guests
+FABRIC_RC_JAR=${FABRIC_RC_JAR:-$REPO/fabric-rc/target/fabric-rc-0.1.0-SNAPSHOT.jar}
 VERBS_JAR=${VERBS_JAR:-$REPO/verbs/target/verbs-0.1.0-SNAPSHOT.jar}
 # TCG: this machine's /dev/kvm (where there is one) cannot boot the stock Debian kernel.
 ACCEL=${RIG_ACCEL:-tcg,thread=multi}
@@ -146,7 +147,7 @@ mirror() {
 
 # ---------------- the project's jars ----------------
 testbed_jar() {
-  if [ -s "$TESTBED_JAR" ] && [ -s "$VERBS_JAR" ] && [ -z "$(find "$REPO" -path "$REPO/interop" -prune -o \
+  if [ -s "$TESTBED_JAR" ] && [ -s "$FABRIC_RC_JAR" ] && [ -s "$VERBS_JAR" ] && [ -z "$(find "$REPO" -path "$REPO/interop" -prune -o \
       \( -name pom.xml -o -path '*/src/main/*' \) -newer "$TESTBED_JAR" -print -quit)" ]; then
     say "using $TESTBED_JAR (newer than every source)"
     return 0
@@ -156,7 +157,8 @@ testbed_jar() {
   (cd "$REPO" && JAVA_HOME=$JDK25 mvn -B -q -o -DskipTests package) \
     || (cd "$REPO" && JAVA_HOME=$JDK25 mvn -B -q -DskipTests package) \
     || cannot_run "the project does not build (mvn -DskipTests package)"
-  [ -s "$VERBS_JAR" ] || cannot_run "no $VERBS_JAR after the build (the verbs module needs JDK 22+: JDK25=$JDK25)"
+  [ -s "$FABRIC_RC_JAR" ] && [ -s "$VERBS_JAR" ] \
+    || cannot_run "no $FABRIC_RC_JAR or $VERBS_JAR after the build (they need JDK 22+: JDK25=$JDK25)"
 }
 
 # ---------------- the guest image, cached ----------------
@@ -645,6 +647,7 @@ run_scenario() { # NAME RUNDIR
   mkdir -p "$share/jars"
   timed "$name: test data" make_data "$share/data"
   cp "$TESTBED_JAR" "$share/jars/testbed.jar"
+  cp "$FABRIC_RC_JAR" "$share/jars/fabric-rc.jar"
   cp "$VERBS_JAR" "$share/jars/verbs.jar"
   install -m 0755 "$HERE/guest.sh" "$share/guest.sh"
   cat > "$share/scenario.env" <<EOF

@@ -207,7 +207,7 @@ public record TransportConfig(int inlineSendSize, int inlineReceiveSize, int req
      * whether a peer's Send with Invalidate can invalidate the requester's chunk keys depends on how
      * the fabric registers them (only memory windows and fast-registered regions can be; rxe fails
      * such a receive of an {@code ibv_reg_mr} key and the queue pair with it), so a fabric that binds
-     * windows offers it in what it sends ({@link Fabric}, "Remote invalidation").
+     * windows offers it in what it sends ({@link org.rpcrdma4j.fabric.Fabric}, "Remote invalidation").
      *
      * @return the private data, remote invalidation not offered
      */

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * What a server ({@code RdmaRpcSvc.statistics()}), a client ({@code RdmaRpcClient.statistics()}) or
- * a fabric ({@link Fabric#statistics()}) holds now and has counted so far: an immutable
+ * a fabric ({@link org.rpcrdma4j.fabric.Fabric#statistics()}) holds now and has counted so far: an immutable
  * snapshot, for monitoring and for tests that show nothing leaks. Each figure is exact when read;
  * a snapshot that is not taken on the progress thread may mix figures of consecutive moments. A
  * figure that does not apply to its source is 0 (or an empty map), as each component says.

@@ -4,11 +4,11 @@
  * exception.
  *
  * <h2>The fabric seam</h2>
- * {@link org.rpcrdma4j.transport.Fabric} is all the transport asks of a fabric: connect and accept
+ * {@link org.rpcrdma4j.fabric.Fabric} is all the transport asks of a fabric: connect and accept
  * with RFC 8797 private data, register local memory, and run work on the fabric's single progress
- * thread; on each {@link org.rpcrdma4j.transport.FabricConnection}, post a receive buffer, send a
+ * thread; on each {@link org.rpcrdma4j.fabric.FabricConnection}, post a receive buffer, send a
  * message, RDMA Read and RDMA Write (RFC 8166 §3.4), and hear of each completion, with a typed
- * {@link org.rpcrdma4j.transport.FabricStatus} that says what a failure takes down, and of the
+ * {@link org.rpcrdma4j.fabric.FabricStatus} that says what a failure takes down, and of the
  * connection's end. A connectionless fabric (EFA RDM) and a connection-oriented one (verbs RC with
  * RDMA-CM) both fit behind it.
  * {@link org.rpcrdma4j.transport.DdpPolicy} is what it asks of a program's upper-layer binding.

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger;
 import org.rpcrdma4j.testbed.cli.BenchCommand;
 import org.rpcrdma4j.testbed.cli.DecodeCommand;
 import org.rpcrdma4j.testbed.cli.DemoCommand;
+import org.rpcrdma4j.testbed.cli.FabricsCommand;
 import org.rpcrdma4j.testbed.cli.ReplayCommand;
 import org.rpcrdma4j.testbed.cli.ServeCommand;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,7 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "rpcrdma4j testbed: the NFS/RDMA demo, packet decoders, benchmarks.",
-        subcommands = {DemoCommand.class, ServeCommand.class, DecodeCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, ServeCommand.class, FabricsCommand.class, DecodeCommand.class, ReplayCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     private static final Level[] VERBOSITY = {Level.WARN, Level.INFO, Level.DEBUG, Level.TRACE};

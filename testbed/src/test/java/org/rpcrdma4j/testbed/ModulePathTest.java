@@ -9,6 +9,7 @@ import java.lang.module.ModuleFinder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -23,22 +24,29 @@ class ModulePathTest {
 
     /** Each library module's directory or jar, then the jars of what they require. */
     private static final List<String> ENTRIES = List.of("rpcrdma-xdr", "efa-provider", "rpcrdma-transport",
-            "nfs-ulb", "oncrpc4j-core", "grizzly-framework", "slf4j-api");
+            "fabric-efa", "nfs-ulb", "oncrpc4j-core", "grizzly-framework", "slf4j-api");
 
     @Test
     void theLibraryModulesResolveOnTheModulePathAndExportTheirApiOnly() throws Exception {
         ModuleFinder finder = ModuleFinder.of(modulePath().toArray(Path[]::new));
-        Configuration configuration = ModuleLayer.boot().configuration()
+        Configuration core = ModuleLayer.boot().configuration()
                 .resolve(finder, ModuleFinder.of(), Set.of("org.rpcrdma4j.nfs"));
+        Configuration configuration = ModuleLayer.boot().configuration()
+                .resolve(finder, ModuleFinder.of(), Set.of("org.rpcrdma4j.nfs", "org.rpcrdma4j.fabric.efa"));
 
-        assertThat(configuration.modules()).extracting(module -> module.name()).containsExactlyInAnyOrder(
-                "org.rpcrdma4j.nfs", "org.rpcrdma4j.transport", "org.rpcrdma4j.efa", "org.rpcrdma4j.xdr",
+        // the transport and the NFS binding need no fabric
+        assertThat(core.modules()).extracting(module -> module.name()).containsExactlyInAnyOrder(
+                "org.rpcrdma4j.nfs", "org.rpcrdma4j.transport", "org.rpcrdma4j.xdr",
                 "org.dcache.oncrpc4j", "grizzly.framework", "org.slf4j");
+        assertThat(configuration.modules()).extracting(module -> module.name()).containsExactlyInAnyOrder(
+                "org.rpcrdma4j.nfs", "org.rpcrdma4j.transport", "org.rpcrdma4j.fabric.efa", "org.rpcrdma4j.efa",
+                "org.rpcrdma4j.xdr", "org.dcache.oncrpc4j", "grizzly.framework", "org.slf4j");
         assertThat(exports(finder, "org.rpcrdma4j.xdr")).containsExactly("org.rpcrdma4j.xdr");
         assertThat(exports(finder, "org.rpcrdma4j.efa")).containsExactlyInAnyOrder("org.rpcrdma4j.efa",
                 "org.rpcrdma4j.efa.device", "org.rpcrdma4j.efa.device.sim", "org.rpcrdma4j.efa.wire");
         assertThat(exports(finder, "org.rpcrdma4j.transport")).containsExactlyInAnyOrder("org.rpcrdma4j.transport",
-                "org.rpcrdma4j.transport.efa", "org.rpcrdma4j.transport.oncrpc");
+                "org.rpcrdma4j.fabric", "org.rpcrdma4j.transport.oncrpc");
+        assertThat(exports(finder, "org.rpcrdma4j.fabric.efa")).containsExactly("org.rpcrdma4j.fabric.efa");
         assertThat(exports(finder, "org.rpcrdma4j.nfs")).containsExactlyInAnyOrder("org.rpcrdma4j.nfs",
                 "org.rpcrdma4j.nfs.acl", "org.rpcrdma4j.nfs.v2", "org.rpcrdma4j.nfs.v3", "org.rpcrdma4j.nfs.v4");
 
@@ -49,6 +57,10 @@ class ModulePathTest {
         assertThat(transport.isExported("org.rpcrdma4j.transport.conn")).isFalse();
         assertThat(layer.findModule("org.rpcrdma4j.efa").orElseThrow().isExported("org.rpcrdma4j.efa.endpoint"))
                 .isFalse();
+        // the fabric module provides its fabric by name, as the testbed finds it
+        Class<?> provider = Class.forName(transport, "org.rpcrdma4j.fabric.FabricProvider");
+        assertThat(ServiceLoader.load(layer, provider).stream().map(found -> found.type().getName()))
+                .containsExactly("org.rpcrdma4j.fabric.efa.SimFabricProvider");
     }
 
     /** @return the class path entries named in {@link #ENTRIES}: a module's classes directory or a jar */

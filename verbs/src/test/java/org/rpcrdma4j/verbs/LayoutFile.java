@@ -1,19 +1,23 @@
 package org.rpcrdma4j.verbs;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The values src/test/layouts/layouts.c printed from the rdma-core 44 headers and libraries
- * (take-layouts.sh): struct sizes, field offsets, constants and status strings.
+ * (take-layouts.sh): struct sizes, field offsets, constants and status strings. The file is a test
+ * resource, so the test jar carries it to the RC fabric's tests.
  */
 final class LayoutFile {
-    static final Path PATH = Path.of(System.getProperty("basedir", "."), "src/test/layouts/rdma-core-44.x86_64.txt");
-    static final LayoutFile RDMA_CORE_44 = read(PATH);
+    static final String RESOURCE = "rdma-core-44.x86_64.txt";
+    static final LayoutFile RDMA_CORE_44 = read(RESOURCE);
 
     final Map<String, Long> sizes = new LinkedHashMap<>();
     final Map<String, Long> offsets = new LinkedHashMap<>();
@@ -24,10 +28,14 @@ final class LayoutFile {
     private LayoutFile() {
     }
 
-    static LayoutFile read(Path path) {
+    static LayoutFile read(String resource) {
         LayoutFile file = new LayoutFile();
-        try {
-            for (String line : Files.readAllLines(path)) {
+        try (InputStream in = LayoutFile.class.getResourceAsStream("/" + resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is not on the test class path");
+            }
+            List<String> lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines().toList();
+            for (String line : lines) {
                 if (line.isBlank() || line.startsWith("#")) {
                     continue;
                 }
@@ -37,7 +45,7 @@ final class LayoutFile {
                     case "offsetof" -> file.offsets.put(f[1], Long.parseLong(f[2]));
                     case "const" -> file.constants.put(f[1], Long.parseLong(f[2]));
                     case "str" -> file.strings.put(f[1] + " " + f[2], f[3]);
-                    default -> throw new IllegalStateException("unknown line in " + path + ": " + line);
+                    default -> throw new IllegalStateException("unknown line in " + resource + ": " + line);
                 }
             }
         } catch (IOException e) {
@@ -49,7 +57,7 @@ final class LayoutFile {
     long size(String struct) {
         Long size = sizes.get(struct);
         if (size == null) {
-            throw new IllegalArgumentException("no sizeof " + struct + " in " + PATH);
+            throw new IllegalArgumentException("no sizeof " + struct + " in " + RESOURCE);
         }
         return size;
     }
@@ -57,7 +65,7 @@ final class LayoutFile {
     long offset(String path) {
         Long offset = offsets.get(path);
         if (offset == null) {
-            throw new IllegalArgumentException("no offsetof " + path + " in " + PATH);
+            throw new IllegalArgumentException("no offsetof " + path + " in " + RESOURCE);
         }
         return offset;
     }
@@ -65,7 +73,7 @@ final class LayoutFile {
     int constant(String name) {
         Long value = constants.get(name);
         if (value == null) {
-            throw new IllegalArgumentException("no const " + name + " in " + PATH);
+            throw new IllegalArgumentException("no const " + name + " in " + RESOURCE);
         }
         return Math.toIntExact(value);
     }

@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;

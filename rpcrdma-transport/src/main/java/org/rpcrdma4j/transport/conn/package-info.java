@@ -1,5 +1,5 @@
 /**
- * RPC-over-RDMA connections over a {@link org.rpcrdma4j.transport.Fabric}'s connections, whichever
+ * RPC-over-RDMA connections over a {@link org.rpcrdma4j.fabric.Fabric}'s connections, whichever
  * kind the fabric is: each with credits (RFC 8166 §3.3.1) and inline thresholds (§3.3.2) agreed from
  * the RFC 8797 private data the fabric exchanged when it set the connection up.
  *
@@ -17,7 +17,7 @@
  * receives go through a {@code ConnectionEvents}, the receive router both roles share: the
  * transport header is checked once, the message routed, the buffer posted again. Both run on the
  * fabric's progress thread; other threads reach them only through methods documented as thread-safe, which hand work
- * to the progress thread with {@link org.rpcrdma4j.transport.Fabric#execute}. Calls and replies are
+ * to the progress thread with {@link org.rpcrdma4j.fabric.Fabric#execute}. Calls and replies are
  * marshalled by {@code org.rpcrdma4j.transport.marshal}; chunk data moves by
  * {@code org.rpcrdma4j.transport.rw}.
  */

@@ -2,8 +2,8 @@ package org.rpcrdma4j.transport.marshal;
 
 import java.nio.ByteBuffer;
 import java.util.List;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /**

@@ -17,7 +17,7 @@ import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.rpcrdma4j.transport.DdpPolicy;
-import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;

@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.rw;
 
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.fabric.FabricStatus;
 
 /**
  * Joins the completions of several RDMA operations: the callback runs once, when the last ends, with

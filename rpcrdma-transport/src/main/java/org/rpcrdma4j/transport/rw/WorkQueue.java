@@ -5,9 +5,9 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.FabricConnection;
-import org.rpcrdma4j.transport.FabricStatus;
-import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.xdr.Segment;
 
 /**

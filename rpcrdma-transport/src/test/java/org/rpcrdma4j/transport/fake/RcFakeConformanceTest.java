@@ -3,11 +3,11 @@ package org.rpcrdma4j.transport.fake;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.conformance.ChunkConformance;
-import org.rpcrdma4j.transport.conformance.FabricFactory;
-import org.rpcrdma4j.transport.conformance.RpcConformance;
-import org.rpcrdma4j.transport.conformance.SeamConformance;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.conformance.ChunkConformance;
+import org.rpcrdma4j.fabric.conformance.FabricFactory;
+import org.rpcrdma4j.fabric.conformance.RpcConformance;
+import org.rpcrdma4j.fabric.conformance.SeamConformance;
 
 /** The fabric conformance kit on the transport's stand-in for verbs RC, {@link RcFakeNetwork}. */
 class RcFakeConformanceTest {
@@ -37,7 +37,7 @@ class RcFakeConformanceTest {
 
         @Override
         public void close(Fabric fabric) {
-            network.close(fabric);
+            fabric.close();
         }
 
         @Override
@@ -53,7 +53,7 @@ class RcFakeConformanceTest {
 
         @Override
         public void close() {
-            fabrics.forEach(network::close);
+            fabrics.forEach(Fabric::close);
             network.close();
         }
     }

@@ -14,13 +14,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.rpcrdma4j.transport.ConnectionListener;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricConnection;
-import org.rpcrdma4j.transport.FabricStatus;
-import org.rpcrdma4j.transport.MemoryAccess;
-import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.fabric.ConnectionListener;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
@@ -92,20 +92,6 @@ public final class RcFakeNetwork implements AutoCloseable {
     public void close() {
         running = false;
         thread.interrupt();
-    }
-
-    /**
-     * Closes a fabric of this network as its owner does: it stops listening, its connections end as by a
-     * disconnect (flushed at both ends, each listener told once), and once they have, its registrations
-     * are released (deregistering one later does nothing). Waits for all that. Closing again does nothing.
-     *
-     * @param fabric a fabric of this network
-     */
-    public void close(Fabric fabric) {
-        FakeFabric fake = (FakeFabric) fabric;
-        CompletableFuture<Void> closed = new CompletableFuture<>();
-        later(() -> fake.close(closed));
-        closed.orTimeout(10, TimeUnit.SECONDS).join();
     }
 
     /**
@@ -226,6 +212,18 @@ public final class RcFakeNetwork implements AutoCloseable {
             if (regions.remove(registration.handle()) == null && !closed) {
                 throw new IllegalStateException("not registered: " + registration);
             }
+        }
+
+        /**
+         * Closes as an owner does: the fabric stops listening, its connections end as by a disconnect
+         * (flushed at both ends, each listener told once), and once they have, its registrations are
+         * released (deregistering one later does nothing). Waits for all that.
+         */
+        @Override
+        public void close() {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            later(() -> close(done));
+            done.orTimeout(10, TimeUnit.SECONDS).join();
         }
 
         /** Ends every connection, then, once they have all disconnected, releases the registrations. */

@@ -9,14 +9,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricConnection;
-import org.rpcrdma4j.transport.MemoryAccess;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
-import org.rpcrdma4j.transport.Registration;
+import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -176,6 +176,11 @@ class CallPlanTest {
         @Override
         public TransportStatistics statistics() {
             return TransportStatistics.ofFabric(0, registered.size() - deregistered, Map.of(), Map.of());
+        }
+
+        /** Holds nothing that outlives the test. */
+        @Override
+        public void close() {
         }
     }
 }

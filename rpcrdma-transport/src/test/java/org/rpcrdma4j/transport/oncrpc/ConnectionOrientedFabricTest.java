@@ -19,15 +19,16 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.FabricStatus;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
-import org.rpcrdma4j.transport.conformance.ChunkProgram;
-import org.rpcrdma4j.transport.conformance.HangGuard;
-import org.rpcrdma4j.transport.conformance.TestProgram;
+import org.rpcrdma4j.fabric.conformance.ChunkProgram;
+import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.transport.fake.RcFakeNetwork;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -184,7 +185,7 @@ class ConnectionOrientedFabricTest {
         // More calls than its 32 receives take replies, and it never posts them again.
         raw.repost = false;
         for (int i = 0; i < 60; i++) {
-            raw.send(MisbehavingPeerTest.echoCall(0x8000 + i, new byte[] {(byte) i}));
+            raw.send(RawPeer.echoCall(0x8000 + i, new byte[] {(byte) i}));
         }
         // The server's replies wait for receives until the RNR retries run out: that connection is gone.
         assertThat(RawPeer.next(raw.ends)).isEqualTo(FabricStatus.RECEIVER_NOT_READY);

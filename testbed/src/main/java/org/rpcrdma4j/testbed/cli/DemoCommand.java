@@ -2,19 +2,21 @@ package org.rpcrdma4j.testbed.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.rpcrdma4j.testbed.cli.ServeCommand.FabricKind;
 import org.rpcrdma4j.testbed.demo.NfsDemo;
 import org.rpcrdma4j.testbed.demo.NfsWorkload;
 import org.rpcrdma4j.testbed.demo.RemoteDemo;
-import org.rpcrdma4j.testbed.serve.VerbsFabric;
 import org.rpcrdma4j.testbed.term.Progress;
-import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricNotFoundException;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.fabric.Fabrics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,8 +24,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code testbed demo}: the NFSv3 workload over RPC-over-RDMA, on the simulated EFA device in one JVM
- * or against a server on another host over the verbs RC fabric.
+ * {@code testbed demo}: the NFSv3 workload over RPC-over-RDMA, against the test service in this JVM
+ * (on the simulated EFA device by default) or against a server on another host.
  */
 @Command(
         name = "demo",
@@ -35,17 +37,20 @@ import picocli.CommandLine.Spec;
                     + "1 KiB, 64 KiB and 1 MiB one call at a time (median time per call), comparing every file's "
                     + "SHA-256; create and list a directory of 2,000 entries; read back a 4,000-byte symbolic link; "
                     + "then print what moved how (inline, Read, Write and Reply chunks).",
-            "--fabric sim (the default): serve the NFSv3 test service on the simulated EFA device in this JVM "
-                    + "and mount it; about ten seconds of CPU time; the figures measure the simulation on this CPU.",
+            "Without --server: serve the NFSv3 test service in this JVM on the fabric and mount it. With --fabric "
+                    + "sim (the default), on the simulated EFA device: about ten seconds of CPU time; the figures "
+                    + "measure the simulation on this CPU. A fabric whose listeners are named by address (verbs) "
+                    + "serves on --listen ADDRESS[:PORT].",
             "--fabric verbs --server ADDRESS[:PORT]: mount the server's --export as Linux's 'mount -o "
                     + "vers=3,proto=rdma' does: MOUNT over TCP at the port its rpcbind gives, NFS over an RC "
                     + "connection to PORT (default 20049) with this user's Unix credentials. Works with "
                     + "'testbed serve --fabric verbs' and Linux's nfsd ('rdma 20049' in /proc/fs/nfsd/portlist). "
-                    + "Needs JDK 22+, the verbs jar on the class path and --enable-native-access=ALL-UNNAMED.",
+                    + "Needs JDK 22+, the fabric-rc and verbs jars on the class path and "
+                    + "--enable-native-access=ALL-UNNAMED.",
             "--files and --link-target move the given files and link target instead of generated ones; the "
                     + "SHA-256 of what came back is printed whole, to be checked elsewhere.",
             "Exits 0 when every check passed, 1 when one failed or the demo could not run (the reason on "
-                    + "stderr: the verbs fabric unavailable, the server unreachable, a call that failed), 2 for "
+                    + "stderr: the fabric absent or unavailable, the server unreachable, a call that failed), 2 for "
                     + "wrong options."
         })
 public final class DemoCommand implements Callable<Integer> {
@@ -53,12 +58,18 @@ public final class DemoCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--fabric", description = "sim or verbs (default: ${DEFAULT-VALUE}).")
-    private FabricKind fabric = FabricKind.sim;
+    @Option(names = "--fabric", paramLabel = "NAME", description = "The fabric: sim, verbs, ... "
+            + "(default: ${DEFAULT-VALUE}).")
+    private String fabric = "sim";
 
     @Option(names = "--server", paramLabel = "ADDRESS[:PORT]",
-            description = "With verbs: the server's IP address and NFS/RDMA port (default port: 20049).")
+            description = "A server on another host, as the fabric writes addresses (verbs: its IP address and "
+                    + "NFS/RDMA port, default 20049).")
     private String server;
+
+    @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]",
+            description = "Without --server, where this JVM's server listens, for a fabric that needs it (verbs).")
+    private String listen;
 
     @Option(names = "--export", paramLabel = "PATH",
             description = "With verbs: the server's export to mount (default: ${DEFAULT-VALUE}).")
@@ -93,34 +104,45 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }
         NfsWorkload workload = new NfsWorkload(out, new Progress(out, Progress.onTerminal()), seed, files, target);
-        if (fabric == FabricKind.sim) {
-            if (server != null) {
-                throw new ParameterException(spec.commandLine(), "--server needs --fabric verbs");
-            }
-            return new NfsDemo(out, workload, seed).run() ? 0 : 1;
-        }
-        if (server == null) {
-            throw new ParameterException(spec.commandLine(), "--fabric verbs needs --server ADDRESS[:PORT]");
-        }
-        InetSocketAddress rdma = ServeCommand.parseAddress("--server", server);
-        Fabric rc;
+        FabricProvider provider;
         try {
-            // a fabric that only connects: RDMA-CM picks the device by the route to the server
-            rc = VerbsFabric.open(new InetSocketAddress(0));
-        } catch (VerbsFabric.UnavailableException e) {
+            provider = Fabrics.named(fabric);
+        } catch (FabricNotFoundException e) {
             err.println("testbed demo: " + e.getMessage());
             return 1;
+        }
+        FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
+        if (server == null) {
+            if (provider.needsListenAddress() && listen == null) {
+                throw new ParameterException(spec.commandLine(), "--fabric " + fabric + " needs --server ADDRESS[:PORT], "
+                        + "or --listen ADDRESS[:PORT] to serve in this JVM");
+            }
+            try {
+                return new NfsDemo(out, workload, provider, options.listening(listen), options).run() ? 0 : 1;
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--fabric " + fabric + ": " + e.getMessage());
+            }
+        }
+        FabricAddress rdma;
+        try {
+            rdma = provider.peer(server);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--server with --fabric " + fabric + ": " + e.getMessage());
+        }
+        Fabric client;
+        try {
+            client = provider.open(options);
         } catch (Exception e) {
-            err.println("testbed demo: cannot open the verbs fabric: " + e.getMessage());
+            err.println("testbed demo: cannot open the " + fabric + " fabric: " + e.getMessage());
             return 1;
         }
         try {
-            boolean ok = new RemoteDemo(out, workload).run(rc, VerbsFabric.addressOf(rdma), rdma, export);
+            boolean ok = new RemoteDemo(out, workload).run(client, rdma, export);
             // How the chunks moved (windows bound, remote and local invalidations, per-call
             // registrations), read once the fabric is closed, its connection torn down: its gauges
             // then show what it kept.
-            ((AutoCloseable) rc).close();
-            out.println(ServeCommand.fabricSummary(rc.statistics()));
+            client.close();
+            out.println(NfsWorkload.fabricSummary(client.statistics()));
             out.flush();
             return ok ? 0 : 1;
         } catch (RemoteDemo.UnreachableException e) {
@@ -130,7 +152,7 @@ public final class DemoCommand implements Callable<Integer> {
             err.println("testbed demo: the workload broke off: " + e + (e.getCause() == null ? "" : ", " + e.getCause()));
             return 1;
         } finally {
-            ((AutoCloseable) rc).close();
+            client.close();
         }
     }
 }

@@ -14,27 +14,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
-import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.FileHandles;
 import org.rpcrdma4j.testbed.nfs.MountService;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
 import org.rpcrdma4j.testbed.nfs.Nfs3Service;
-import org.rpcrdma4j.testbed.sim.SimulatedNetwork;
-import org.rpcrdma4j.transport.FabricAddress;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
-import org.rpcrdma4j.transport.efa.EfaFabric;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
- * The README's demo: the NFSv3 test service served over RPC-over-RDMA on the simulated EFA device,
- * mounted and used by the client helper, the way the Linux client uses an NFS/RDMA server, with the
- * workload of {@link NfsWorkload}. Everything runs in this JVM: the simulated fabric stands in for the
- * RDMA hardware and the network.
+ * The README's demo: the NFSv3 test service served over RPC-over-RDMA, mounted and used by the client
+ * helper, the way the Linux client uses an NFS/RDMA server, with the workload of {@link NfsWorkload}.
+ * Server and client run in this JVM, each on a fabric of its own from one provider: on the simulated
+ * EFA network (the default) that fabric stands in for the RDMA hardware and the network.
  */
 public final class NfsDemo {
 
@@ -42,44 +42,51 @@ public final class NfsDemo {
 
     private final PrintWriter out;
     private final NfsWorkload workload;
-    private final long seed;
+    private final FabricProvider provider;
+    private final FabricOptions server;
+    private final FabricOptions client;
 
     /**
      * @param out      where the report goes
      * @param workload what to do on the mounted export
-     * @param seed     the seed of the simulation
+     * @param provider the fabric to serve and mount on
+     * @param server   the options of the server's fabric
+     * @param client   the options of the client's fabric
      */
-    public NfsDemo(PrintWriter out, NfsWorkload workload, long seed) {
+    public NfsDemo(PrintWriter out, NfsWorkload workload, FabricProvider provider, FabricOptions server,
+                   FabricOptions client) {
         this.out = out;
         this.workload = workload;
-        this.seed = seed;
+        this.provider = provider;
+        this.server = server;
+        this.client = client;
     }
 
     /**
      * Runs the demo in a fresh temporary export directory, deleted afterwards.
      *
      * @return whether every check passed
-     * @throws Exception if the service or a call fails
+     * @throws Exception if a fabric does not open, or the service or a call fails
      */
     public boolean run() throws Exception {
         Path export = Files.createTempDirectory("rpcrdma4j-demo");
         ExecutorService workers = Executors.newFixedThreadPool(4);
         boolean ok;
-        try (SimulatedNetwork network = new SimulatedNetwork(seed)) {
+        try (Fabric serverFabric = provider.open(server); Fabric clientFabric = provider.open(client)) {
             FileHandles handles = new FileHandles(export, 100_000);
             OncRpcProgram nfs = new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3);
-            RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(network.server()).withConfig(TransportConfig.DEFAULT)
+            RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withConfig(TransportConfig.DEFAULT)
                     .withWorkerThreadExecutionService(workers)
                     .withRpcService(nfs, new Nfs3Service(handles)).withDdpPolicy(new NfsDdpPolicy())
                     .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3),
                             new MountService("/export", handles))
                     .build();
             svc.start();
-            out.println("rpcrdma4j demo: NFSv3 over RPC-over-RDMA v1 over EFA RDM v4, simulated in one JVM "
-                    + "(no RDMA device, no network)");
-            out.println("server " + readable(network.server().localAddress()) + ", client "
-                    + readable(network.client().localAddress()) + " (simulated EFA endpoints: GID and QP number)");
-            try (RdmaRpcClient rdma = RdmaRpcClient.builder(network.client(), network.server().localAddress())
+            out.println("rpcrdma4j demo: NFSv3 over RPC-over-RDMA v1 on the " + provider.name() + " fabric ("
+                    + provider.description() + ")");
+            out.println("server " + readable(serverFabric.localAddress()) + ", client "
+                    + readable(clientFabric.localAddress()));
+            try (RdmaRpcClient rdma = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
                     .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
                 Nfs3Client client = new Nfs3Client(rdma.transport(), new RpcAuthTypeNone(), CALL_TIMEOUT_S,
                         TimeUnit.SECONDS);
@@ -87,7 +94,7 @@ public final class NfsDemo {
                 out.println("mounted /export over RDMA (inline thresholds 4096/4096, 128 credits asked)");
                 ok = workload.run(client, root);
                 client.umount("/export");
-                report(rdma.statistics(), network.client(), network.server());
+                report(rdma.statistics(), clientFabric, serverFabric);
             } finally {
                 svc.stop();
             }
@@ -100,24 +107,16 @@ public final class NfsDemo {
         return ok;
     }
 
-    private void report(TransportStatistics rdma, EfaFabric client, EfaFabric server) {
+    private void report(TransportStatistics rdma, Fabric clientFabric, Fabric serverFabric) {
         NfsWorkload.reportShapes(out, rdma);
-        out.println("what moved how (EFA RDM protocol, messages sent / RDMA operations started):");
-        for (EfaFabric side : new EfaFabric[] {client, server}) {
-            TransportStatistics at = side.statistics();
-            out.printf("  %s: eager %d, medium %d, long-CTS %d, long-read %d; RDMA reads %d, writes %d%n",
-                    side == client ? "client" : "server", at.fabricCounter(EndpointCounter.EAGER_MESSAGES_SENT.name()),
-                    at.fabricCounter(EndpointCounter.MEDIUM_MESSAGES_SENT.name()),
-                    at.fabricCounter(EndpointCounter.LONG_CTS_MESSAGES_SENT.name()),
-                    at.fabricCounter(EndpointCounter.LONG_READ_MESSAGES_SENT.name()),
-                    at.fabricCounter(EndpointCounter.DIRECT_READS.name()),
-                    at.fabricCounter(EndpointCounter.DIRECT_WRITES.name()));
-        }
+        out.println("what moved how on the fabrics:");
+        out.println("  client: " + NfsWorkload.fabricSummary(clientFabric.statistics()));
+        out.println("  server: " + NfsWorkload.fabricSummary(serverFabric.statistics()));
     }
 
-    /** An EFA address as people write one: the GID in IPv6's short form, and the QP number. */
+    /** A fabric address as people write one: the address in IPv6's short form, and the number after '#'. */
     static String readable(FabricAddress address) {
-        return shortIpv6(address.inetAddress()) + " QPN " + address.number();
+        return shortIpv6(address.inetAddress()) + " #" + address.number();
     }
 
     /** RFC 5952's form: the longest run of two or more zero groups becomes "::". */

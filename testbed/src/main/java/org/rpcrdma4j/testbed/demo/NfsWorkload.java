@@ -335,6 +335,22 @@ public final class NfsWorkload {
         return removed;
     }
 
+    /**
+     * @param fabric a fabric's statistics
+     * @return one line of them: connections, registrations, the counters that are not 0, the gauges
+     */
+    public static String fabricSummary(TransportStatistics fabric) {
+        StringBuilder line = new StringBuilder("fabric: ").append(fabric.connections()).append(" connections, ")
+                .append(fabric.chunkRegistrations()).append(" registrations");
+        fabric.fabricCounters().forEach((name, value) -> {
+            if (value != 0) {
+                line.append(", ").append(name).append('=').append(value);
+            }
+        });
+        fabric.fabricGauges().forEach((name, value) -> line.append(", ").append(name).append('=').append(value));
+        return line.toString();
+    }
+
     /** How the calls of the workload and their replies travelled, as the client's transport counted them. */
     public static void reportShapes(PrintWriter out, TransportStatistics client) {
         out.println("what moved how (RPC-over-RDMA, client side):");

@@ -21,8 +21,8 @@ import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.FabricAddress;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
@@ -67,16 +67,15 @@ public final class RemoteDemo {
      * Mounts {@code exportPath} of the server, runs the workload, unmounts and reports.
      *
      * @param fabric     the fabric to connect on; the caller closes it
-     * @param rdma       the server's NFS/RDMA listener on {@code fabric}
-     * @param server     the server's IP address and NFS/RDMA port
+     * @param rdma       the server's NFS/RDMA listener on {@code fabric}, on the host of its IP address
      * @param exportPath the path to mount
      * @return whether every check passed
      * @throws UnreachableException if rpcbind, MOUNT or the RDMA listener does not answer
      * @throws Exception            if a call fails
      */
-    public boolean run(Fabric fabric, FabricAddress rdma, InetSocketAddress server, String exportPath)
-            throws Exception {
+    public boolean run(Fabric fabric, FabricAddress rdma, String exportPath) throws Exception {
         long start = System.nanoTime();
+        InetSocketAddress server = new InetSocketAddress(rdma.inetAddress(), rdma.number());
         RpcAuthTypeUnix auth = unixCredential();
         InetSocketAddress mountd = mountAddress(new InetSocketAddress(server.getAddress(), RPCBIND_PORT));
         boolean ok;

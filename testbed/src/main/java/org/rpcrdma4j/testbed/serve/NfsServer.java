@@ -17,7 +17,7 @@ import org.rpcrdma4j.testbed.nfs.FileHandles;
 import org.rpcrdma4j.testbed.nfs.MountService;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Service;
-import org.rpcrdma4j.transport.Fabric;
+import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;

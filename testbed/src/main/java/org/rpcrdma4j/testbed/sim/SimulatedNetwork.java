@@ -1,7 +1,7 @@
 package org.rpcrdma4j.testbed.sim;
 
-import org.rpcrdma4j.transport.efa.EfaFabric;
-import org.rpcrdma4j.transport.efa.SimulatedEfa;
+import org.rpcrdma4j.fabric.efa.EfaFabric;
+import org.rpcrdma4j.fabric.efa.SimulatedEfa;
 
 /** A server and a client fabric on one seeded {@link SimulatedEfa} network. */
 public final class SimulatedNetwork implements AutoCloseable {

@@ -27,9 +27,9 @@ class DemoCommandTest {
 
         assertThat(exit).isZero();
         assertThat(out.toString().lines().findFirst()).hasValueSatisfying(first -> assertThat(first)
-                .contains("simulated in one JVM"));
+                .contains("on the sim fabric (EFA RDM endpoints on the simulated EFA device"));
         assertThat(out.toString())
-                .contains("server fe80::1 QPN 7, client fe80::2 QPN 7")
+                .containsPattern("server fe80::\\p{XDigit}+ #7, client fe80::\\p{XDigit}+ #7")
                 .contains("large files, 16 calls of 1 MiB in flight")
                 .containsPattern("  64 MiB +WRITE +\\d+\\.\\d MiB/s +COMMIT +\\d+\\.\\d ms +READ +\\d+\\.\\d MiB/s +"
                         + "sha256 \\p{XDigit}{16} ok")
@@ -44,7 +44,7 @@ class DemoCommandTest {
                         + "entries")
                 .containsPattern("calls: +inline \\d+, Read chunks [1-9]\\d*, Position-zero \\d+; provided Write chunks [1-9]")
                 .containsPattern("replies: inline \\d+, data in Write chunks [1-9]\\d*, whole in Reply chunks [1-9]")
-                .containsPattern("server: eager [1-9]\\d*, .*RDMA reads [1-9]\\d*, writes [1-9]")
+                .containsPattern("  server: fabric: \\d+ connections, .*EAGER_MESSAGES_SENT=[1-9].*DIRECT_READS=[1-9]")
                 .endsWith("all checks passed" + System.lineSeparator());
     }
 
@@ -69,19 +69,28 @@ class DemoCommandTest {
     }
 
     @Test
-    void verbsNeedsAServerAndTheVerbsModule() {
+    void aFabricIsFoundByNameAndTheSimulatedOneCannotBeReachedFromOutside() {
         StringWriter err = new StringWriter();
 
-        int noServer = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--fabric", "verbs");
-        int serverOnSim = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--server", "10.0.0.1");
-        // the verbs module is not on the testbed's test class path
+        // the verbs fabric's module is not on the testbed's test class path
         int noModule = Main.commandLine().setErr(new PrintWriter(err))
                 .execute("demo", "--fabric", "verbs", "--server", "127.0.0.1");
+        int serverOnSim = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--server", "10.0.0.1");
 
-        assertThat(noServer).isEqualTo(2);
-        assertThat(serverOnSim).isEqualTo(2);
         assertThat(noModule).isEqualTo(1);
-        assertThat(err.toString()).contains("--fabric verbs needs --server").contains("--server needs --fabric verbs")
-                .contains("testbed demo: --fabric verbs needs");
+        assertThat(serverOnSim).isEqualTo(2);
+        assertThat(err.toString()).contains("testbed demo: no fabric named verbs is here; found: sim")
+                .contains("--server with --fabric sim: a simulated fabric's listener is reached from this JVM only");
+    }
+
+    @Test
+    void fabricsListsTheFabricsFound() {
+        StringWriter out = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("fabrics");
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).isEqualTo(String.format("sim      EFA RDM endpoints on the simulated EFA device, "
+                + "reachable from this JVM only%n"));
     }
 }

@@ -1,35 +1,23 @@
 package org.rpcrdma4j.testbed.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.testbed.Main;
+import org.rpcrdma4j.testbed.demo.NfsWorkload;
 import org.rpcrdma4j.transport.TransportStatistics;
 
 /**
- * {@code testbed serve}'s command line: {@code --listen} with and without a port, and the refusals
- * (no {@code --listen} for verbs, an export that is not a directory, the verbs module missing, which it
- * is on the testbed's own test class path).
+ * {@code testbed serve}'s command line: its stop summary and the refusals (a fabric that is not on the
+ * class path, a listening address the fabric does not take, an export that is not a directory).
  */
 class ServeCommandTest {
-
-    @Test
-    void listenTakesAnAddressWithOrWithoutAPort() {
-        assertThat(ServeCommand.parseAddress("--listen", "10.99.0.1")).isEqualTo(new InetSocketAddress("10.99.0.1", 20049));
-        assertThat(ServeCommand.parseAddress("--listen", "10.99.0.1:2050")).isEqualTo(new InetSocketAddress("10.99.0.1", 2050));
-        assertThat(ServeCommand.parseAddress("--listen", "[fe80::1]:2050")).isEqualTo(new InetSocketAddress("fe80::1", 2050));
-        assertThat(ServeCommand.parseAddress("--listen", "fe80::1")).isEqualTo(new InetSocketAddress("fe80::1", 20049));
-        assertThatThrownBy(() -> ServeCommand.parseAddress("--listen", "10.99.0.1:nfs")).hasMessageContaining("not a port");
-        assertThatThrownBy(() -> ServeCommand.parseAddress("--listen", "10.99.0.1:70000")).hasMessageContaining("out of range");
-    }
 
     @Test
     void theStopSummaryShowsTheFabricsCountersThatAreNotZeroAndEveryGauge() {
@@ -40,33 +28,35 @@ class ServeCommandTest {
         gauges.put("QUEUE_PAIRS", 0L);
         gauges.put("CHUNK_POOL_BYTES_REGISTERED", 1048576L);
 
-        assertThat(ServeCommand.fabricSummary(TransportStatistics.ofFabric(2, 1, counters, gauges)))
+        assertThat(NfsWorkload.fabricSummary(TransportStatistics.ofFabric(2, 1, counters, gauges)))
                 .isEqualTo("fabric: 2 connections, 1 registrations, RDMA_CM_EVENT_ESTABLISHED=3, QUEUE_PAIRS=0, "
                         + "CHUNK_POOL_BYTES_REGISTERED=1048576");
     }
 
     @Test
-    void verbsWithoutTheModuleSaysWhatItNeeds(@TempDir Path export) {
+    void aFabricThatIsNotHereIsNamedWithTheOnesThatAre(@TempDir Path export) {
         StringWriter err = new StringWriter();
 
+        // the verbs fabric's module is not on the testbed's test class path
         int exit = Main.commandLine().setErr(new PrintWriter(err))
                 .execute("serve", "--fabric", "verbs", "--listen", "127.0.0.1", "--export", export.toString());
 
         assertThat(exit).isEqualTo(1);
-        assertThat(err.toString()).contains("--fabric verbs needs").contains("verbs");
+        assertThat(err.toString()).contains("testbed serve: no fabric named verbs is here; found: sim");
     }
 
     @Test
-    void verbsNeedsAListenAddressAndTheExportADirectory(@TempDir Path export) {
+    void theSimulatedFabricTakesNoListenAddressAndTheExportIsADirectory(@TempDir Path export) {
         StringWriter err = new StringWriter();
 
-        int noListen = Main.commandLine().setErr(new PrintWriter(err))
-                .execute("serve", "--fabric", "verbs", "--export", export.toString());
+        int listen = Main.commandLine().setErr(new PrintWriter(err))
+                .execute("serve", "--fabric", "sim", "--listen", "127.0.0.1", "--export", export.toString());
         int noDirectory = Main.commandLine().setErr(new PrintWriter(err))
                 .execute("serve", "--fabric", "sim", "--export", export.resolve("missing").toString());
 
-        assertThat(noListen).isEqualTo(2);
+        assertThat(listen).isEqualTo(2);
         assertThat(noDirectory).isEqualTo(2);
-        assertThat(err.toString()).contains("--fabric verbs needs --listen").contains("is not a directory");
+        assertThat(err.toString()).contains("--fabric sim: a simulated fabric takes no listening address")
+                .contains("is not a directory");
     }
 }

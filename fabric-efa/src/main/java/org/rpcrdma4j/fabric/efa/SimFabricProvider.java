@@ -1,0 +1,58 @@
+package org.rpcrdma4j.fabric.efa;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
+
+/**
+ * The fabric named {@code sim}: EFA RDM endpoints on simulated devices. Fabrics opened with the same
+ * seed are on one {@link SimulatedEfa} network and reach each other; nothing outside this JVM reaches
+ * them. Each network lives as long as the JVM (its progress thread, a daemon, parks while nothing moves);
+ * a test that wants its own network, faults or device settings builds a {@link SimulatedEfa} itself.
+ */
+public final class SimFabricProvider implements FabricProvider {
+
+    /** The networks opened so far, by seed. */
+    private static final Map<Long, SimulatedEfa> NETWORKS = new HashMap<>();
+
+    @Override
+    public String name() {
+        return "sim";
+    }
+
+    @Override
+    public String description() {
+        return "EFA RDM endpoints on the simulated EFA device, reachable from this JVM only";
+    }
+
+    @Override
+    public boolean needsListenAddress() {
+        return false;
+    }
+
+    /**
+     * @throws IllegalArgumentException if given a listening address: each fabric has an address of its own
+     */
+    @Override
+    public Fabric open(FabricOptions options) {
+        if (options.listen() != null) {
+            throw new IllegalArgumentException("a simulated fabric takes no listening address: each has its own, "
+                    + "its localAddress()");
+        }
+        SimulatedEfa network;
+        synchronized (NETWORKS) {
+            network = NETWORKS.computeIfAbsent(options.seed(), SimulatedEfa::start);
+        }
+        return network.newFabric();
+    }
+
+    /** @throws IllegalArgumentException always: a simulated fabric's address cannot be written down */
+    @Override
+    public FabricAddress peer(String text) {
+        throw new IllegalArgumentException("a simulated fabric's listener is reached from this JVM only, by its "
+                + "localAddress(), not by text such as " + text);
+    }
+}

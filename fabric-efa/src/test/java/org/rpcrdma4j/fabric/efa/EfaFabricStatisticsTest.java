@@ -1,0 +1,67 @@
+package org.rpcrdma4j.fabric.efa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.portmap.GenericPortmapClient;
+import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+
+/** A monitor reads a fabric's statistics while its progress thread is stuck, and is answered at once. */
+class EfaFabricStatisticsTest {
+
+    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
+    private static final long HANG_GUARD_S = 30;
+
+    @Test
+    void statisticsAnswerAtOnceWhileTheProgressThreadIsStuck() throws Exception {
+        ExecutorService workers = Executors.newFixedThreadPool(2);
+        try (SimulatedEfa network = SimulatedEfa.start(SEED);
+             EfaFabric server = network.newFabric();
+             EfaFabric client = network.newFabric()) {
+            RdmaRpcSvc svc = new RdmaRpcSvcBuilder().withFabric(server).withWorkerThreadExecutionService(workers)
+                    .withRpcService(new OncRpcProgram(100000, 2), new OncRpcbindServer()).build();
+            svc.start();
+            try (RdmaRpcClient rdma = RdmaRpcClient.builder(client, server.localAddress())
+                    .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect()) {
+                assertThat(new GenericPortmapClient(rdma.transport()).ping()).isTrue();
+                CompletableFuture<TransportStatistics> atTheBlock = new CompletableFuture<>();
+                CountDownLatch release = new CountDownLatch(1);
+                server.execute(() -> {
+                    atTheBlock.complete(server.statistics());
+                    try {
+                        release.await(HANG_GUARD_S, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                try {
+                    TransportStatistics before = atTheBlock.get(HANG_GUARD_S, TimeUnit.SECONDS);
+                    TransportStatistics during = assertTimeoutPreemptively(Duration.ofSeconds(3), server::statistics);
+                    assertThat(during.connections()).isEqualTo(1);
+                    assertThat(during.fabricCounter(EndpointCounter.EAGER_MESSAGES_SENT.name()))
+                            .as("the ping's reply at least").isPositive();
+                    assertThat(during).as("nothing moves while the progress thread is stuck").isEqualTo(before);
+                } finally {
+                    release.countDown();
+                }
+            } finally {
+                svc.stop();
+            }
+        } finally {
+            workers.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,732 @@
+package org.rpcrdma4j.fabric.rc;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.rpcrdma4j.fabric.ConnectionListener;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.rpcrdma4j.xdr.Segment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RC connection of an {@link RcFabric}: an RDMA-CM id and its queue pair, the work posted on it,
+ * and its state. Progress thread only, but for {@link #tearDown}, which the fabric's reaper runs.
+ *
+ * <h2>States</h2>
+ * A requester's connection resolves the peer's address, then the route, then makes its queue pair,
+ * posts the receives it was given and sends the CM REQ; a responder's makes its queue pair, posts its
+ * receives and sends the REP. Both are up at ESTABLISHED. Anything that ends the connection (a CM
+ * event, a failed completion, a broken queue pair, {@link #close}) calls {@code rdma_disconnect},
+ * which puts the queue pair in the error state: everything posted comes back flushed, and when
+ * nothing is outstanding any more the listener hears {@link ConnectionListener#onDisconnected} once,
+ * with the first cause, and the fabric's reaper releases the windows, the id, queue pair and slots.
+ *
+ * <h2>Work requests</h2>
+ * Each posted request has a {@code wr_id} unique on the connection, mapped to what the listener must
+ * get back; completions find the connection by their queue pair number ({@link RcFabric}). An RDMA
+ * Read or Write names its local bytes with a scatter/gather list, an entry per pool block they lie in
+ * ({@link LocalRegion#gather}); a list longer than the device takes in one request is cut into
+ * several requests on consecutive remote bytes, and the listener hears once, when all are back.
+ *
+ * <h2>Memory windows</h2>
+ * A requester's connection on a device with type 2 windows binds one ({@link ChunkWindows}) over each
+ * chunk registration of a call ({@link #bind}), and ends its key when the call's memory is released
+ * ({@link #unbind}): the peer's Send with Invalidate, seen on a receive's completion, or a local
+ * invalidate; the memory goes back to the fabric once the key reaches nothing.
+ */
+final class RcConnection implements FabricConnection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RcConnection.class);
+    /** What {@code ibv_post_send} and {@code ibv_post_recv} return for a full queue (Linux). */
+    private static final int ENOMEM = 12;
+    /**
+     * Send queue entries a window may hold at once: the local invalidate of its parking and its bind
+     * when a call takes it, the local invalidate when the call ends, and the bind that parks it.
+     */
+    private static final int WINDOW_OPERATIONS = 4;
+
+    enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
+
+    /** BIND and INVALIDATE are a requester's memory window operations, which no listener hears of. */
+    private enum Kind { RECEIVE, SEND, READ, WRITE, BIND, INVALIDATE }
+
+    /** A posted request: what comes back, which slot it uses, and for RDMA the whole it is part of. */
+    private record Op(Kind kind, ByteBuffer buffer, long context, int slot, Parts rdma) {
+    }
+
+    /**
+     * An RDMA Read or Write posted as one or more work requests, as its local bytes need more
+     * scatter/gather entries than one request holds: the listener hears once, when all are back.
+     */
+    private static final class Parts {
+        private int outstanding;
+        private FabricStatus status = FabricStatus.SUCCESS;
+
+        Parts(int requests) {
+            outstanding = requests;
+        }
+
+        /** Requests that will never be posted, so never come back. */
+        void neverPosted(int requests) {
+            outstanding -= requests;
+        }
+
+        /**
+         * @param part how one request ended
+         * @return how the whole ended once its last request is back, else null: the first failure, one
+         *     that is not a flush if there is one (what follows a failed request is flushed)
+         */
+        FabricStatus completed(FabricStatus part) {
+            if (!part.ok() && (status.ok() || status == FabricStatus.FLUSHED)) {
+                status = part;
+            }
+            return --outstanding == 0 ? status : null;
+        }
+    }
+
+    /** A message received before ESTABLISHED. */
+    private record Held(ByteBuffer buffer, int length) {
+    }
+
+    private final RcFabric fabric;
+    private final RcDevice device;
+    private final long id;
+    private final FabricAddress peer;
+    private final ConnectionListener listener;
+    private final boolean requester;
+    private final Map<Long, Op> ops = new HashMap<>();
+    /** Receives given before the queue pair exists, posted when it is made. */
+    private final List<ByteBuffer> early = new ArrayList<>();
+    /**
+     * Messages that completed before the CM reported ESTABLISHED (the peer may send as soon as it has
+     * the REP or RTU, and the completion queue and the CM channel are read apart): the listener hears
+     * them after {@link ConnectionListener#onEstablished}.
+     */
+    private final List<Held> beforeEstablished = new ArrayList<>();
+    private State state;
+    private ConnectPrivateData peerData = ConnectPrivateData.DEFAULT;
+    private InetSocketAddress localSocket;
+    private InetSocketAddress remoteSocket;
+    private int qpNum = -1;
+    /** A requester's windows when the device has them, else null. */
+    private ChunkWindows windows;
+    /** Regions whose window's local invalidate is posted, by its work request. */
+    private final Map<Long, LocalRegion> invalidating = new HashMap<>();
+    /**
+     * Regions released while their window could not be invalidated (the queue pair is in the error
+     * state): their memory is released when the queue pair is destroyed.
+     */
+    private final List<LocalRegion> retired = new ArrayList<>();
+    private BounceSlots receiveSlots;
+    private BounceSlots sendSlots;
+    /** Set on the progress thread once the reaper has destroyed the windows and the queue pair. */
+    private boolean queuePairGone;
+    /** The windows the reaper deallocated, for the fabric's gauge, counted back on the progress thread. */
+    private int windowsDeallocated;
+    private int sendsOutstanding;
+    private long nextWrId = 1;
+    private FabricStatus cause;
+    private String causeDetail;
+
+    /**
+     * @param requester whether this side connects (and reads the peer's data from the REP) rather than
+     *                  accepts (and has it from the REQ)
+     */
+    RcConnection(RcFabric fabric, RcDevice device, long id, FabricAddress peer, ConnectionListener listener,
+                 boolean requester) {
+        this.fabric = fabric;
+        this.device = device;
+        this.id = id;
+        this.peer = peer;
+        this.listener = listener;
+        this.requester = requester;
+        this.state = requester ? State.RESOLVING : State.CONNECTING;
+    }
+
+    long id() {
+        return id;
+    }
+
+    int qpNum() {
+        return qpNum;
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** Remembers the requester's data from the CM REQ, for {@link ConnectionListener#onEstablished}. */
+    void peerData(ConnectPrivateData data) {
+        peerData = data;
+    }
+
+    /** Builds the two socket addresses once, from RDMA-CM's own source and destination of the id. */
+    void addressesKnown() {
+        if (localSocket == null) {
+            localSocket = fabric.socketAddress(device.localAddress(id));
+            remoteSocket = fabric.socketAddress(device.peerAddress(id));
+        }
+    }
+
+    /**
+     * Makes the queue pair and the connection's slots and posts the receives given so far. The
+     * receive queue is as deep as the receives the transport gave (its credits and backchannel
+     * receives), so the queue pair posts exactly what the transport keeps posted.
+     *
+     * @throws VerbsException if the device refuses (a depth over its {@code max_qp_wr}, no room in
+     *                        the completion queue); the caller ends the connection
+     */
+    void createQueuePair(RcFabric.Config config) throws VerbsException {
+        int receiveDepth = Math.max(1, early.size());
+        int sendDepth = config.sendDepth();
+        if (requester && device.memoryWindows(id)) {
+            // Room beside the Sends for the operations of every window.
+            windows = new ChunkWindows(device, config.sendDepth(), fabric::windowsAllocated);
+            sendDepth += WINDOW_OPERATIONS * windows.max();
+        }
+        qpNum = device.createQueuePair(id, sendDepth, receiveDepth);
+        fabric.routed(this);
+        receiveSlots = new BounceSlots(device, receiveDepth, config.slotSize());
+        sendSlots = new BounceSlots(device, config.sendDepth(), config.slotSize());
+        for (ByteBuffer buffer : early) {
+            postReceive(buffer);
+        }
+        fabric.receivesPosted(-early.size());
+        early.clear();
+    }
+
+    /**
+     * The CM said ESTABLISHED.
+     *
+     * @param privateData the event's private data: the REP's room on the requester
+     */
+    void established(byte[] privateData) {
+        if (state != State.CONNECTING) {
+            return;
+        }
+        state = State.ESTABLISHED;
+        addressesKnown();
+        listener.onEstablished(requester ? CmPrivateData.recognise(privateData) : peerData);
+        for (Held held : beforeEstablished) {
+            listener.onReceived(held.buffer(), held.length());
+        }
+        beforeEstablished.clear();
+    }
+
+    void connecting() {
+        state = State.CONNECTING;
+    }
+
+    @Override
+    public FabricAddress peer() {
+        return peer;
+    }
+
+    /** @return this side's RDMA-CM address; null until the requester's address is resolved */
+    @Override
+    public InetSocketAddress localSocketAddress() {
+        return localSocket;
+    }
+
+    /** @return the peer's RDMA-CM address; null until the requester's address is resolved */
+    @Override
+    public InetSocketAddress remoteSocketAddress() {
+        return remoteSocket;
+    }
+
+    @Override
+    public boolean postReceive(ByteBuffer buffer) {
+        if (state == State.CLOSED) {
+            return false;
+        }
+        if (receiveSlots == null) {
+            if (state == State.ENDING) {
+                return false;
+            }
+            early.add(buffer);
+            fabric.receivesPosted(1);
+            return true;
+        }
+        checkFits(buffer.remaining(), receiveSlots);
+        int slot = receiveSlots.take();
+        if (slot < 0) {
+            return false;
+        }
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null));
+        fabric.receivesPosted(1);
+        if (state == State.ENDING) {
+            fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            return true;
+        }
+        try {
+            device.postReceive(id, wrId, receiveSlots.address(slot), buffer.remaining(), receiveSlots.lkey());
+            return true;
+        } catch (VerbsException e) {
+            return postFailed(wrId, "ibv_post_recv", e);
+        }
+    }
+
+    @Override
+    public boolean send(ByteBuffer message, long context) {
+        return send(message, context, false, 0);
+    }
+
+    /** Whether the device can Send with Invalidate; the transport asks only once the connection is up. */
+    @Override
+    public boolean remoteInvalidation() {
+        return device.remoteInvalidation();
+    }
+
+    @Override
+    public boolean sendInvalidating(ByteBuffer message, int handle, long context) {
+        if (!device.remoteInvalidation()) {
+            throw new UnsupportedOperationException("the device cannot Send with Invalidate");
+        }
+        return send(message, context, true, handle);
+    }
+
+    private boolean send(ByteBuffer message, long context, boolean invalidate, int rkey) {
+        if (!readyToSend()) {
+            return false;
+        }
+        checkFits(message.remaining(), sendSlots);
+        int slot = sendSlots.take();
+        if (slot < 0) {
+            return false;
+        }
+        MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(Kind.SEND, null, context, slot, null));
+        sendsPosted(1);
+        if (state == State.ENDING) {
+            fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            return true;
+        }
+        try {
+            if (invalidate) {
+                device.postSendWithInvalidate(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey(),
+                        rkey);
+            } else {
+                device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey());
+            }
+            return true;
+        } catch (VerbsException e) {
+            return postFailed(wrId, "ibv_post_send", e);
+        }
+    }
+
+    @Override
+    public boolean read(Registration local, long localOffset, Segment remote, long context) {
+        return rdma(Kind.READ, local, localOffset, remote, context);
+    }
+
+    @Override
+    public boolean write(Registration local, long localOffset, Segment remote, long context) {
+        return rdma(Kind.WRITE, local, localOffset, remote, context);
+    }
+
+    private boolean rdma(Kind kind, Registration local, long localOffset, Segment remote, long context) {
+        if (!readyToSend()) {
+            return false;
+        }
+        LocalRegion region = fabric.region(local);
+        long length = remote.unsignedLength();
+        if (localOffset < 0 || localOffset + length > local.length()) {
+            throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") is outside " + local);
+        }
+        List<List<RcDevice.Sge>> requests = requests(region.gather(localOffset, length),
+                kind == Kind.READ ? device.maxReadSge() : device.maxWriteSge());
+        int depth = fabric.config().sendDepth();
+        if (requests.size() > depth) {
+            throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") of " + local + " needs "
+                    + requests.size() + " work requests; the send queue holds " + depth);
+        }
+        if (sendsOutstanding + requests.size() > depth) {
+            return false;
+        }
+        Parts parts = new Parts(requests.size());
+        String what = kind == Kind.READ ? "RDMA Read" : "RDMA Write";
+        long remoteAddress = remote.offset();
+        for (int posted = 0; posted < requests.size(); posted++) {
+            List<RcDevice.Sge> sges = requests.get(posted);
+            long wrId = nextWrId++;
+            ops.put(wrId, new Op(kind, null, context, -1, parts));
+            sendsPosted(1);
+            if (state == State.ENDING) {
+                fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+                continue;
+            }
+            try {
+                if (kind == Kind.READ) {
+                    device.postRead(id, wrId, sges, remoteAddress, remote.handle());
+                } else {
+                    device.postWrite(id, wrId, sges, remoteAddress, remote.handle());
+                }
+            } catch (VerbsException e) {
+                parts.neverPosted(requests.size() - posted - 1);
+                // Once part of it is posted it cannot be taken back: no room to wait for then.
+                return posted == 0 ? postFailed(wrId, what, e) : failedToPost(wrId, what, e);
+            }
+            for (RcDevice.Sge sge : sges) {
+                remoteAddress += sge.length();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the scatter/gather list cut into work requests of at most {@code maxSge} entries each;
+     *     one request with none for no bytes
+     */
+    private static List<List<RcDevice.Sge>> requests(List<RcDevice.Sge> sges, int maxSge) {
+        if (sges.isEmpty()) {
+            return List.of(sges);
+        }
+        List<List<RcDevice.Sge>> requests = new ArrayList<>((sges.size() + maxSge - 1) / maxSge);
+        for (int at = 0; at < sges.size(); at += maxSge) {
+            requests.add(sges.subList(at, Math.min(sges.size(), at + maxSge)));
+        }
+        return requests;
+    }
+
+    /** @return whether chunk memory a peer reaches over this connection goes through its windows */
+    boolean windowed() {
+        return windows != null;
+    }
+
+    /**
+     * Binds a free window over registered memory for the peer, posted before anything posted after
+     * it, so that the call's Send, which carries the key, is not waited for.
+     *
+     * @return the window, its key the one to give the peer; null if the connection is not up, has
+     *     every window in use, or the bind could not be posted
+     */
+    ChunkWindows.Window bind(RcDevice.Memory memory, long address, long length, Set<MemoryAccess> rights) {
+        if (windows == null || state != State.ESTABLISHED) {
+            return null;
+        }
+        ChunkWindows.Window window;
+        try {
+            window = windows.take();
+        } catch (VerbsException e) {
+            LOG.warn("{}: ibv_alloc_mw failed: {}", this, e.getMessage());
+            return null;
+        }
+        if (window == null) {
+            return null;
+        }
+        long wrId = 0;
+        try {
+            if (window.parked()) {
+                wrId = windowOperation(Kind.INVALIDATE);
+                device.postLocalInvalidate(id, wrId, window.rkey());
+                windows.invalidatedLocally(window);
+            }
+            wrId = windowOperation(Kind.BIND);
+            device.postBind(id, wrId, window.handle(), windows.bindKey(window), memory, address, length, rights);
+            return window;
+        } catch (VerbsException e) {
+            // The send queue has room for every window's operations: the queue pair is broken. The
+            // window stays out of the free list until it is deallocated with the queue pair.
+            ops.remove(wrId);
+            fail(FabricStatus.FABRIC_ERROR, "binding a memory window failed: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private long windowOperation(Kind kind) {
+        long wrId = nextWrId++;
+        ops.put(wrId, new Op(kind, null, 0, -1, null));
+        return wrId;
+    }
+
+    /** Parks a window invalidated locally (see {@link ChunkWindows}) and frees it. */
+    private void park(ChunkWindows.Window window) {
+        if (state != State.ESTABLISHED) {
+            return; // the queue pair is in the error state: no peer names the key through it any more
+        }
+        long wrId = windowOperation(Kind.BIND);
+        try {
+            RcDevice.Memory parking = fabric.parking();
+            device.postBind(id, wrId, window.handle(), windows.parkKey(window), parking, parking.address(), 1,
+                    Set.of());
+            windows.free(window);
+        } catch (VerbsException e) {
+            ops.remove(wrId);
+            fail(FabricStatus.FABRIC_ERROR, "parking a memory window failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The transport released a region reached through one of this connection's windows, its bytes
+     * copied out. Its memory goes back once the window's key reaches nothing: at once if the peer
+     * invalidated it or the queue pair is gone, after a local invalidate if the connection is up,
+     * with the queue pair if it is ending or its teardown has not destroyed it yet (a type 2 window
+     * is reached only through its queue pair, and one in the error state takes no requests).
+     */
+    void unbind(LocalRegion region) {
+        ChunkWindows.Window window = region.window();
+        if (queuePairGone) {
+            fabric.releaseMemory(region);
+            return;
+        }
+        if (state == State.CLOSED) {
+            retired.add(region); // the reaper is destroying the queue pair
+            return;
+        }
+        if (!window.valid()) {
+            windows.free(window);
+            fabric.releaseMemory(region);
+            return;
+        }
+        if (state == State.ESTABLISHED) {
+            long wrId = windowOperation(Kind.INVALIDATE);
+            invalidating.put(wrId, region);
+            try {
+                device.postLocalInvalidate(id, wrId, window.rkey());
+                fabric.invalidatingLocally();
+                return;
+            } catch (VerbsException e) {
+                ops.remove(wrId);
+                invalidating.remove(wrId);
+                fail(FabricStatus.FABRIC_ERROR, "IBV_WR_LOCAL_INV failed: " + e.getMessage());
+            }
+        }
+        retired.add(region);
+    }
+
+    /** Sends, RDMA and their room: only once up, and within the send queue's depth. */
+    private boolean readyToSend() {
+        if (state == State.CLOSED) {
+            throw new IllegalStateException("the connection has ended: " + this);
+        }
+        return (state == State.ESTABLISHED || state == State.ENDING) && sendsOutstanding < fabric.config().sendDepth();
+    }
+
+    private static void checkFits(int length, BounceSlots slots) {
+        if (length > slots.slotSize()) {
+            throw new IllegalArgumentException("a " + length + "-byte message does not fit the fabric's "
+                    + slots.slotSize() + "-byte slots: configure RcFabric's slot size to the inline sizes");
+        }
+    }
+
+    /** A full queue is room to wait for; any other refusal ends the connection. */
+    private boolean postFailed(long wrId, String what, VerbsException e) {
+        if (e.errno() == ENOMEM) {
+            release(ops.remove(wrId));
+            return false;
+        }
+        return failedToPost(wrId, what, e);
+    }
+
+    /** The request completes in error and the connection ends. */
+    private boolean failedToPost(long wrId, String what, VerbsException e) {
+        fabric.later(() -> completed(wrId, WcStatus.GENERAL_ERR, 0));
+        fail(FabricStatus.FABRIC_ERROR, what + " failed: " + e.getMessage());
+        return true;
+    }
+
+    /** Counts Sends, RDMA Reads and Writes posted (positive) or back (negative), here and in the fabric's gauge. */
+    private void sendsPosted(int count) {
+        sendsOutstanding += count;
+        fabric.sendsPosted(count);
+    }
+
+    private void release(Op op) {
+        switch (op.kind()) {
+            case RECEIVE -> {
+                receiveSlots.give(op.slot());
+                fabric.receivesPosted(-1);
+            }
+            case SEND -> {
+                sendSlots.give(op.slot());
+                sendsPosted(-1);
+            }
+            case READ, WRITE -> sendsPosted(-1);
+            case BIND, INVALIDATE -> {
+                // within the room made for windows at the queue pair's creation
+            }
+        }
+    }
+
+    /**
+     * A work completion of this connection's queue pair, from the device or made up for a request the
+     * device never saw.
+     */
+    void completed(long wrId, WcStatus wcStatus, int byteLength) {
+        completed(wrId, wcStatus, byteLength, RcDevice.NOT_INVALIDATED);
+    }
+
+    /**
+     * A work completion, as {@link #completed(long, WcStatus, int)}.
+     *
+     * @param invalidated for a Send with Invalidate received, the key the peer invalidated, else
+     *                    {@link RcDevice#NOT_INVALIDATED}
+     */
+    void completed(long wrId, WcStatus wcStatus, int byteLength, long invalidated) {
+        if (invalidated != RcDevice.NOT_INVALIDATED) {
+            if (windows != null && windows.invalidatedRemotely((int) invalidated)) {
+                fabric.invalidatedRemotely();
+            } else {
+                LOG.debug("{}: the peer invalidated key {}, no window of ours", this, Long.toHexString(invalidated));
+            }
+        }
+        Op op = ops.remove(wrId);
+        if (op == null) {
+            // A real flush after this side flushed what rdma_disconnect may have left posted.
+            LOG.debug("{}: a completion for unknown work request {} ({})", this, wrId, wcStatus.description());
+            return;
+        }
+        release(op);
+        FabricStatus status = RcStatus.of(wcStatus);
+        fabric.completed(status);
+        switch (op.kind()) {
+            case RECEIVE -> {
+                if (status.ok()) {
+                    MemorySegment.copy(receiveSlots.slot(op.slot()), 0, MemorySegment.ofBuffer(op.buffer()), 0,
+                            byteLength);
+                    if (state == State.CONNECTING) {
+                        beforeEstablished.add(new Held(op.buffer(), byteLength));
+                    } else {
+                        listener.onReceived(op.buffer(), byteLength);
+                    }
+                } else {
+                    listener.onReceiveFailed(op.buffer(), status);
+                }
+            }
+            case SEND -> listener.onSendCompleted(op.context(), status);
+            case READ, WRITE -> {
+                FabricStatus whole = op.rdma().completed(status);
+                if (whole != null) {
+                    listener.onRdmaCompleted(op.context(), whole);
+                }
+            }
+            case BIND -> {
+                // a failed bind ends the connection below; its call fails with it
+            }
+            case INVALIDATE -> {
+                LocalRegion region = invalidating.remove(wrId);
+                if (region == null) {
+                    break; // a parked window's, ahead of its bind
+                }
+                if (status.ok()) {
+                    windows.invalidatedLocally(region.window());
+                    fabric.releaseMemory(region);
+                    park(region.window());
+                } else {
+                    retired.add(region);
+                }
+            }
+        }
+        if (!status.ok() && status != FabricStatus.FLUSHED) {
+            // The queue pair is in the error state: the rest of the connection's work flushes.
+            fail(status, op.kind() + " failed: " + wcStatus.description());
+        }
+        finishIfDrained();
+    }
+
+    @Override
+    public void close() {
+        fail(FabricStatus.CLOSED, "closed by this side");
+    }
+
+    /**
+     * Ends the connection for a reason; the first reason is the one the listener hears.
+     *
+     * @param status why
+     * @param detail what the device or the peer said
+     */
+    void fail(FabricStatus status, String detail) {
+        if (state == State.ENDING || state == State.CLOSED) {
+            return;
+        }
+        LOG.debug("{}: ending, {}: {}", this, status, detail);
+        state = State.ENDING;
+        cause = status;
+        causeDetail = detail;
+        for (ByteBuffer buffer : early) {
+            fabric.later(() -> listener.onReceiveFailed(buffer, FabricStatus.FLUSHED));
+        }
+        fabric.receivesPosted(-early.size());
+        early.clear();
+        // Messages the listener never saw, as it never heard the connection was up: flushed too.
+        for (Held held : beforeEstablished) {
+            fabric.later(() -> listener.onReceiveFailed(held.buffer(), FabricStatus.FLUSHED));
+        }
+        beforeEstablished.clear();
+        if (qpNum >= 0) {
+            try {
+                device.disconnect(id);
+            } catch (VerbsException e) {
+                // The queue pair may not be in the error state: what is posted would never come back.
+                LOG.debug("{}: rdma_disconnect failed ({}); flushing here", this, e.getMessage());
+                for (long wrId : new ArrayList<>(ops.keySet())) {
+                    fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+                }
+            }
+        }
+        fabric.later(this::finishIfDrained);
+    }
+
+    /**
+     * Once nothing posted is outstanding: reports the end, then hands the windows, the queue pair, the
+     * id and the slots to the fabric's reaper, off the progress thread; the memory the windows reached
+     * goes back when they are gone.
+     */
+    private void finishIfDrained() {
+        if (state != State.ENDING || !ops.isEmpty()) {
+            return;
+        }
+        state = State.CLOSED;
+        fabric.forget(this);
+        listener.onDisconnected(cause, causeDetail);
+        fabric.reap(this);
+    }
+
+    /** The reaper's part, on its thread: the verbs objects, in the order rxe needs. */
+    void tearDown() {
+        try {
+            if (windows != null) {
+                // Before the queue pair: on rxe a bound type 2 window holds a reference on its queue
+                // pair, which destroying the queue pair waits for in vain (a kernel warning, then a
+                // queue pair freed under the window's reference).
+                windowsDeallocated = windows.close();
+            }
+            device.destroy(id);
+            if (receiveSlots != null) {
+                receiveSlots.close();
+                sendSlots.close();
+            }
+        } catch (VerbsException | RuntimeException e) {
+            LOG.warn("{}: releasing the windows, the queue pair or its slots failed: {}", this, e.toString());
+        }
+    }
+
+    /** Back on the progress thread: the queue pair is gone, and with it every way to the windows' memory. */
+    void tornDown() {
+        queuePairGone = true;
+        fabric.windowsAllocated(-windowsDeallocated);
+        retired.forEach(fabric::releaseMemory);
+        retired.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "rc " + (localSocket == null ? "?" : localSocket) + " -> " + (remoteSocket == null ? peer : remoteSocket)
+                + " qp " + qpNum;
+    }
+}

@@ -1,0 +1,25 @@
+package org.rpcrdma4j.fabric.rc;
+
+/**
+ * Events an {@link RcFabric} counts, by name among its statistics'
+ * {@link org.rpcrdma4j.transport.TransportStatistics#fabricCounters()}. Beside them the fabric counts
+ * each RDMA-CM event it received, under the name {@code rdma_event_str} gives the event
+ * ({@link RcFabric#cmEventCounter}).
+ */
+public enum RcCounter {
+    /**
+     * Chunk registrations made with an {@code ibv_reg_mr} of their own, per call: memory a peer reads
+     * or writes when the device has no memory windows, and what a chunk pool had no room for.
+     */
+    PER_CALL_REGISTRATIONS,
+    /** Memory windows bound over a requester's chunk memory, one per chunk registration of a call. */
+    WINDOWS_BOUND,
+    /** Window keys the peer invalidated with a Send with Invalidate as its reply arrived. */
+    REMOTE_INVALIDATIONS,
+    /** Window keys invalidated by a local invalidate: the peer did not, or the call ended without its reply. */
+    LOCAL_INVALIDATIONS,
+    /** Work completions flushed: the connection was ending, its queue pair in the error state. */
+    FLUSHED_COMPLETIONS,
+    /** Work completions that failed otherwise; each ends its connection. */
+    FAILED_COMPLETIONS
+}

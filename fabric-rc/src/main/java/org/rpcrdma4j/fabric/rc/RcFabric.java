@@ -1,0 +1,1034 @@
+package org.rpcrdma4j.fabric.rc;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
+import org.rpcrdma4j.fabric.ConnectionListener;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.ProgressTurn;
+import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection-oriented {@link Fabric} on verbs: one RC queue pair per connection, set up by
+ * RDMA-CM with the RFC 8797 private data in the REQ and the REP, Sends for messages and RDMA Read and
+ * Write for chunks. What Linux's xprtrdma and svcrdma speak.
+ *
+ * <h2>The progress thread</h2>
+ * One thread polls the CM event channel and the shared completion queue and runs every listener;
+ * when a bounded number of rounds found nothing it arms the completion queue and sleeps in
+ * {@code poll(2)} on the CM, the completion and the device's asynchronous-event descriptors, with a
+ * timeout, until an event or {@link #execute} wakes it. So an idle fabric uses no CPU and a busy one
+ * makes no system call to wait.
+ *
+ * <h2>The turn</h2>
+ * Ids, queue pairs and registrations are touched only by the thread that holds the fabric's
+ * {@link ProgressTurn}: the progress thread while it polls and runs commands, never while it sleeps.
+ * A command handed to {@link #execute} runs at once on the thread that hands it over when that thread
+ * gets the turn, after the commands handed over before: a caller posts its call's Send, and a worker
+ * its reply's, without waking the progress thread, which the completion queue wakes when there is
+ * something to complete (as the Linux client posts from the RPC task's thread and completes in the
+ * completion queue's context).
+ *
+ * <h2>Memory</h2>
+ * The transport's message buffers are heap buffers: each connection has registered slots
+ * ({@link BounceSlots}) that its receives land in and its sends go out from, copied to and from the
+ * transport's buffers, registered once when the connection's queue pair is made. Chunk memory no
+ * peer may touch (a responder's RDMA Read targets and Write sources) is copied through blocks of a
+ * bounded pool of registered memory ({@link ChunkPool}), so serving makes no {@code ibv_reg_mr} per
+ * call; a chunk over a block's 1 MiB takes several blocks, which RDMA Reads and Writes name with a
+ * scatter/gather list ({@link RcConnection}), and one the pool has no room for is registered on its
+ * own ({@link #register}). Memory a peer reads or writes (a requester's chunks,
+ * {@link #register(FabricConnection, ByteBuffer, Set)}) is copied through blocks of a second pool
+ * whose slabs no peer reaches by their own key: the peer reaches a block through a type 2 memory
+ * window of the call's connection ({@link ChunkWindows}), bound per call with a fresh key and
+ * invalidated when the call ends, by the peer's Send with Invalidate or a local invalidate; so a
+ * client makes no {@code ibv_reg_mr} per call either. At {@link #deregister} its bytes are copied
+ * out at once (everything the peer wrote before its reply is there: RC orders the reply after its
+ * RDMA Writes), and the block and window go back once the key reaches nothing: at once after a Send
+ * with Invalidate, when the local invalidate completes, or when an ending connection's queue pair
+ * is destroyed. Without windows, such memory is registered per call, a heap buffer as a native
+ * copy, a direct buffer where it is, and deregistered before its bytes are copied back. A copy is
+ * filled at {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}).
+ *
+ * <h2>What ends a connection</h2>
+ * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
+ * failed (not flushed) completion, a queue pair the device reports broken, and {@code close()}; each
+ * ends that connection only (statuses: {@link RcStatus}).
+ *
+ * <h2>Statistics</h2>
+ * {@link #statistics()}: connections, registrations, the {@link RcCounter}s, the {@link RcGauge}s and
+ * the RDMA-CM events received by kind ({@link #cmEventCounter}). Each figure is kept where it changes,
+ * in a volatile field that only the turn's holder writes, so any thread reads them at once, even
+ * while the progress thread is stuck in the device (a gauge may be a moment old then).
+ */
+public final class RcFabric implements Fabric, AutoCloseable {
+
+    /** The port NFS servers listen on for RDMA (IANA's "nfsrdma"), as Linux's nfsd does. */
+    public static final int NFS_RDMA_PORT = 20049;
+    /** Rounds of polling that found nothing before the thread sleeps. */
+    static final int BUSY_POLLS = 64;
+    /** The longest sleep; the thread also wakes on events and {@link #execute}. */
+    static final int SLEEP_MILLIS = 1000;
+    private static final int BACKLOG = 128;
+    private static final Logger LOG = LoggerFactory.getLogger(RcFabric.class);
+
+    /**
+     * Sizes of each connection and how its queue pair and RDMA-CM give up.
+     *
+     * <p>The receive queue of a connection is as deep as the receives the transport gives
+     * {@link #connect} or {@code accept} (its credits, backchannel receives and a spare); the device's
+     * {@code max_qp_wr} bounds both depths.
+     *
+     * <p>The retry counts travel in the CM messages: the REQ's transport retry count serves both queue
+     * pairs of a connection, and each side's RNR retry count is the one the other side sent in its REQ
+     * or REP. The defaults are Linux's: its client ({@code rpcrdma_ep_create} in
+     * net/sunrpc/xprtrdma/verbs.c) asks for 6 transport retries and no RNR retry, and its server
+     * ({@code svc_rdma_accept}) answers with no RNR retry either. The credits of RPC-over-RDMA are its
+     * flow control, so a Send that finds no receive posted means the receiver broke them: with no RNR
+     * retry that Send fails at once (RNR_RETRY_EXC_ERR) and the connection ends, where 7 would retry
+     * it without end and hold every work request queued behind it.
+     *
+     * @param sendDepth            Sends, RDMA Reads and Writes outstanding at once on a connection
+     * @param slotSize             the largest message sent or received: at least the transport's inline sizes
+     * @param chunkPoolBytes       the most memory registered for the {@link ChunkPool}, 0 for none
+     * @param retryCount           transport retries (a lost packet, a missing ACK) before a work request
+     *                             fails with RETRY_EXC_ERR, 0 to 7, sent in the REQs of this side (rdma_rxe
+     *                             retries without end at 7)
+     * @param rnrRetryCount        retries of the peer's Send that finds no receive of ours posted before
+     *                             it fails with RNR_RETRY_EXC_ERR, 0 to 7 (7: without end)
+     * @param resolveTimeoutMillis how long {@code rdma_resolve_addr} and {@code rdma_resolve_route} may
+     *                             take each, in milliseconds
+     */
+    public record Config(int sendDepth, int slotSize, long chunkPoolBytes, int retryCount, int rnrRetryCount,
+                         int resolveTimeoutMillis) {
+
+        /** The default bound of the chunk pool: 64 MiB. */
+        public static final long DEFAULT_CHUNK_POOL_BYTES = 64L << 20;
+        /** Linux xprtrdma's transport retries ({@code rpcrdma_ep_create}). */
+        public static final int DEFAULT_RETRY_COUNT = 6;
+        /** Linux xprtrdma's and svcrdma's RNR retries: none, so that a broken credit shows at once. */
+        public static final int DEFAULT_RNR_RETRY_COUNT = 0;
+        /** Linux xprtrdma's address and route resolution timeout ({@code RDMA_RESOLVE_TIMEOUT}, 5 s). */
+        public static final int DEFAULT_RESOLVE_TIMEOUT_MILLIS = 5000;
+
+        /** Room for the transport's defaults (128 credits, 4 KiB inline messages, the backchannel). */
+        public static final Config DEFAULT = new Config(256, TransportConfig.DEFAULT_INLINE_SIZE,
+                DEFAULT_CHUNK_POOL_BYTES);
+
+        /** Checks the sizes and counts. */
+        public Config {
+            if (sendDepth < 1 || slotSize < 1 || chunkPoolBytes < 0) {
+                throw new IllegalArgumentException("sizes must be positive: " + sendDepth + " sends, " + slotSize
+                        + "-byte slots, a chunk pool of " + chunkPoolBytes + " bytes");
+            }
+            if (retryCount < 0 || retryCount > 7 || rnrRetryCount < 0 || rnrRetryCount > 7) {
+                throw new IllegalArgumentException("retry counts are 0 to 7: " + retryCount + " retries, "
+                        + rnrRetryCount + " RNR retries");
+            }
+            if (resolveTimeoutMillis < 1) {
+                throw new IllegalArgumentException("resolve timeout " + resolveTimeoutMillis + " ms < 1");
+            }
+        }
+
+        /**
+         * Sizes with Linux's retry counts and resolution timeout.
+         *
+         * @param sendDepth      Sends, RDMA Reads and Writes outstanding at once on a connection
+         * @param slotSize       the largest message sent or received
+         * @param chunkPoolBytes the most memory registered for the {@link ChunkPool}, 0 for none
+         */
+        public Config(int sendDepth, int slotSize, long chunkPoolBytes) {
+            this(sendDepth, slotSize, chunkPoolBytes, DEFAULT_RETRY_COUNT, DEFAULT_RNR_RETRY_COUNT,
+                    DEFAULT_RESOLVE_TIMEOUT_MILLIS);
+        }
+    }
+
+    private final RcDevice device;
+    private final Config config;
+    private final FabricAddress localAddress;
+    private final InetSocketAddress bind;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final ProgressTurn turn = new ProgressTurn();
+    private final Map<Long, RcConnection> byId = new HashMap<>();
+    private final Map<Integer, RcConnection> byQp = new HashMap<>();
+    /**
+     * Live registrations, by the transport's view of them: their handle (the rkey) alone does not
+     * tell them apart, as rxe gives every region no peer may touch rkey 0.
+     */
+    private final Map<Registration, LocalRegion> regions = new HashMap<>();
+    /** The RFC 8797 private data of requesters waiting for their route, for their REQ. */
+    private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
+    private final ChunkPool pool;
+    private final ChunkPool windowPool;
+    /** Memory windows are parked over ({@link ChunkWindows}), registered with the first window's; or null. */
+    private RcDevice.Memory parking;
+    private Arena parkingArena;
+    private final Events events = new Events();
+    private final Thread thread;
+    private final Reaper reaper;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile boolean sleeping;
+    private Consumer<ConnectRequest> acceptor;
+    private long listenId = -1;
+    // What statistics() reads on any thread, written by the turn's holder only: see "Statistics" above.
+    private volatile long perCallRegistrations;
+    private volatile long windowsBound;
+    private volatile long remoteInvalidations;
+    private volatile long localInvalidations;
+    private volatile long flushedCompletions;
+    private volatile long failedCompletions;
+    /** RDMA-CM events received, by {@link CmEventType} ordinal. */
+    private final AtomicLongArray cmEvents = new AtomicLongArray(CmEventType.values().length);
+    /** The sizes of {@link #byId}, {@link #byQp} and {@link #regions}. */
+    private volatile int connectionCount;
+    private volatile int queuePairs;
+    private volatile int registrationCount;
+    private volatile long postedReceives;
+    private volatile long postedSends;
+    private volatile long memoryWindows;
+
+    /**
+     * Opens a fabric on the verbs device that has {@code bind}'s address and listens there when asked
+     * to ({@link #listen}); {@code testbed serve --fabric verbs} uses this.
+     *
+     * @param bind an address of an RDMA device (Soft-RoCE: its netdev's address) and the port to
+     *             listen on, {@link #NFS_RDMA_PORT} for NFS
+     * @return the fabric, its progress thread running
+     * @throws VerbsException if librdmacm or libibverbs is missing or the device cannot be opened
+     */
+    public static RcFabric open(InetSocketAddress bind) throws VerbsException {
+        return open(bind, Config.DEFAULT);
+    }
+
+    /**
+     * @param bind   as for {@link #open(InetSocketAddress)}
+     * @param config the sizes of each connection
+     * @return the fabric, its progress thread running
+     * @throws VerbsException if librdmacm or libibverbs is missing or the device cannot be opened
+     */
+    public static RcFabric open(InetSocketAddress bind, Config config) throws VerbsException {
+        return new RcFabric(VerbsRcDevice.open(), bind, config);
+    }
+
+    RcFabric(RcDevice device, InetSocketAddress bind, Config config) {
+        this.device = Objects.requireNonNull(device, "device");
+        this.config = Objects.requireNonNull(config, "config");
+        this.bind = Objects.requireNonNull(bind, "bind");
+        this.localAddress = addressOf(bind);
+        this.pool = new ChunkPool(device, config.chunkPoolBytes());
+        this.windowPool = new ChunkPool(device, config.chunkPoolBytes(), true);
+        this.reaper = new Reaper("rc-reaper " + bind);
+        this.thread = new Thread(this::run, "rc-fabric " + bind);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * @param address an IP address and port
+     * @return the fabric address of it: the IP address (IPv4 as the IPv4-mapped IPv6 address, as a
+     *     RoCEv2 GID of an IPv4 interface is) as identity, the port as number, the address's bytes as raw
+     */
+    public static FabricAddress addressOf(InetSocketAddress address) {
+        byte[] ip = address.getAddress().getAddress();
+        byte[] identity = new byte[FabricAddress.IDENTITY_LENGTH];
+        if (ip.length == 4) {
+            identity[10] = (byte) 0xff;
+            identity[11] = (byte) 0xff;
+            System.arraycopy(ip, 0, identity, 12, 4);
+        } else {
+            System.arraycopy(ip, 0, identity, 0, FabricAddress.IDENTITY_LENGTH);
+        }
+        return new FabricAddress(ip, identity, address.getPort());
+    }
+
+    /**
+     * @param address a fabric address of this fabric's kind
+     * @return the socket address RDMA-CM connects to
+     */
+    public static InetSocketAddress socketAddressOf(FabricAddress address) {
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(address.raw()), address.number());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an RC fabric address: " + address, e);
+        }
+    }
+
+    /** @return the sizes of each connection */
+    Config config() {
+        return config;
+    }
+
+    @Override
+    public FabricAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        if (!running) {
+            throw new IllegalStateException("the fabric is closed");
+        }
+        Objects.requireNonNull(command, "command");
+        if (turn.tryTake()) {
+            try {
+                runCommands();
+                runCommand(command);
+            } finally {
+                turn.release();
+            }
+            return;
+        }
+        later(command);
+    }
+
+    /**
+     * Runs a command in the turn after what is being done now, waking the progress thread if it
+     * sleeps: a command run by another thread may leave it one (a post that failed).
+     */
+    void later(Runnable command) {
+        commands.add(command);
+        if (sleeping) {
+            device.wakeup();
+        }
+    }
+
+    @Override
+    public boolean onProgressThread() {
+        return turn.isHeldByCurrentThread();
+    }
+
+    @Override
+    public void listen(Consumer<ConnectRequest> newAcceptor) {
+        if (acceptor != null) {
+            throw new IllegalStateException("this fabric has an acceptor already");
+        }
+        if (listenId < 0) {
+            try {
+                listenId = device.listen(bind, BACKLOG);
+            } catch (VerbsException e) {
+                throw new IllegalStateException("cannot listen on " + bind + ": " + e.getMessage(), e);
+            }
+        }
+        acceptor = Objects.requireNonNull(newAcceptor, "acceptor");
+    }
+
+    /** Refuses requests from now on (they are rejected); the listening id stays, so the port stays ours. */
+    @Override
+    public void stopListening() {
+        acceptor = null;
+    }
+
+    @Override
+    public FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
+                                    ConnectionListener listener) {
+        long id;
+        try {
+            id = device.createId();
+        } catch (VerbsException e) {
+            throw new IllegalStateException("rdma_create_id failed: " + e.getMessage(), e);
+        }
+        RcConnection connection = new RcConnection(this, device, id, peer, listener, true);
+        byId.put(id, connection);
+        connectionCount = byId.size();
+        pendingRequests.put(id, privateData);
+        receives.forEach(connection::postReceive);
+        try {
+            device.resolveAddress(id, socketAddressOf(peer), config.resolveTimeoutMillis());
+        } catch (VerbsException e) {
+            connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_addr failed: " + e.getMessage());
+        }
+        return connection;
+    }
+
+    /**
+     * @return the requester's private data with remote invalidation offered exactly when its chunks
+     *     go through windows and the device takes a Send with Invalidate: a peer may then invalidate
+     *     any key of its calls, and only a window's (not a registration's) may be invalidated so
+     */
+    private ConnectPrivateData offered(RcConnection connection, ConnectPrivateData requested) {
+        boolean offer = connection.windowed() && device.remoteInvalidation();
+        return new ConnectPrivateData(offer, requested.maxSendSize(), requested.maxRecvSize());
+    }
+
+    /**
+     * Registers memory a peer reaches over one connection. On a requester's connection whose device
+     * has type 2 memory windows, memory with a remote right is copied into a block of the window pool
+     * (or, larger than its blocks or with the pool full, a native copy registered for windows, counted
+     * as {@link RcCounter#PER_CALL_REGISTRATIONS}) and reached through a window of the connection
+     * bound over it; the bind is posted now, ahead of the Send that carries its key. Anything else is
+     * {@link #register(ByteBuffer, Set)}.
+     */
+    @Override
+    public Registration register(FabricConnection on, ByteBuffer memory, Set<MemoryAccess> access) {
+        if (!(on instanceof RcConnection connection) || !connection.windowed() || !remote(access)
+                || !memory.hasRemaining()) {
+            return register(memory, access);
+        }
+        ByteBuffer bytes = memory.slice();
+        LocalRegion region;
+        try {
+            region = windowed(connection, bytes, Set.copyOf(access));
+        } catch (VerbsException e) {
+            LOG.warn("registering {} bytes for a memory window failed: {}", bytes.remaining(), e.getMessage());
+            return null;
+        }
+        if (region == null) {
+            return null;
+        }
+        regions.put(region.registration(), region);
+        registrationCount = regions.size();
+        region.copyIn();
+        return region.registration();
+    }
+
+    private LocalRegion windowed(RcConnection connection, ByteBuffer bytes, Set<MemoryAccess> rights)
+            throws VerbsException {
+        parking();
+        int length = bytes.remaining();
+        ChunkPool.Block block = windowPool.take(length);
+        Arena arena = null;
+        MemorySegment segment;
+        RcDevice.Memory memory;
+        if (block != null) {
+            segment = block.memory().asSlice(0, length);
+            memory = block.slab();
+        } else {
+            NativeCopy copy = nativeCopy(length, device::registerForWindows);
+            arena = copy.arena();
+            segment = copy.memory();
+            memory = copy.registered();
+            perCallRegistrations++;
+        }
+        ChunkWindows.Window window = connection.bind(memory, segment.address(), length, rights);
+        Registration registration = window == null ? null
+                : new Registration(window.rkey(), segment.address(), length);
+        LocalRegion region = new LocalRegion(registration, List.of(new LocalRegion.Piece(segment, memory.lkey())),
+                block == null ? memory : null, bytes, arena, block == null ? List.of() : List.of(block), rights,
+                connection, window);
+        if (window == null) {
+            releaseMemory(region);
+            return null;
+        }
+        windowsBound++;
+        return region;
+    }
+
+    /**
+     * Registers chunk memory: through {@link ChunkPool} blocks when no peer may touch it and the pool
+     * has room (several blocks for more than a block holds), otherwise with an {@code ibv_reg_mr} of
+     * its own (a heap buffer as a native copy). A pool at its bound thus costs a registration, counted
+     * as {@link RcCounter#PER_CALL_REGISTRATIONS}, not the call: the transport answers a null
+     * registration with ERR_CHUNK, which fails the RPC at the client. Null when {@code ibv_reg_mr} fails
+     * or the memory is registered already. The caller's bytes are in the registered memory from now
+     * on; what the device or a peer writes there is in the caller's buffer once {@link #deregister}
+     * returns.
+     */
+    @Override
+    public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
+        ByteBuffer bytes = memory.slice();
+        Set<MemoryAccess> rights = Set.copyOf(access);
+        LocalRegion region;
+        try {
+            region = remote(rights) ? null : fromPool(bytes, rights);
+            if (region == null) {
+                region = registeredAlone(bytes, rights);
+            }
+        } catch (VerbsException e) {
+            LOG.warn("ibv_reg_mr of {} bytes failed: {}", bytes.remaining(), e.getMessage());
+            return null;
+        }
+        if (regions.putIfAbsent(region.registration(), region) != null) {
+            // the same memory registered twice, both without remote access: one key for two regions
+            LOG.warn("{} is registered already", region.registration());
+            release(region, false);
+            return null;
+        }
+        registrationCount = regions.size();
+        region.copyIn();
+        return region.registration();
+    }
+
+    /**
+     * @return a region of pool blocks, or null if the pool has no room for them. Its address is its
+     *     first block's, which no other live region has; its bytes go on in the next blocks
+     */
+    private LocalRegion fromPool(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
+        List<ChunkPool.Block> blocks = pool.takeBlocks(bytes.remaining());
+        if (blocks == null) {
+            return null;
+        }
+        List<LocalRegion.Piece> pieces = new ArrayList<>(blocks.size());
+        long left = bytes.remaining();
+        for (ChunkPool.Block block : blocks) {
+            long length = Math.min(left, block.memory().byteSize());
+            pieces.add(new LocalRegion.Piece(block.memory().asSlice(0, length), block.slab().lkey()));
+            left -= length;
+        }
+        ChunkPool.Block first = blocks.get(0);
+        return new LocalRegion(new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining()),
+                pieces, null, bytes, null, blocks, access, null, null);
+    }
+
+    private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
+        Arena arena = null;
+        MemorySegment segment;
+        RcDevice.Memory registered;
+        if (bytes.isDirect()) {
+            segment = MemorySegment.ofBuffer(bytes);
+            registered = device.register(segment, access);
+        } else {
+            NativeCopy copy = nativeCopy(bytes.remaining(), memory -> device.register(memory, access));
+            arena = copy.arena();
+            segment = copy.memory();
+            registered = copy.registered();
+        }
+        perCallRegistrations++;
+        return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
+                List.of(new LocalRegion.Piece(segment, registered.lkey())), registered, bytes.isDirect() ? null : bytes,
+                arena, List.of(), access, null, null);
+    }
+
+    /**
+     * Invalidates a registration, then copies what was written into a copy back to the caller. A
+     * region reached through a window is copied out first and its window invalidated after (see
+     * "Memory" above).
+     */
+    @Override
+    public void deregister(Registration registration) {
+        LocalRegion region = regions.remove(registration);
+        if (region == null) {
+            throw new IllegalStateException("not registered here or deregistered already: " + registration);
+        }
+        registrationCount = regions.size();
+        if (region.window() != null) {
+            region.copyOut();
+            region.connection().unbind(region);
+            return;
+        }
+        release(region, true);
+    }
+
+    /**
+     * Gives back the memory of a region reached through a window, once the window's key reaches
+     * nothing; its bytes were copied out before.
+     */
+    void releaseMemory(LocalRegion region) {
+        release(region, false);
+    }
+
+    /**
+     * @return a few bytes registered for windows, which a parked window is bound over with no right
+     * @throws VerbsException if registering them failed
+     */
+    RcDevice.Memory parking() throws VerbsException {
+        if (parking == null) {
+            NativeCopy copy = nativeCopy(64, device::registerForWindows);
+            parking = copy.registered();
+            parkingArena = copy.arena();
+        }
+        return parking;
+    }
+
+    /** How native memory is registered. */
+    @FunctionalInterface
+    private interface Registrar {
+        RcDevice.Memory register(MemorySegment memory) throws VerbsException;
+    }
+
+    /**
+     * Native memory registered on its own.
+     *
+     * @param arena      owns the memory; closing it frees the memory
+     * @param memory     the bytes
+     * @param registered their registration
+     */
+    private record NativeCopy(Arena arena, MemorySegment memory, RcDevice.Memory registered) {
+    }
+
+    /** @return {@code length} bytes of new native memory, registered; freed again if registering fails */
+    private static NativeCopy nativeCopy(long length, Registrar registrar) throws VerbsException {
+        Arena arena = Arena.ofShared();
+        MemorySegment memory = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
+        try {
+            return new NativeCopy(arena, memory, registrar.register(memory));
+        } catch (VerbsException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Counts a Send with Invalidate that invalidated one of the fabric's windows. */
+    void invalidatedRemotely() {
+        remoteInvalidations++;
+    }
+
+    /** Counts a local invalidate posted for a window. */
+    void invalidatingLocally() {
+        localInvalidations++;
+    }
+
+    private static boolean remote(Set<MemoryAccess> access) {
+        return access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+    }
+
+    /**
+     * Gives a pool block back, or deregisters a region and frees its native copy; in between, with
+     * {@code copyOut}, the copy's bytes go back to the caller (after the key stopped working, so no
+     * peer writes there while they are copied).
+     */
+    private void release(LocalRegion region, boolean copyOut) {
+        if (!region.blocks().isEmpty()) {
+            if (copyOut) {
+                region.copyOut();
+            }
+            // Blocks with a remote right are the window pool's: a peer reaches them through a window.
+            region.blocks().forEach(remote(region.access()) ? windowPool::give : pool::give);
+            return;
+        }
+        try {
+            device.deregister(region.device());
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
+        } finally {
+            if (copyOut) {
+                region.copyOut();
+            }
+            if (region.arena() != null) {
+                region.arena().close();
+            }
+        }
+    }
+
+    /**
+     * @return what the fabric holds and has counted: its connections, its registrations, the
+     *     {@link RcCounter}s, the RDMA-CM events by kind ({@link #cmEventCounter}) and the
+     *     {@link RcGauge}s. Any thread, closed fabrics too; never waits for the progress thread, so off
+     *     it a figure may be a moment old
+     */
+    @Override
+    public TransportStatistics statistics() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put(RcCounter.PER_CALL_REGISTRATIONS.name(), perCallRegistrations);
+        counters.put(RcCounter.WINDOWS_BOUND.name(), windowsBound);
+        counters.put(RcCounter.REMOTE_INVALIDATIONS.name(), remoteInvalidations);
+        counters.put(RcCounter.LOCAL_INVALIDATIONS.name(), localInvalidations);
+        counters.put(RcCounter.FLUSHED_COMPLETIONS.name(), flushedCompletions);
+        counters.put(RcCounter.FAILED_COMPLETIONS.name(), failedCompletions);
+        for (CmEventType type : CmEventType.values()) {
+            counters.put(cmEventCounter(type), cmEvents.get(type.ordinal()));
+        }
+        Map<String, Long> gauges = new LinkedHashMap<>();
+        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) queuePairs);
+        gauges.put(RcGauge.POSTED_RECEIVES.name(), postedReceives);
+        gauges.put(RcGauge.POSTED_SENDS.name(), postedSends);
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE.name(), pool.bytesInUse());
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED.name(), pool.registeredBytes());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE.name(), windowPool.bytesInUse());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED.name(), windowPool.registeredBytes());
+        gauges.put(RcGauge.MEMORY_WINDOWS.name(), memoryWindows);
+        return TransportStatistics.ofFabric(connectionCount, registrationCount, counters, gauges);
+    }
+
+    /**
+     * @param type an RDMA-CM event type
+     * @return the name its count has among the fabric counters: what {@code rdma_event_str} calls it
+     */
+    public static String cmEventCounter(CmEventType type) {
+        return type.description();
+    }
+
+    /** Counts a work completion of a connection by its outcome. */
+    void completed(FabricStatus status) {
+        if (status == FabricStatus.FLUSHED) {
+            flushedCompletions++;
+        } else if (!status.ok()) {
+            failedCompletions++;
+        }
+    }
+
+    /** @return the region of a registration of this fabric */
+    LocalRegion region(Registration registration) {
+        LocalRegion region = regions.get(registration);
+        if (region == null) {
+            throw new IllegalArgumentException("not registered here: " + registration);
+        }
+        return region;
+    }
+
+    /** Builds a connection's socket address once, its IP address shared with the fabric address's. */
+    InetSocketAddress socketAddress(InetSocketAddress fromCm) {
+        if (fromCm == null) {
+            return null;
+        }
+        return new InetSocketAddress(addressOf(fromCm).inetAddress(), fromCm.getPort());
+    }
+
+    void routed(RcConnection connection) {
+        byQp.put(connection.qpNum(), connection);
+        queuePairs++;
+    }
+
+    void forget(RcConnection connection) {
+        byId.remove(connection.id());
+        byQp.remove(connection.qpNum());
+        connectionCount = byId.size();
+        pendingRequests.remove(connection.id());
+    }
+
+    /** Counts receives a connection posted or was given (positive) or got back (negative). */
+    void receivesPosted(int count) {
+        postedReceives += count;
+    }
+
+    /** Counts Sends, RDMA Reads and Writes a connection posted (positive) or got back (negative). */
+    void sendsPosted(int count) {
+        postedSends += count;
+    }
+
+    /** Counts memory windows a connection allocated (positive) or deallocated (negative). */
+    void windowsAllocated(int count) {
+        memoryWindows += count;
+    }
+
+    /**
+     * Tears an ended connection down off the progress thread ({@link Reaper}); its queue pair counts
+     * among {@link RcGauge#QUEUE_PAIRS} until it is destroyed.
+     */
+    void reap(RcConnection connection) {
+        reaper.submit(() -> {
+            try {
+                connection.tearDown();
+            } finally {
+                later(() -> {
+                    if (connection.qpNum() >= 0) {
+                        queuePairs--;
+                    }
+                    connection.tornDown();
+                });
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------------------------- progress
+
+    private void run() {
+        int idle = 0;
+        try {
+            while (running) {
+                int done;
+                turn.take();
+                try {
+                    done = runCommands() + device.poll(events);
+                } finally {
+                    turn.release();
+                }
+                if (done > 0) {
+                    idle = 0;
+                    continue;
+                }
+                if (++idle < BUSY_POLLS) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                sleep();
+                idle = 0;
+            }
+        } catch (VerbsException | RuntimeException e) {
+            LOG.error("the RC fabric's progress thread failed; its connections end", e);
+            running = false;
+        } finally {
+            turn.take();
+            try {
+                shutDown();
+            } finally {
+                turn.release();
+                stopped.countDown();
+            }
+        }
+    }
+
+    /** Sleeps until an event or a command, outside the turn, so that other threads may post meanwhile. */
+    private void sleep() throws VerbsException {
+        sleeping = true;
+        try {
+            boolean quiet;
+            turn.take();
+            try {
+                quiet = commands.isEmpty() && device.arm(events) == 0;
+            } finally {
+                turn.release();
+            }
+            // A command handed over after the look finds sleeping set and wakes the device.
+            if (quiet && commands.isEmpty()) {
+                device.await(SLEEP_MILLIS);
+            }
+        } finally {
+            sleeping = false;
+        }
+    }
+
+    private int runCommands() {
+        int n = 0;
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            n++;
+            runCommand(command);
+        }
+        return n;
+    }
+
+    private static void runCommand(Runnable command) {
+        try {
+            command.run();
+        } catch (RuntimeException e) {
+            LOG.error("a command on the RC fabric's progress thread failed", e);
+        }
+    }
+
+    /**
+     * Ends every connection, waits a little for their flushes, waits for the reaper to destroy their
+     * queue pairs, then releases the device.
+     */
+    private void shutDown() {
+        try {
+            for (RcConnection connection : new ArrayList<>(byId.values())) {
+                connection.fail(FabricStatus.CLOSED, "the fabric closed");
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!byId.isEmpty() && System.nanoTime() < deadline) {
+                if (runCommands() + device.poll(events) + device.arm(events) == 0) {
+                    device.await(10);
+                }
+            }
+            runCommands();
+            if (!byId.isEmpty()) {
+                LOG.warn("{} connections did not flush within 5 s; releasing the device anyway", byId.size());
+            }
+            reaper.close();
+            runCommands(); // what the teardowns handed back: memory to the pools
+            if (listenId >= 0) {
+                device.destroy(listenId);
+            }
+            for (LocalRegion region : new ArrayList<>(regions.values())) {
+                deregister(region.registration());
+            }
+            pool.close();
+            windowPool.close();
+            if (parking != null) {
+                device.deregister(parking);
+                parkingArena.close();
+            }
+            device.close();
+        } catch (VerbsException | RuntimeException e) {
+            LOG.warn("shutting the RC fabric down: {}", e.toString());
+        }
+    }
+
+    /**
+     * Ends every connection (flushed, each listener hears its end), stops listening and releases the
+     * device. Waits for the progress thread, unless called on it.
+     */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        device.wakeup();
+        if (!onProgressThread()) {
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Where the device's reports go: connections by id and by queue pair number. */
+    private final class Events implements RcDevice.Events {
+
+        @Override
+        public void cmEvent(long id, CmEventType type, int status, byte[] privateData) {
+            cmEvents.incrementAndGet(type.ordinal());
+            if (type == CmEventType.CONNECT_REQUEST) {
+                request(id, privateData);
+                return;
+            }
+            RcConnection connection = byId.get(id);
+            if (connection == null) {
+                LOG.debug("{} (status {}) for an id with no connection", type.description(), status);
+                return;
+            }
+            if ((type == CmEventType.ADDR_RESOLVED || type == CmEventType.ROUTE_RESOLVED)
+                    && connection.state() != RcConnection.State.RESOLVING) {
+                return; // closed while resolving: it is ending already
+            }
+            switch (type) {
+                case ADDR_RESOLVED -> {
+                    try {
+                        device.resolveRoute(id, config.resolveTimeoutMillis());
+                    } catch (VerbsException e) {
+                        connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_route failed: " + e.getMessage());
+                    }
+                }
+                case ROUTE_RESOLVED -> {
+                    try {
+                        connection.addressesKnown();
+                        connection.createQueuePair(config);
+                        connection.connecting();
+                        device.connect(id, CmPrivateData.encode(offered(connection, pendingRequests.remove(id))),
+                                config.retryCount(), config.rnrRetryCount());
+                    } catch (VerbsException | RuntimeException e) {
+                        connection.fail(FabricStatus.FABRIC_ERROR, "setting up the connection failed: " + e.getMessage());
+                    }
+                }
+                case ESTABLISHED -> connection.established(privateData);
+                default -> {
+                    FabricStatus ending = RcStatus.ending(type);
+                    if (ending != null) {
+                        connection.fail(ending, type.description() + (status == 0 ? "" : " status " + status));
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void completion(int qpNum, long wrId, WcStatus status, int byteLength, long invalidated) {
+            RcConnection connection = byQp.get(qpNum);
+            if (connection == null) {
+                LOG.debug("a completion ({}) for queue pair {}, which has no connection", status.description(), qpNum);
+                return;
+            }
+            connection.completed(wrId, status, byteLength, invalidated);
+        }
+
+        @Override
+        public void queuePairFailed(int qpNum, String detail) {
+            RcConnection connection = byQp.get(qpNum);
+            if (connection != null) {
+                connection.fail(FabricStatus.FABRIC_ERROR, detail);
+            }
+        }
+    }
+
+    private void request(long id, byte[] privateData) {
+        Request request = new Request(id, CmPrivateData.recognise(privateData));
+        Consumer<ConnectRequest> current = running ? acceptor : null;
+        if (current != null) {
+            try {
+                current.accept(request);
+            } catch (RuntimeException e) {
+                LOG.error("the acceptor failed on a request from {}", request.peer(), e);
+            }
+        }
+        if (!request.answered) {
+            request.reject();
+        }
+    }
+
+    /** A CONNECT_REQUEST: the new id, the requester's address and its data from the REQ. */
+    private final class Request implements ConnectRequest {
+
+        private final long id;
+        private final FabricAddress peer;
+        private final ConnectPrivateData privateData;
+        private boolean answered;
+
+        Request(long id, ConnectPrivateData privateData) {
+            this.id = id;
+            this.privateData = privateData;
+            InetSocketAddress from = device.peerAddress(id);
+            this.peer = from == null ? addressOf(new InetSocketAddress(0)) : addressOf(from);
+        }
+
+        @Override
+        public FabricAddress peer() {
+            return peer;
+        }
+
+        @Override
+        public ConnectPrivateData privateData() {
+            return privateData;
+        }
+
+        @Override
+        public FabricConnection accept(ConnectPrivateData ours, List<ByteBuffer> receives,
+                                       ConnectionListener listener) {
+            answer();
+            RcConnection connection = new RcConnection(RcFabric.this, device, id, peer, listener, false);
+            connection.peerData(privateData);
+            byId.put(id, connection);
+            connectionCount = byId.size();
+            receives.forEach(connection::postReceive);
+            try {
+                connection.addressesKnown();
+                connection.createQueuePair(config);
+                device.accept(id, CmPrivateData.encode(ours), config.retryCount(), config.rnrRetryCount());
+            } catch (VerbsException | RuntimeException e) {
+                LOG.warn("accepting {} failed: {}", peer, e.getMessage());
+                try {
+                    device.reject(id);
+                } catch (VerbsException ignored) {
+                    // the id goes with the connection; the peer times out or hears the reject
+                }
+                connection.fail(FabricStatus.FABRIC_ERROR, "accepting failed: " + e.getMessage());
+            }
+            return connection;
+        }
+
+        @Override
+        public void reject() {
+            answer();
+            try {
+                device.reject(id);
+            } catch (VerbsException e) {
+                LOG.debug("rdma_reject to {} failed: {}", peer, e.getMessage());
+            }
+            try {
+                device.destroy(id);
+            } catch (VerbsException e) {
+                LOG.warn("destroying a rejected id failed: {}", e.getMessage());
+            }
+        }
+
+        private void answer() {
+            if (answered) {
+                throw new IllegalStateException("answered already");
+            }
+            answered = true;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RcFabric[" + bind + "]";
+    }
+}

@@ -1,0 +1,77 @@
+package org.rpcrdma4j.fabric.rc;
+
+import java.net.InetSocketAddress;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * The fabric named {@code verbs}: RC queue pairs and RDMA-CM on the RDMA device that has the address
+ * listened on, or the one the route to a server picks. Addresses are written {@code ADDRESS[:PORT]}
+ * ({@code [IPv6]:PORT}), the port 20049 when left out (NFS/RDMA's).
+ */
+public final class RcFabricProvider implements FabricProvider {
+
+    @Override
+    public String name() {
+        return "verbs";
+    }
+
+    @Override
+    public String description() {
+        return "RC queue pairs and RDMA-CM on an RDMA device, as the Linux kernel's NFS/RDMA client and server";
+    }
+
+    @Override
+    public boolean needsListenAddress() {
+        return true;
+    }
+
+    /**
+     * @throws VerbsException if librdmacm or libibverbs is missing or the device cannot be opened
+     */
+    @Override
+    public Fabric open(FabricOptions options) throws VerbsException {
+        // one that only connects: RDMA-CM picks the device by the route to each server
+        InetSocketAddress bind = options.listen() == null ? new InetSocketAddress(0) : parse(options.listen());
+        return RcFabric.open(bind);
+    }
+
+    @Override
+    public FabricAddress peer(String text) {
+        return RcFabric.addressOf(parse(text));
+    }
+
+    /**
+     * @param text {@code ADDRESS[:PORT]}, {@code [IPv6]:PORT}, or a bare IPv6 address
+     * @return the socket address, its port {@link RcFabric#NFS_RDMA_PORT} when none is given
+     * @throws IllegalArgumentException if the port is not a number from 1 to 65535 or the host is unknown
+     */
+    static InetSocketAddress parse(String text) {
+        String host = text;
+        int port = RcFabric.NFS_RDMA_PORT;
+        int colon = text.lastIndexOf(':');
+        boolean bracketed = text.startsWith("[");
+        if (colon > 0 && (bracketed ? text.lastIndexOf(']') < colon : text.indexOf(':') == colon)) {
+            host = text.substring(0, colon);
+            try {
+                port = Integer.parseInt(text.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a port in " + text);
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port out of range in " + text);
+            }
+        }
+        if (bracketed) {
+            host = host.substring(1, host.length() - 1);
+        }
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("unknown host in " + text);
+        }
+        return address;
+    }
+}

@@ -1,0 +1,1019 @@
+package org.rpcrdma4j.fabric.rc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.verbs.CmEventType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+
+/**
+ * An in-JVM model of RDMA-CM and RC queue pairs behind {@link RcDevice}, for the RC fabric's unit
+ * tests: hosts by IP address, ids, queue pairs, registrations checked by key, access and bounds, and
+ * the semantics the fabric must cope with:
+ * <ul>
+ * <li>CONNECT_REQUEST carries a 56-byte room and the requester's ESTABLISHED a 196-byte room,
+ *     zero-padded, whatever was sent; no listener is a REJECTED (status 8), a reject REJECTED (28);</li>
+ * <li>a Send lands in the peer's oldest posted receive; longer than it, the receiver completes
+ *     LOC_LEN_ERR and the sender REM_INV_REQ_ERR; no receive, it waits (RNR) while fewer Sends wait
+ *     than the RNR retry count the receiver gave in its REQ or REP (7: without end), else the sender
+ *     completes RNR_RETRY_EXC_ERR: at once with Linux's count of 0;</li>
+ * <li>RDMA Read and Write reach only the peer's memory registered with the right right and within
+ *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR; their scatter/gather lists
+ *     are filled or drained in order, and one longer than {@link Device#maxSge} is refused with
+ *     EINVAL, as {@code ibv_post_send} refuses it; each request's entries are recorded
+ *     ({@link Device#rdmaRequests});</li>
+ * <li>a failed completion puts the queue pair in the error state: everything posted, and everything
+ *     posted afterwards, completes WR_FLUSH_ERR; {@code disconnect} does the same on both ends and
+ *     reports DISCONNECTED to both;</li>
+ * <li>a Send with Invalidate is delivered like a Send; the receiving device records the key it named
+ *     ({@link Device#invalidatedKeys}), the sending one what it posted ({@link Device#sentWithInvalidate});
+ *     when the key is one of the receiver's bound windows', the window is invalidated and the receive
+ *     completion carries the key ({@code IBV_WC_WITH_INV}); any other key fails the receive
+ *     (LOC_QP_OP_ERR) and the Send (REM_OP_ERR), and one of a window not bound is also counted
+ *     ({@link Device#freeWindowInvalidations}: rxe 6.1 crashes on it);</li>
+ * <li>type 2 memory windows: bound by a work request over memory registered for windows, with the
+ *     window's key index and a new low byte, only when unbound (else MW_BIND_ERR); the key reaches the
+ *     bound range with the bound rights, through the queue pair it was bound on only, until a local
+ *     invalidate or a Send with Invalidate; a stale key fails the peer's RDMA with REM_ACCESS_ERR;</li>
+ * <li>a queue pair deeper than {@link Device#maxQueueDepth} is refused with EINVAL, as
+ *     {@code max_qp_wr} refuses it;</li>
+ * <li>destroying an id with a queue pair can be made to block ({@link Device#holdDestroys}), as
+ *     rdma_rxe's {@code rxe_destroy_qp} has for 30-40 s, without holding up anything else.</li>
+ * </ul>
+ * One lock guards the whole network; each device hands its events over in {@link RcDevice#poll}.
+ */
+final class FakeRcNetwork {
+
+    static final int REQ_ROOM = 56;
+    static final int REP_ROOM = 196;
+
+    private final Map<InetSocketAddress, Id> listeners = new HashMap<>();
+    private final Map<InetAddress, Device> hosts = new HashMap<>();
+    private int nextQp = 0x11;
+    private int nextKey = 0x100;
+    private int nextPort = 40000;
+
+    /** @return the device of a host with this address */
+    synchronized Device device(InetAddress address) {
+        Device device = new Device(address);
+        hosts.put(address, device);
+        return device;
+    }
+
+    /** A registration; {@code forWindows} when only windows bound over it reach it from afar. */
+    private record Region(MemorySegment memory, Set<MemoryAccess> access, boolean forWindows) {
+    }
+
+    /** A type 2 memory window: its key, and while bound, where it reaches and through which queue pair. */
+    private static final class Window {
+        int rkey;
+        Id boundTo;
+        MemorySegment range;
+        Set<MemoryAccess> rights;
+
+        Window(int rkey) {
+            this.rkey = rkey;
+        }
+    }
+
+    private record Receive(long wrId, long address, int length, int lkey) {
+    }
+
+    /** A message waiting for a receive, and who sent it; {@code invalidate} is the key it names, or null. */
+    private record Waiting(Id sender, long wrId, byte[] bytes, Integer invalidate) {
+    }
+
+    private final class Id {
+        final Device device;
+        final long number;
+        InetSocketAddress local;
+        InetSocketAddress peer;
+        Id remote;
+        Id requester;
+        boolean connected;
+        boolean hasQp;
+        int qpNum = -1;
+        boolean error;
+        /** The RNR retry count this side sent in its REQ, for the peer's queue pair. */
+        int requestedRnrRetries;
+        /** The RNR retry count of this side's queue pair: the one the peer sent. */
+        int rnrRetries;
+        final ArrayDeque<Receive> receives = new ArrayDeque<>();
+        final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+        /** RDMA Reads posted while the device held them, by work request id: how to carry each out. */
+        final Map<Long, Runnable> heldReads = new java.util.LinkedHashMap<>();
+
+        Id(Device device, long number) {
+            this.device = device;
+            this.number = number;
+        }
+    }
+
+    /** One host's device. */
+    final class Device implements RcDevice {
+
+        private final InetAddress address;
+        private final Map<Long, Id> ids = new HashMap<>();
+        private final Map<Integer, Region> regions = new HashMap<>();
+        private final Map<Long, FakeRcNetwork.Window> windows = new HashMap<>();
+        private long nextWindow = 1;
+        private int freeWindowInvalidations;
+        private int destroyedWithBoundWindows;
+        private boolean memoryWindows = true;
+        private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
+        /** What woke {@link #await}, handed over first by the next {@link #poll}. */
+        private Consumer<Events> early;
+        private final AtomicInteger awaits = new AtomicInteger();
+        private final AtomicInteger wakeups = new AtomicInteger();
+
+        /** @return how many times the fabric's thread went to sleep on this device */
+        int awaits() {
+            return awaits.get();
+        }
+
+        /** @return how many times another thread woke the fabric's thread */
+        int wakeups() {
+            return wakeups.get();
+        }
+        private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
+        private long nextId = 1;
+        private boolean closed;
+        private boolean holdEstablished;
+        /** While not null, destroying an id with a queue pair waits for it. */
+        private CountDownLatch destroyGate;
+        private int destroysBlocked;
+        private boolean remoteInvalidation = true;
+        private boolean holdReads;
+        private int maxQueueDepth = 16384;
+        private int maxReadSge = 32;
+        private int maxWriteSge = 32;
+        private final java.util.List<List<Sge>> rdmaRequests = new java.util.ArrayList<>();
+        private final java.util.List<Integer> invalidatedKeys = new java.util.ArrayList<>();
+        private final java.util.List<Integer> sentWithInvalidate = new java.util.ArrayList<>();
+        private final java.util.List<int[]> queueDepths = new java.util.ArrayList<>();
+
+        Device(InetAddress address) {
+            this.address = address;
+        }
+
+        private void report(Consumer<Events> event) {
+            queue.add(event);
+        }
+
+        /** Reports a CM event on the device the id belongs to. */
+        private void cm(Id id, CmEventType type, int status, byte[] privateData) {
+            id.device.report(events -> events.cmEvent(id.number, type, status, privateData));
+        }
+
+        /** Reports a completion on the device the id belongs to. */
+        private void completion(Id id, long wrId, WcStatus status, int length) {
+            completion(id, wrId, status, length, NOT_INVALIDATED);
+        }
+
+        private void completion(Id id, long wrId, WcStatus status, int length, long invalidated) {
+            int qpNum = id.qpNum;
+            id.device.report(events -> events.completion(qpNum, wrId, status, length, invalidated));
+        }
+
+        private Id id(long number) {
+            Id id = ids.get(number);
+            if (id == null) {
+                throw new IllegalStateException("no id " + number + " (destroyed?)");
+            }
+            return id;
+        }
+
+        private Id newId() {
+            Id id = new Id(this, nextId++);
+            ids.put(id.number, id);
+            return id;
+        }
+
+        /** @return ids not destroyed, for leak checks */
+        int liveIds() {
+            synchronized (FakeRcNetwork.this) {
+                return ids.size();
+            }
+        }
+
+        /** @return registrations not released, for leak checks */
+        int liveRegistrations() {
+            synchronized (FakeRcNetwork.this) {
+                return regions.size();
+            }
+        }
+
+        /** @return whether {@link #close()} was called */
+        boolean closed() {
+            synchronized (FakeRcNetwork.this) {
+                return closed;
+            }
+        }
+
+        /**
+         * Holds this (passive) side's ESTABLISHED events back until {@link #releaseEstablished()}, as
+         * when the completion queue shows the requester's first message before the CM shows the RTU.
+         */
+        void holdEstablished() {
+            synchronized (FakeRcNetwork.this) {
+                holdEstablished = true;
+            }
+        }
+
+        /** Reports the ESTABLISHED events held back. */
+        void releaseEstablished() {
+            synchronized (FakeRcNetwork.this) {
+                holdEstablished = false;
+                heldEstablished.forEach(this::report);
+                heldEstablished.clear();
+            }
+        }
+
+        /** From now on, destroying an id with a queue pair blocks until {@link #releaseDestroys()}. */
+        void holdDestroys() {
+            synchronized (FakeRcNetwork.this) {
+                destroyGate = new CountDownLatch(1);
+            }
+        }
+
+        /** Lets the blocked destroys go on, and later ones not block. */
+        void releaseDestroys() {
+            CountDownLatch gate;
+            synchronized (FakeRcNetwork.this) {
+                gate = destroyGate;
+                destroyGate = null;
+            }
+            if (gate != null) {
+                gate.countDown();
+            }
+        }
+
+        /** @return destroys blocked now */
+        int destroysBlocked() {
+            synchronized (FakeRcNetwork.this) {
+                return destroysBlocked;
+            }
+        }
+
+        /** The device goes away: every connection's id hears DEVICE_REMOVAL. */
+        void remove() {
+            synchronized (FakeRcNetwork.this) {
+                for (Id id : ids.values()) {
+                    if (id.hasQp) {
+                        cm(id, CmEventType.DEVICE_REMOVAL, 0, new byte[0]);
+                    }
+                }
+            }
+        }
+
+        /**
+         * Holds the RDMA Reads this device posts from now on: they stay in flight, as a read of a
+         * peer that went quiet does, until the queue pair fails (they flush) or the peer goes.
+         */
+        void holdReads() {
+            synchronized (FakeRcNetwork.this) {
+                holdReads = true;
+            }
+        }
+
+        /** Stops holding RDMA Reads and carries out those held, in order, against the peer's memory now. */
+        void releaseReads() {
+            synchronized (FakeRcNetwork.this) {
+                holdReads = false;
+                for (Id id : ids.values()) {
+                    java.util.List<Runnable> held = new java.util.ArrayList<>(id.heldReads.values());
+                    id.heldReads.clear();
+                    held.forEach(Runnable::run);
+                }
+            }
+        }
+
+        /** @return the RDMA Reads held in flight now */
+        int heldReads() {
+            synchronized (FakeRcNetwork.this) {
+                return ids.values().stream().mapToInt(id -> id.heldReads.size()).sum();
+            }
+        }
+
+        /** Makes the device one without type 2 memory windows. */
+        void withoutMemoryWindows() {
+            synchronized (FakeRcNetwork.this) {
+                memoryWindows = false;
+            }
+        }
+
+        /** @return the numbers of this device's queue pairs that are connected now */
+        java.util.List<Integer> connectedQueuePairs() {
+            synchronized (FakeRcNetwork.this) {
+                return ids.values().stream().filter(id -> id.hasQp && id.connected).map(id -> id.qpNum).toList();
+            }
+        }
+
+        /** @return windows allocated and not deallocated, for leak checks */
+        int liveWindows() {
+            synchronized (FakeRcNetwork.this) {
+                return windows.size();
+            }
+        }
+
+        /** Makes the device one without memory management extensions: no Send with Invalidate. */
+        void withoutRemoteInvalidation() {
+            synchronized (FakeRcNetwork.this) {
+                remoteInvalidation = false;
+            }
+        }
+
+        /** Sets the device's {@code max_qp_wr}. */
+        void maxQueueDepth(int depth) {
+            synchronized (FakeRcNetwork.this) {
+                maxQueueDepth = depth;
+            }
+        }
+
+        /** Sets the scatter/gather entries an RDMA Read and an RDMA Write may have (rxe: 32 each). */
+        void maxSge(int read, int write) {
+            synchronized (FakeRcNetwork.this) {
+                maxReadSge = read;
+                maxWriteSge = write;
+            }
+        }
+
+        /** @return the local scatter/gather list of every RDMA Read and Write posted, in order */
+        java.util.List<List<Sge>> rdmaRequests() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(rdmaRequests);
+            }
+        }
+
+        /** @return the send and receive depths of every queue pair made, in order */
+        java.util.List<int[]> queueDepths() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(queueDepths);
+            }
+        }
+
+        /** @return the keys the Sends with Invalidate this device received named, in order */
+        java.util.List<Integer> invalidatedKeys() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(invalidatedKeys);
+            }
+        }
+
+        /** @return the keys of the Sends with Invalidate this device posted, in order */
+        java.util.List<Integer> sentWithInvalidate() {
+            synchronized (FakeRcNetwork.this) {
+                return java.util.List.copyOf(sentWithInvalidate);
+            }
+        }
+
+        /** The device reports a connection's queue pair broken (QP_FATAL). */
+        void fatal(int qpNum) {
+            report(events -> events.queuePairFailed(qpNum, "IBV_EVENT_QP_FATAL"));
+        }
+
+        @Override
+        public long listen(InetSocketAddress at, int backlog) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                if (!at.getAddress().equals(address)) {
+                    throw new VerbsException("rdma_bind_addr", 99); // EADDRNOTAVAIL
+                }
+                if (listeners.containsKey(at)) {
+                    throw new VerbsException("rdma_bind_addr", 98); // EADDRINUSE
+                }
+                Id id = newId();
+                id.local = at;
+                listeners.put(at, id);
+                return id.number;
+            }
+        }
+
+        @Override
+        public long createId() {
+            synchronized (FakeRcNetwork.this) {
+                return newId().number;
+            }
+        }
+
+        @Override
+        public void resolveAddress(long number, InetSocketAddress peer, int timeoutMillis) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!hosts.containsKey(peer.getAddress())) {
+                    cm(id, CmEventType.ADDR_ERROR, -110, new byte[0]); // -ETIMEDOUT
+                    return;
+                }
+                id.local = new InetSocketAddress(address, nextPort++);
+                id.peer = peer;
+                cm(id, CmEventType.ADDR_RESOLVED, 0, new byte[0]);
+            }
+        }
+
+        @Override
+        public void resolveRoute(long number, int timeoutMillis) {
+            synchronized (FakeRcNetwork.this) {
+                cm(id(number), CmEventType.ROUTE_RESOLVED, 0, new byte[0]);
+            }
+        }
+
+        @Override
+        public InetSocketAddress localAddress(long number) {
+            synchronized (FakeRcNetwork.this) {
+                return id(number).local;
+            }
+        }
+
+        @Override
+        public InetSocketAddress peerAddress(long number) {
+            synchronized (FakeRcNetwork.this) {
+                return id(number).peer;
+            }
+        }
+
+        @Override
+        public int createQueuePair(long number, int sendDepth, int receiveDepth) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                if (sendDepth > maxQueueDepth || receiveDepth > maxQueueDepth) {
+                    throw new VerbsException("rdma_create_qp", 22); // EINVAL
+                }
+                queueDepths.add(new int[] {sendDepth, receiveDepth});
+                Id id = id(number);
+                if (id.hasQp) {
+                    throw new IllegalStateException("the id already has a queue pair");
+                }
+                id.hasQp = true;
+                id.qpNum = nextQp++;
+                return id.qpNum;
+            }
+        }
+
+        @Override
+        public void connect(long number, byte[] privateData, int retryCount, int rnrRetryCount)
+                throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!id.hasQp || privateData.length > REQ_ROOM) {
+                    throw new VerbsException("rdma_connect", 22); // EINVAL
+                }
+                id.requestedRnrRetries = rnrRetryCount;
+                Id listener = listeners.get(id.peer);
+                if (listener == null) {
+                    cm(id, CmEventType.REJECTED, 8, new byte[0]); // no one listens on that service id
+                    return;
+                }
+                Id request = listener.device.newId();
+                request.local = listener.local;
+                request.peer = id.local;
+                request.requester = id;
+                listener.device.cm(request, CmEventType.CONNECT_REQUEST, 0, room(privateData, REQ_ROOM));
+            }
+        }
+
+        @Override
+        public void accept(long number, byte[] privateData, int retryCount, int rnrRetryCount)
+                throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!id.hasQp || id.requester == null || privateData.length > REP_ROOM) {
+                    throw new VerbsException("rdma_accept", 22);
+                }
+                Id client = id.requester;
+                id.rnrRetries = client.requestedRnrRetries;
+                client.rnrRetries = rnrRetryCount;
+                id.remote = client;
+                client.remote = id;
+                id.connected = true;
+                client.connected = true;
+                client.device.cm(client, CmEventType.ESTABLISHED, 0, room(privateData, REP_ROOM));
+                if (holdEstablished) {
+                    heldEstablished.add(events -> events.cmEvent(id.number, CmEventType.ESTABLISHED, 0, new byte[0]));
+                } else {
+                    cm(id, CmEventType.ESTABLISHED, 0, new byte[0]);
+                }
+            }
+        }
+
+        @Override
+        public void reject(long number) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.requester == null) {
+                    throw new VerbsException("rdma_reject", 22);
+                }
+                id.requester.device.cm(id.requester, CmEventType.REJECTED, 28, new byte[0]);
+            }
+        }
+
+        @Override
+        public void disconnect(long number) throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (!id.hasQp) {
+                    throw new VerbsException("rdma_disconnect", 22);
+                }
+                toError(id);
+                if (id.connected) {
+                    id.connected = false;
+                    cm(id, CmEventType.DISCONNECTED, 0, new byte[0]);
+                    Id other = id.remote;
+                    if (other != null && other.connected) {
+                        other.connected = false;
+                        toError(other);
+                        other.device.cm(other, CmEventType.DISCONNECTED, 0, new byte[0]);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void destroy(long number) {
+            CountDownLatch gate;
+            synchronized (FakeRcNetwork.this) {
+                Id id = ids.get(number);
+                gate = id != null && id.hasQp ? destroyGate : null;
+                if (gate != null) {
+                    destroysBlocked++;
+                }
+            }
+            if (gate != null) {
+                awaitUninterruptibly(gate);
+                synchronized (FakeRcNetwork.this) {
+                    destroysBlocked--;
+                }
+            }
+            synchronized (FakeRcNetwork.this) {
+                Id id = ids.remove(number);
+                if (id != null) {
+                    listeners.values().remove(id);
+                    if (windows.values().stream().anyMatch(window -> window.boundTo == id)) {
+                        destroyedWithBoundWindows++;
+                    }
+                }
+            }
+        }
+
+        private static void awaitUninterruptibly(CountDownLatch gate) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    gate.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public Memory register(MemorySegment memory, Set<MemoryAccess> access) {
+            return register(memory, access, false);
+        }
+
+        @Override
+        public Memory registerForWindows(MemorySegment memory) {
+            return register(memory, Set.of(MemoryAccess.LOCAL_WRITE), true);
+        }
+
+        private Memory register(MemorySegment memory, Set<MemoryAccess> access, boolean forWindows) {
+            if (!memory.isNative()) {
+                throw new IllegalArgumentException("only native memory can be registered");
+            }
+            synchronized (FakeRcNetwork.this) {
+                int key = nextKey++;
+                regions.put(key, new Region(memory, Set.copyOf(access), forWindows));
+                // as rxe does: memory no peer may touch has rkey 0, so only the lkey tells such regions apart
+                boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+                return new Memory(memory.address(), memory.byteSize(), key, remote ? key : 0);
+            }
+        }
+
+        @Override
+        public void deregister(Memory memory) {
+            synchronized (FakeRcNetwork.this) {
+                if (regions.remove(memory.lkey()) == null) {
+                    throw new IllegalStateException("not registered: " + memory);
+                }
+            }
+        }
+
+        @Override
+        public boolean memoryWindows(long id) {
+            synchronized (FakeRcNetwork.this) {
+                return memoryWindows;
+            }
+        }
+
+        @Override
+        public Window allocateWindow() throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                if (!memoryWindows) {
+                    throw new VerbsException("ibv_alloc_mw", 95); // EOPNOTSUPP
+                }
+                long handle = nextWindow++;
+                // rxe's layout: the index in the upper 24 bits, a variable low byte
+                int rkey = 0x8000_0000 | (int) (handle << 8) | 0x5a;
+                windows.put(handle, new FakeRcNetwork.Window(rkey));
+                return new Window(handle, rkey);
+            }
+        }
+
+        @Override
+        public void deallocateWindow(long handle) {
+            synchronized (FakeRcNetwork.this) {
+                if (windows.remove(handle) == null) {
+                    throw new IllegalStateException("no window " + handle);
+                }
+            }
+        }
+
+        @Override
+        public void postBind(long number, long wrId, long handle, int rkey, Memory memory, long at, long length,
+                             Set<MemoryAccess> rights) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                FakeRcNetwork.Window window = windows.get(handle);
+                Region region = regions.get(memory.lkey());
+                MemorySegment range = resolve(memory.lkey(), at, length, null);
+                if (window == null || window.boundTo != null || (rkey & ~0xff) != (window.rkey & ~0xff)
+                        || region == null || !region.forWindows() || range == null || length == 0) {
+                    fail(id, wrId, WcStatus.MW_BIND_ERR);
+                    return;
+                }
+                window.rkey = rkey;
+                window.boundTo = id;
+                window.range = range;
+                window.rights = Set.copyOf(rights);
+                completion(id, wrId, WcStatus.SUCCESS, 0);
+            }
+        }
+
+        @Override
+        public void postLocalInvalidate(long number, long wrId, int rkey) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                if (!invalidate(rkey)) {
+                    fail(id, wrId, WcStatus.MW_BIND_ERR);
+                    return;
+                }
+                completion(id, wrId, WcStatus.SUCCESS, 0);
+            }
+        }
+
+        /**
+         * @return whether {@code rkey} was a bound window's key, which reaches nothing from now on. The
+         *     key of a window that is not bound is refused, and counted ({@link #freeWindowInvalidations}):
+         *     rdma_rxe (Linux 6.1) does not refuse it, and dereferences the window's absent queue pair
+         */
+        private boolean invalidate(int rkey) {
+            for (FakeRcNetwork.Window window : windows.values()) {
+                if (window.rkey == rkey) {
+                    if (window.boundTo == null) {
+                        freeWindowInvalidations++;
+                        return false;
+                    }
+                    window.boundTo = null;
+                    window.range = null;
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * @return queue pairs destroyed while a window was bound to them: rxe waits in vain for the
+         *     reference each holds (a kernel warning) and frees the queue pair under it
+         */
+        int destroyedWithBoundWindows() {
+            synchronized (FakeRcNetwork.this) {
+                return destroyedWithBoundWindows;
+            }
+        }
+
+        /** @return invalidations, local or remote, that named the current key of a window not bound */
+        int freeWindowInvalidations() {
+            synchronized (FakeRcNetwork.this) {
+                return freeWindowInvalidations;
+            }
+        }
+
+        /**
+         * @return the bytes a peer's key, address and length name on this device, arriving at queue
+         *     pair {@code at}: a bound window's range through the queue pair it was bound on, or a
+         *     registration's; null if the key does not cover them
+         */
+        private MemorySegment reach(Id at, int key, long address, long length, MemoryAccess right) {
+            for (FakeRcNetwork.Window window : windows.values()) {
+                if (window.rkey == key) {
+                    if (window.boundTo != at || !window.rights.contains(right)) {
+                        return null;
+                    }
+                    long offset = address - window.range.address();
+                    if (offset < 0 || length < 0 || offset + length > window.range.byteSize()) {
+                        return null;
+                    }
+                    return window.range.asSlice(offset, length);
+                }
+            }
+            Region region = regions.get(key);
+            if (region != null && region.forWindows()) {
+                return null; // its own key has no remote right
+            }
+            return resolve(key, address, length, right);
+        }
+
+        /** @return the bytes a key, address and length name, or null if the key does not cover them */
+        private MemorySegment resolve(int key, long at, long length, MemoryAccess right) {
+            Region region = regions.get(key);
+            if (region == null || (right != null && !region.access().contains(right))) {
+                return null;
+            }
+            long offset = at - region.memory().address();
+            if (offset < 0 || length < 0 || offset + length > region.memory().byteSize()) {
+                return null;
+            }
+            return region.memory().asSlice(offset, length);
+        }
+
+        @Override
+        public void postReceive(long number, long wrId, long at, int length, int lkey) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                if (id.error) {
+                    completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                    return;
+                }
+                id.receives.add(new Receive(wrId, at, length, lkey));
+                deliver(id);
+            }
+        }
+
+        @Override
+        public boolean remoteInvalidation() {
+            synchronized (FakeRcNetwork.this) {
+                return remoteInvalidation;
+            }
+        }
+
+        @Override
+        public void postSend(long number, long wrId, long at, int length, int lkey) {
+            send(number, wrId, at, length, lkey, null);
+        }
+
+        @Override
+        public void postSendWithInvalidate(long number, long wrId, long at, int length, int lkey, int rkey) {
+            synchronized (FakeRcNetwork.this) {
+                if (!remoteInvalidation) {
+                    throw new IllegalStateException("this device has no Send with Invalidate");
+                }
+                sentWithInvalidate.add(rkey);
+            }
+            send(number, wrId, at, length, lkey, rkey);
+        }
+
+        private void send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
+            synchronized (FakeRcNetwork.this) {
+                Id id = id(number);
+                List<MemorySegment> source = posted(id, wrId, List.of(new Sge(at, length, lkey)));
+                if (source == null) {
+                    return;
+                }
+                Id other = id.remote;
+                Waiting message = new Waiting(id, wrId, source.get(0).toArray(ValueLayout.JAVA_BYTE), invalidate);
+                other.waiting.add(message);
+                other.device.deliver(other);
+                if (other.waiting.contains(message) && id.rnrRetries < 7 && other.waiting.size() > id.rnrRetries) {
+                    other.waiting.removeLastOccurrence(message);
+                    fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
+                }
+            }
+        }
+
+        @Override
+        public int maxReadSge() {
+            synchronized (FakeRcNetwork.this) {
+                return maxReadSge;
+            }
+        }
+
+        @Override
+        public int maxWriteSge() {
+            synchronized (FakeRcNetwork.this) {
+                return maxWriteSge;
+            }
+        }
+
+        @Override
+        public void postRead(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
+                throws VerbsException {
+            rdma(number, wrId, local, remoteAddress, rkey, true);
+        }
+
+        @Override
+        public void postWrite(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
+                throws VerbsException {
+            rdma(number, wrId, local, remoteAddress, rkey, false);
+        }
+
+        private void rdma(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read)
+                throws VerbsException {
+            synchronized (FakeRcNetwork.this) {
+                if (sges.size() > (read ? maxReadSge : maxWriteSge)) {
+                    throw new VerbsException("ibv_post_send", 22); // EINVAL
+                }
+                rdmaRequests.add(List.copyOf(sges));
+                carryOut(number, wrId, List.copyOf(sges), remoteAddress, rkey, read);
+            }
+        }
+
+        private void carryOut(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read) {
+            Id id = id(number);
+            List<MemorySegment> local = posted(id, wrId, sges);
+            if (local == null) {
+                return;
+            }
+            Id other = id.remote;
+            if (read && holdReads) {
+                id.heldReads.put(wrId, () -> carryOut(number, wrId, sges, remoteAddress, rkey, true));
+                return;
+            }
+            long length = local.stream().mapToLong(MemorySegment::byteSize).sum();
+            MemorySegment theirs = other.device.reach(other, rkey, remoteAddress, length,
+                    read ? MemoryAccess.REMOTE_READ : MemoryAccess.REMOTE_WRITE);
+            if (theirs == null) {
+                fail(id, wrId, WcStatus.REM_ACCESS_ERR);
+                return;
+            }
+            long at = 0;
+            for (MemorySegment buffer : local) {
+                if (read) {
+                    buffer.copyFrom(theirs.asSlice(at, buffer.byteSize()));
+                } else {
+                    theirs.asSlice(at, buffer.byteSize()).copyFrom(buffer);
+                }
+                at += buffer.byteSize();
+            }
+            completion(id, wrId, WcStatus.SUCCESS, (int) length);
+        }
+
+        /**
+         * The checks a work request meets first, as a device makes them: a queue pair in error flushes
+         * it, memory not registered fails it locally, a peer gone fails it after the retries.
+         *
+         * @return its local buffers, or {@code null} once it has completed in error
+         */
+        private List<MemorySegment> posted(Id id, long wrId, List<Sge> sges) {
+            if (id.error) {
+                completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                return null;
+            }
+            List<MemorySegment> local = new java.util.ArrayList<>(sges.size());
+            for (Sge sge : sges) {
+                MemorySegment buffer = resolve(sge.lkey(), sge.address(), sge.length(), null);
+                if (buffer == null) {
+                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
+                    return null;
+                }
+                local.add(buffer);
+            }
+            if (id.remote == null || id.remote.error) {
+                fail(id, wrId, WcStatus.RETRY_EXC_ERR);
+                return null;
+            }
+            return local;
+        }
+
+        /** Messages waiting for this id's receives go into them, in order. */
+        private void deliver(Id id) {
+            while (!id.error && !id.waiting.isEmpty() && !id.receives.isEmpty()) {
+                Waiting message = id.waiting.poll();
+                Receive receive = id.receives.poll();
+                if (message.bytes().length > receive.length()) {
+                    fail(id, receive.wrId(), WcStatus.LOC_LEN_ERR);
+                    message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_INV_REQ_ERR);
+                    return;
+                }
+                long invalidated = NOT_INVALIDATED;
+                if (message.invalidate() != null) {
+                    invalidatedKeys.add(message.invalidate());
+                    if (!invalidate(message.invalidate())) {
+                        // no bound window of this device has the key: the receiver's queue pair fails
+                        fail(id, receive.wrId(), WcStatus.LOC_QP_OP_ERR);
+                        message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_OP_ERR);
+                        return;
+                    }
+                    invalidated = Integer.toUnsignedLong(message.invalidate());
+                }
+                MemorySegment into = resolve(receive.lkey(), receive.address(), message.bytes().length, null);
+                MemorySegment.copy(message.bytes(), 0, into, ValueLayout.JAVA_BYTE, 0,
+                        message.bytes().length);
+                completion(id, receive.wrId(), WcStatus.SUCCESS, message.bytes().length, invalidated);
+                message.sender().device.completion(message.sender(), message.wrId(), WcStatus.SUCCESS, 0);
+            }
+        }
+
+        /** A request failed: it completes with the error, and the queue pair goes to the error state. */
+        private void fail(Id id, long wrId, WcStatus status) {
+            completion(id, wrId, status, 0);
+            toError(id);
+        }
+
+        private void toError(Id id) {
+            if (id.error) {
+                return;
+            }
+            id.error = true;
+            for (Receive receive : id.receives) {
+                completion(id, receive.wrId(), WcStatus.WR_FLUSH_ERR, 0);
+            }
+            id.receives.clear();
+            for (long read : id.heldReads.keySet()) {
+                completion(id, read, WcStatus.WR_FLUSH_ERR, 0);
+            }
+            id.heldReads.clear();
+            for (Waiting message : id.waiting) {
+                message.sender().device.fail(message.sender(), message.wrId(), WcStatus.RETRY_EXC_ERR);
+            }
+            id.waiting.clear();
+        }
+
+        @Override
+        public int poll(Events events) {
+            int n = 0;
+            Consumer<Events> event = early != null ? early : queue.poll();
+            early = null;
+            while (event != null) {
+                if (event != WAKEUP) {
+                    event.accept(events);
+                    n++;
+                }
+                event = queue.poll();
+            }
+            return n;
+        }
+
+        /** The model has no completion notification to ask for: its queue wakes {@link #await} itself. */
+        @Override
+        public int arm(Events events) {
+            return poll(events);
+        }
+
+        @Override
+        public void await(int timeoutMillis) {
+            awaits.incrementAndGet();
+            try {
+                Consumer<Events> event = queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+                early = event == WAKEUP ? null : event;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void wakeup() {
+            wakeups.incrementAndGet();
+            queue.add(WAKEUP);
+        }
+
+        @Override
+        public void close() {
+            synchronized (FakeRcNetwork.this) {
+                if (!ids.isEmpty() || !regions.isEmpty() || !windows.isEmpty()) {
+                    throw new IllegalStateException(ids.size() + " ids, " + regions.size() + " registrations and "
+                            + windows.size() + " windows are still open");
+                }
+                closed = true;
+            }
+        }
+    }
+
+    private static final Consumer<RcDevice.Events> WAKEUP = events -> { };
+
+    private static byte[] room(byte[] data, int room) {
+        byte[] bytes = new byte[room];
+        System.arraycopy(data, 0, bytes, 0, data.length);
+        return bytes;
+    }
+}
