@@ -215,6 +215,11 @@ class SimSendRecvTest {
     void aHandleThisDeviceDidNotMakeOrHasDestroyedIsMisuse() {
         final AddressHandle bToA = b.createAddressHandle(a.address().gid());
         assertThatThrownBy(() -> a.postSend(bToA, 7, 0, packet("x"), 1)).isInstanceOf(IllegalArgumentException.class);
+        final SimDevice c = fabric.createDevice(gid(3), 3);
+        final AddressHandle cToB = c.createAddressHandle(b.address().gid());
+        assertThat(cToB).as("handle numbers are per device").isEqualTo(aToB);
+        assertThatThrownBy(() -> a.postSend(cToB, 9, 0, packet("x"), 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.destroyAddressHandle(cToB)).isInstanceOf(IllegalArgumentException.class);
 
         a.destroyAddressHandle(aToB);
         assertThatThrownBy(() -> sendToB(packet("x"), 1)).isInstanceOf(IllegalArgumentException.class);
