@@ -2,9 +2,11 @@ package org.rpcrdma4j.efa.device.sim;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -62,7 +64,8 @@ public final class SimDevice implements Device {
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
     private final Map<Integer, Registration> registrations = new HashMap<>();
     /** What earlier incarnations made and their user has not freed yet: gone with them. */
-    private final Set<AddressHandle> goneHandles = new HashSet<>();
+    /** By identity: another device's handle may be equal in value (same AHN, same GID). */
+    private final Set<AddressHandle> goneHandles = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<MemoryRegion> goneRegions = new HashSet<>();
     private final EnumMap<DropReason, Long> drops = new EnumMap<>(DropReason.class);
     private int qkey;
@@ -438,7 +441,9 @@ public final class SimDevice implements Device {
 
     private void requireLive(AddressHandle ah) {
         Objects.requireNonNull(ah, "ah");
-        if (!ah.equals(handles.get(ah.gid()))) {
+        // Compared by identity: handle numbers are per device, so another device's handle for the
+        // same GID is often equal in value, and only the device that made a handle accepts it.
+        if (ah != handles.get(ah.gid())) {
             throw new IllegalArgumentException("not a live address handle of " + this + ": " + ah);
         }
     }
