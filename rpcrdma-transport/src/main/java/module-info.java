@@ -2,8 +2,8 @@
  * RPC-over-RDMA for oncrpc4j: the transport's configuration and statistics
  * ({@code org.rpcrdma4j.transport}), the fabric SPI that fabric modules implement and the lookup of
  * fabrics by name ({@code org.rpcrdma4j.fabric}), and the oncrpc4j server and client
- * ({@code org.rpcrdma4j.transport.oncrpc}). It depends on no fabric. Connections, marshalling and RDMA work queues
- * ({@code conn}, {@code marshal}, {@code rw}) are not exported.
+ * ({@code org.rpcrdma4j.transport.oncrpc}). It depends on no fabric. Connections, marshalling and
+ * RDMA work queues ({@code conn}, {@code marshal}, {@code rw}) are not exported.
  *
  * <p>oncrpc4j ({@code org.dcache.oncrpc4j}, from its manifest) and Grizzly ({@code grizzly.framework},
  * derived from its jar's name) have no module descriptors: on the module path they are automatic

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
-import org.rpcrdma4j.transport.TransportStatistics;
 
 /**
  * The seam between the RPC-over-RDMA transport and a fabric: connections that carry messages and
@@ -128,15 +127,14 @@ public interface Fabric extends AutoCloseable {
     void deregister(Registration registration);
 
     /**
-     * What the fabric holds and has counted: its connections, its registrations
-     * ({@link TransportStatistics#chunkRegistrations()}) and its own counters and gauges by name
-     * ({@link TransportStatistics#fabricCounters()}, {@link TransportStatistics#fabricGauges()}). Any
-     * thread, at once: it never waits for the progress thread, however busy or stuck that is, so off
-     * it a figure may be a moment old. Read on the progress thread, the figures are of one moment.
+     * What the fabric holds and has counted: its connections, its registrations and its own figures
+     * ({@link FabricStatistics}; each fabric's type adds them typed). Any thread, at once: it never
+     * waits for the progress thread, however busy or stuck that is, so off it a figure may be a moment
+     * old. Read on the progress thread, the figures are of one moment.
      *
      * @return the snapshot
      */
-    TransportStatistics statistics();
+    FabricStatistics statistics();
 
     /**
      * Ends every connection (each listener hears of its end), releases the fabric's registrations and

@@ -39,8 +39,9 @@ import java.util.function.Consumer;
  *
  * <h2>Lifecycle</h2>
  * {@link #close()} destroys the queue pair ({@code ibv_destroy_qp}) with its address handles and
- * registrations and frees its QPN; every later call but {@code close} throws
- * {@link IllegalStateException}.
+ * registrations and frees its QPN; every later call but {@code close}, {@code address} and
+ * {@code attributes} throws {@link IllegalStateException}. Those two keep answering with what they
+ * answered before, so logs and peer tables can still name a closed device.
  *
  * <p>Not thread-safe: one progress thread owns a device, as in the EFA provider.
  */

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +31,6 @@ import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
 import org.slf4j.Logger;
@@ -64,7 +62,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A message the endpoint drops for lack of room ({@link DroppedMessages}: its peer sent beyond its
  * credits, faster than the receives are posted, until the unexpected queue was full) is lost, so its
- * connection ends with {@link FabricStatus#RECEIVER_NOT_READY}, counted ({@link #OVERRUN_CONNECTIONS})
+ * connection ends with {@link FabricStatus#RECEIVER_NOT_READY}, counted ({@link EfaFabricStatistics#overrunConnections()})
  * and logged once, and the peer hears why (OVERRUN) and ends its side the same way: as a verbs RC
  * connection breaks when a Send meets receiver-not-ready with Linux's RNR retry count of 0.
  *
@@ -96,16 +94,6 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     public static final long CONTROL_TAG = 0x5244_4D41_0000_0002L;
     /** The data tags: "RDMA", then 1, then the receiver's connection id in the low 16 bits. */
     public static final long DATA_TAG = 0x5244_4D41_0001_0000L;
-    /**
-     * The counter, among a fabric's {@link TransportStatistics#fabricCounters()}, of the times its
-     * progress thread caught a fabric's progress failing (the first is logged); the thread serves on.
-     */
-    public static final String PROGRESS_LOOP_FAILURES = "PROGRESS_LOOP_FAILURES";
-    /**
-     * The counter, among a fabric's {@link TransportStatistics#fabricCounters()}, of the connections it
-     * ended because the endpoint dropped a message of theirs for lack of room (their peer overran its credits).
-     */
-    public static final String OVERRUN_CONNECTIONS = "OVERRUN_CONNECTIONS";
     /** The port of the requester's end of connection id 1; id n has port n + 49151. */
     public static final int FIRST_PORT = 49152;
     /** The most connection ids: their ports fill the dynamic range up to 65535. */
@@ -385,20 +373,14 @@ public final class EfaFabric implements Fabric, AutoCloseable {
 
     /**
      * @return what the fabric holds and has counted: its connections, its registrations, its
-     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}), {@link #PROGRESS_LOOP_FAILURES}
-     *     and {@link #OVERRUN_CONNECTIONS} ({@link TransportStatistics}). Any thread; never waits for
-     *     the progress loop, so off it a figure may be a moment old
+     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}), the failures its progress
+     *     loop caught and the connections ended for overrunning their receives. Any thread; never
+     *     waits for the progress loop, so off it a figure may be a moment old
      */
     @Override
-    public TransportStatistics statistics() {
-        EndpointStatistics endpointStatistics = endpoint.statistics();
-        Map<String, Long> counters = new LinkedHashMap<>();
-        endpointStatistics.counters().forEach((counter, value) -> counters.put(counter.name(), value));
-        counters.put(PROGRESS_LOOP_FAILURES, loop.failures());
-        counters.put(OVERRUN_CONNECTIONS, overrunConnections);
-        Map<String, Long> gauges = new LinkedHashMap<>();
-        endpointStatistics.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
-        return TransportStatistics.ofFabric(connectionCount, registrationCount, counters, gauges);
+    public EfaFabricStatistics statistics() {
+        return new EfaFabricStatistics(connectionCount, registrationCount, endpoint.statistics(), loop.failures(),
+                overrunConnections);
     }
 
     /** Opens a connection under a free id. */

@@ -14,7 +14,6 @@ import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
@@ -37,7 +36,7 @@ class EfaFabricStatisticsTest {
             try (RdmaRpcClient rdma = RdmaRpcClient.builder(client, server.localAddress())
                     .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect()) {
                 assertThat(new GenericPortmapClient(rdma.transport()).ping()).isTrue();
-                CompletableFuture<TransportStatistics> atTheBlock = new CompletableFuture<>();
+                CompletableFuture<EfaFabricStatistics> atTheBlock = new CompletableFuture<>();
                 CountDownLatch release = new CountDownLatch(1);
                 server.execute(() -> {
                     atTheBlock.complete(server.statistics());
@@ -48,10 +47,10 @@ class EfaFabricStatisticsTest {
                     }
                 });
                 try {
-                    TransportStatistics before = atTheBlock.get(HANG_GUARD_S, TimeUnit.SECONDS);
-                    TransportStatistics during = assertTimeoutPreemptively(Duration.ofSeconds(3), server::statistics);
+                    EfaFabricStatistics before = atTheBlock.get(HANG_GUARD_S, TimeUnit.SECONDS);
+                    EfaFabricStatistics during = assertTimeoutPreemptively(Duration.ofSeconds(3), server::statistics);
                     assertThat(during.connections()).isEqualTo(1);
-                    assertThat(during.fabricCounter(EndpointCounter.EAGER_MESSAGES_SENT.name()))
+                    assertThat(during.endpoint().counter(EndpointCounter.EAGER_MESSAGES_SENT))
                             .as("the ping's reply at least").isPositive();
                     assertThat(during).as("nothing moves while the progress thread is stuck").isEqualTo(before);
                 } finally {

@@ -83,7 +83,7 @@ class UndeclaredTagFloodTest {
                     waitFor(() -> failed.get() != null || dropped(server) >= FLOOD
                             || pings.get() > pingsThen && dropped(server) > droppedThen);
                     assertThat(failed.get()).as("the good client's calls").isNull();
-                    assertThat(server.statistics().fabricGauge(EndpointGauge.UNEXPECTED_BYTES.name())).isZero();
+                    assertThat(server.statistics().endpoint().gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
                     if (pings.get() > pingsThen && dropped(server) > droppedThen) {
                         bothRose++;
                     }
@@ -93,8 +93,8 @@ class UndeclaredTagFloodTest {
                 good.interrupt();
                 good.join(TimeUnit.SECONDS.toMillis(HANG_GUARD_S));
                 assertThat(failed.get()).as("the good client's calls").isNull();
-                assertThat(server.statistics().fabricCounter(EndpointCounter.UNEXPECTED_MESSAGES.name())).isZero();
-                assertThat(server.statistics().fabricGauge(EndpointGauge.UNEXPECTED_MESSAGES.name())).isZero();
+                assertThat(server.statistics().endpoint().counter(EndpointCounter.UNEXPECTED_MESSAGES)).isZero();
+                assertThat(server.statistics().endpoint().gauge(EndpointGauge.UNEXPECTED_MESSAGES)).isZero();
                 System.out.printf("undeclared tag: %d messages of %d bytes dropped on arrival; %d NULL calls served"
                         + " meanwhile%n", FLOOD, FLOOD_SIZE, pings.get());
             } finally {
@@ -106,7 +106,7 @@ class UndeclaredTagFloodTest {
     }
 
     private static long dropped(EfaFabric server) {
-        return server.statistics().fabricCounter(EndpointCounter.UNDECLARED_TAG_MESSAGES.name());
+        return server.statistics().endpoint().counter(EndpointCounter.UNDECLARED_TAG_MESSAGES);
     }
 
     private static void waitFor(BooleanSupplier condition) throws InterruptedException {

@@ -1,10 +1,8 @@
 package org.rpcrdma4j.fabric.rc;
 
 /**
- * Events an {@link RcFabric} counts, by name among its statistics'
- * {@link org.rpcrdma4j.transport.TransportStatistics#fabricCounters()}. Beside them the fabric counts
- * each RDMA-CM event it received, under the name {@code rdma_event_str} gives the event
- * ({@link RcFabric#cmEventCounter}).
+ * Events an {@link RcFabric} counts ({@link RcFabricStatistics#counter}). Beside them the fabric counts
+ * each RDMA-CM event it received ({@link RcFabricStatistics#cmEvents}).
  */
 public enum RcCounter {
     /**

@@ -7,8 +7,8 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,7 +27,6 @@ import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.ProgressTurn;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -84,7 +83,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Statistics</h2>
  * {@link #statistics()}: connections, registrations, the {@link RcCounter}s, the {@link RcGauge}s and
- * the RDMA-CM events received by kind ({@link #cmEventCounter}). Each figure is kept where it changes,
+ * the RDMA-CM events received by kind ({@link RcFabricStatistics}). Each figure is kept where it changes,
  * in a volatile field that only the turn's holder writes, so any thread reads them at once, even
  * while the progress thread is stuck in the device (a gauge may be a moment old then).
  */
@@ -629,41 +628,34 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     /**
      * @return what the fabric holds and has counted: its connections, its registrations, the
-     *     {@link RcCounter}s, the RDMA-CM events by kind ({@link #cmEventCounter}) and the
-     *     {@link RcGauge}s. Any thread, closed fabrics too; never waits for the progress thread, so off
-     *     it a figure may be a moment old
+     *     {@link RcCounter}s, the RDMA-CM events by kind and the {@link RcGauge}s. Any thread, closed
+     *     fabrics too; never waits for the progress thread, so off it a figure may be a moment old
      */
     @Override
-    public TransportStatistics statistics() {
-        Map<String, Long> counters = new LinkedHashMap<>();
-        counters.put(RcCounter.PER_CALL_REGISTRATIONS.name(), perCallRegistrations);
-        counters.put(RcCounter.WINDOWS_BOUND.name(), windowsBound);
-        counters.put(RcCounter.REMOTE_INVALIDATIONS.name(), remoteInvalidations);
-        counters.put(RcCounter.LOCAL_INVALIDATIONS.name(), localInvalidations);
-        counters.put(RcCounter.FLUSHED_COMPLETIONS.name(), flushedCompletions);
-        counters.put(RcCounter.FAILED_COMPLETIONS.name(), failedCompletions);
+    public RcFabricStatistics statistics() {
+        Map<RcCounter, Long> counters = new EnumMap<>(RcCounter.class);
+        counters.put(RcCounter.PER_CALL_REGISTRATIONS, perCallRegistrations);
+        counters.put(RcCounter.WINDOWS_BOUND, windowsBound);
+        counters.put(RcCounter.REMOTE_INVALIDATIONS, remoteInvalidations);
+        counters.put(RcCounter.LOCAL_INVALIDATIONS, localInvalidations);
+        counters.put(RcCounter.FLUSHED_COMPLETIONS, flushedCompletions);
+        counters.put(RcCounter.FAILED_COMPLETIONS, failedCompletions);
+        Map<CmEventType, Long> events = new EnumMap<>(CmEventType.class);
         for (CmEventType type : CmEventType.values()) {
-            counters.put(cmEventCounter(type), cmEvents.get(type.ordinal()));
+            events.put(type, cmEvents.get(type.ordinal()));
         }
-        Map<String, Long> gauges = new LinkedHashMap<>();
-        gauges.put(RcGauge.QUEUE_PAIRS.name(), (long) queuePairs);
-        gauges.put(RcGauge.POSTED_RECEIVES.name(), postedReceives);
-        gauges.put(RcGauge.POSTED_SENDS.name(), postedSends);
-        gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE.name(), pool.bytesInUse());
-        gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED.name(), pool.registeredBytes());
-        gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE.name(), windowPool.bytesInUse());
-        gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED.name(), windowPool.registeredBytes());
-        gauges.put(RcGauge.MEMORY_WINDOWS.name(), memoryWindows);
-        return TransportStatistics.ofFabric(connectionCount, registrationCount, counters, gauges);
+        Map<RcGauge, Long> gauges = new EnumMap<>(RcGauge.class);
+        gauges.put(RcGauge.QUEUE_PAIRS, (long) queuePairs);
+        gauges.put(RcGauge.POSTED_RECEIVES, postedReceives);
+        gauges.put(RcGauge.POSTED_SENDS, postedSends);
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE, pool.bytesInUse());
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED, pool.registeredBytes());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE, windowPool.bytesInUse());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED, windowPool.registeredBytes());
+        gauges.put(RcGauge.MEMORY_WINDOWS, memoryWindows);
+        return new RcFabricStatistics(connectionCount, registrationCount, counters, events, gauges);
     }
 
-    /**
-     * @param type an RDMA-CM event type
-     * @return the name its count has among the fabric counters: what {@code rdma_event_str} calls it
-     */
-    public static String cmEventCounter(CmEventType type) {
-        return type.description();
-    }
 
     /** Counts a work completion of a connection by its outcome. */
     void completed(FabricStatus status) {

@@ -1,9 +1,6 @@
 package org.rpcrdma4j.fabric.rc;
 
-/**
- * What an {@link RcFabric} holds now, by name among its statistics'
- * {@link org.rpcrdma4j.transport.TransportStatistics#fabricGauges()}.
- */
+/** What an {@link RcFabric} holds now ({@link RcFabricStatistics#gauge}). */
 public enum RcGauge {
     /** Queue pairs made and not yet destroyed. */
     QUEUE_PAIRS,

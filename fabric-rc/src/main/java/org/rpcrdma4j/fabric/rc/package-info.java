@@ -1,6 +1,7 @@
 /**
- * The connection-oriented fabric of rpcrdma-transport on verbs: {@link org.rpcrdma4j.fabric.rc.RcFabric},
- * one RC queue pair per connection set up by RDMA-CM with RFC 8797 private data in the REQ and REP,
+ * The connection-oriented fabric of rpcrdma-transport on verbs, found by the name {@code verbs}
+ * ({@link org.rpcrdma4j.fabric.rc.RcFabricProvider}): {@link org.rpcrdma4j.fabric.rc.RcFabric}, one RC
+ * queue pair per connection set up by RDMA-CM with RFC 8797 private data in the REQ and REP,
  * as Linux's xprtrdma and svcrdma speak it. {@code RcFabric.open(address)} gives a fabric on the
  * device that has that address; the transport's {@code RdmaRpcSvcBuilder.withFabric} and
  * {@code RdmaRpcClient.builder} take it like any other.

@@ -35,7 +35,6 @@ import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.fabric.conformance.EventRecorder;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.MemoryWindow;
@@ -369,17 +368,17 @@ class RcFabricTest {
         Accepted a = nextAccepted();
         clientEvents.established.get(10, TimeUnit.SECONDS);
         a.recorder().established.get(10, TimeUnit.SECONDS);
-        TransportStatistics serving = server.statistics();
-        TransportStatistics calling = client.statistics();
+        RcFabricStatistics serving = server.statistics();
+        RcFabricStatistics calling = client.statistics();
         assertEquals(1, serving.connections());
         assertEquals(1, gauge(serving, RcGauge.QUEUE_PAIRS));
         assertEquals(5, gauge(serving, RcGauge.POSTED_RECEIVES));
         assertEquals(6, gauge(calling, RcGauge.POSTED_RECEIVES));
-        assertEquals(1, serving.fabricCounter(RcFabric.cmEventCounter(CmEventType.CONNECT_REQUEST)));
-        assertEquals(1, serving.fabricCounter("RDMA_CM_EVENT_ESTABLISHED"));
-        assertEquals(1, calling.fabricCounter(RcFabric.cmEventCounter(CmEventType.ADDR_RESOLVED)));
-        assertEquals(1, calling.fabricCounter(RcFabric.cmEventCounter(CmEventType.ROUTE_RESOLVED)));
-        assertEquals(1, calling.fabricCounter(RcFabric.cmEventCounter(CmEventType.ESTABLISHED)));
+        assertEquals(1, serving.cmEvents(CmEventType.CONNECT_REQUEST));
+        assertEquals(1, serving.cmEvents(CmEventType.ESTABLISHED));
+        assertEquals(1, calling.cmEvents(CmEventType.ADDR_RESOLVED));
+        assertEquals(1, calling.cmEvents(CmEventType.ROUTE_RESOLVED));
+        assertEquals(1, calling.cmEvents(CmEventType.ESTABLISHED));
 
         on(server, () -> {
             a.connection().close();
@@ -388,13 +387,13 @@ class RcFabricTest {
         a.recorder().untilDisconnected();
         clientEvents.untilDisconnected();
         awaitGauge(server, RcGauge.QUEUE_PAIRS, 0); // destroyed by the reaper after the end is reported
-        TransportStatistics closed = server.statistics();
+        RcFabricStatistics closed = server.statistics();
         assertEquals(0, closed.connections());
         assertEquals(0, gauge(closed, RcGauge.POSTED_RECEIVES));
         assertEquals(5, counter(closed, RcCounter.FLUSHED_COMPLETIONS));
         assertEquals(0, counter(closed, RcCounter.FAILED_COMPLETIONS));
         assertEquals(6, counter(client.statistics(), RcCounter.FLUSHED_COMPLETIONS));
-        assertEquals(1, client.statistics().fabricCounter(RcFabric.cmEventCounter(CmEventType.DISCONNECTED)));
+        assertEquals(1, client.statistics().cmEvents(CmEventType.DISCONNECTED));
     }
 
     @Test
@@ -402,7 +401,7 @@ class RcFabricTest {
         EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(5, clientEvents, 6);
         a.recorder().established.get(10, TimeUnit.SECONDS);
-        CompletableFuture<TransportStatistics> atTheBlock = new CompletableFuture<>();
+        CompletableFuture<RcFabricStatistics> atTheBlock = new CompletableFuture<>();
         CountDownLatch release = new CountDownLatch(1);
         // Handed over from a thread of its own, which may run it in the turn itself: either way the
         // turn is held until the test releases it, as by a progress thread stuck in rdma_destroy_qp.
@@ -416,10 +415,10 @@ class RcFabricTest {
         }));
         stuck.start();
         try {
-            TransportStatistics before = atTheBlock.get(10, TimeUnit.SECONDS);
-            TransportStatistics during = assertTimeoutPreemptively(Duration.ofSeconds(3), server::statistics);
+            RcFabricStatistics before = atTheBlock.get(10, TimeUnit.SECONDS);
+            RcFabricStatistics during = assertTimeoutPreemptively(Duration.ofSeconds(3), server::statistics);
             assertEquals(1, during.connections());
-            assertEquals(1, during.fabricCounter(RcFabric.cmEventCounter(CmEventType.CONNECT_REQUEST)));
+            assertEquals(1, during.cmEvents(CmEventType.CONNECT_REQUEST));
             assertEquals(1, gauge(during, RcGauge.QUEUE_PAIRS));
             assertEquals(5, gauge(during, RcGauge.POSTED_RECEIVES));
             assertEquals(before, during, "nothing moves while the turn is held");
@@ -429,12 +428,12 @@ class RcFabricTest {
         }
     }
 
-    private static long counter(TransportStatistics statistics, RcCounter counter) {
-        return statistics.fabricCounter(counter.name());
+    private static long counter(RcFabricStatistics statistics, RcCounter counter) {
+        return statistics.counter(counter);
     }
 
-    private static long gauge(TransportStatistics statistics, RcGauge gauge) {
-        return statistics.fabricGauge(gauge.name());
+    private static long gauge(RcFabricStatistics statistics, RcGauge gauge) {
+        return statistics.gauge(gauge);
     }
 
     @Test
@@ -502,7 +501,7 @@ class RcFabricTest {
         connect(client, threeEvents, 2);
         nextAccepted();
         threeEvents.established.get(10, TimeUnit.SECONDS);
-        TransportStatistics during = server.statistics();
+        RcFabricStatistics during = server.statistics();
         assertEquals(2, during.connections());
         assertEquals(3, gauge(during, RcGauge.QUEUE_PAIRS), "the blocked queue pair is not destroyed yet");
         assertEquals(1, serverDevice.destroysBlocked());
@@ -593,10 +592,10 @@ class RcFabricTest {
         java.util.Arrays.fill(pulled, 0, 100, (byte) 0x22);
         Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
-        TransportStatistics pulling = server.statistics();
+        RcFabricStatistics pulling = server.statistics();
         assertEquals(ChunkPool.MIN_BLOCK, gauge(pulling, RcGauge.CHUNK_POOL_BYTES_IN_USE), "one pool block");
         assertEquals(ChunkPool.SLAB, gauge(pulling, RcGauge.CHUNK_POOL_BYTES_REGISTERED), "one slab");
-        assertEquals(1, pulling.chunkRegistrations());
+        assertEquals(1, pulling.registrations());
         on(server, () -> a.connection().read(target, 100, readable.segment(0, 3000), 31));
         assertEquals("rdma 31 SUCCESS", a.recorder().next());
         on(server, () -> {
@@ -627,10 +626,10 @@ class RcFabricTest {
             server.deregister(source);
             return null;
         });
-        TransportStatistics serverFigures = server.statistics();
-        TransportStatistics clientFigures = client.statistics();
-        assertEquals(0, clientFigures.chunkRegistrations());
-        assertEquals(0, serverFigures.chunkRegistrations());
+        RcFabricStatistics serverFigures = server.statistics();
+        RcFabricStatistics clientFigures = client.statistics();
+        assertEquals(0, clientFigures.registrations());
+        assertEquals(0, serverFigures.registrations());
         assertEquals(0, counter(serverFigures, RcCounter.PER_CALL_REGISTRATIONS),
                 "the server's chunk memory came from its pool");
         assertEquals(0, gauge(serverFigures, RcGauge.CHUNK_POOL_BYTES_IN_USE), "every block is back");
@@ -718,12 +717,12 @@ class RcFabricTest {
         deregister(client, writable, readable);
         assertArrayEquals(result, replyMemory);
 
-        TransportStatistics figures = server.statistics();
+        RcFabricStatistics figures = server.statistics();
         assertEquals(0, counter(figures, RcCounter.PER_CALL_REGISTRATIONS), "no ibv_reg_mr for the server's chunks");
         assertEquals(0, gauge(figures, RcGauge.CHUNK_POOL_BYTES_IN_USE), "every block is back");
         assertEquals(17L * ChunkPool.SLAB, gauge(figures, RcGauge.CHUNK_POOL_BYTES_REGISTERED),
                 "16 slabs of 1 MiB blocks, one of 4 KiB blocks, registered once and reused");
-        assertEquals(0, figures.chunkRegistrations());
+        assertEquals(0, figures.registrations());
     }
 
     /**
@@ -819,7 +818,7 @@ class RcFabricTest {
         long inUse = gauge(server.statistics(), RcGauge.CHUNK_POOL_BYTES_IN_USE);
         byte[] pulled = new byte[4 * MIB];
         Registration alone = register(server, ByteBuffer.wrap(pulled), MemoryAccess.LOCAL_WRITE);
-        TransportStatistics full = server.statistics();
+        RcFabricStatistics full = server.statistics();
         assertEquals(1, counter(full, RcCounter.PER_CALL_REGISTRATIONS));
         assertEquals(inUse, gauge(full, RcGauge.CHUNK_POOL_BYTES_IN_USE), "the blocks it could get were given back");
         assertEquals(CONFIG.chunkPoolBytes(), gauge(full, RcGauge.CHUNK_POOL_BYTES_REGISTERED), "up to the bound");
@@ -907,7 +906,7 @@ class RcFabricTest {
         ByteBuffer replyMemory = filled(2000, 0x11);
         Registration writable = on(client, () -> client.register(clientSide, replyMemory,
                 EnumSet.of(MemoryAccess.REMOTE_WRITE)));
-        TransportStatistics bound = client.statistics();
+        RcFabricStatistics bound = client.statistics();
         assertEquals(1, counter(bound, RcCounter.WINDOWS_BOUND));
         assertEquals(0, counter(bound, RcCounter.PER_CALL_REGISTRATIONS), "no ibv_reg_mr for the call");
         assertEquals(ChunkPool.MIN_BLOCK, gauge(bound, RcGauge.WINDOW_POOL_BYTES_IN_USE));
@@ -953,10 +952,10 @@ class RcFabricTest {
         });
         // Every block is back once the reaper has taken the windows and the queue pair.
         awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
-        TransportStatistics after = client.statistics();
+        RcFabricStatistics after = client.statistics();
         assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS), "the windows went with the queue pair");
         assertEquals(0, clientDevice.liveWindows());
-        assertEquals(0, after.chunkRegistrations());
+        assertEquals(0, after.registrations());
     }
 
     /**
@@ -996,7 +995,7 @@ class RcFabricTest {
             client.deregister(readable);
             return null;
         });
-        TransportStatistics after = client.statistics();
+        RcFabricStatistics after = client.statistics();
         assertEquals(0, counter(after, RcCounter.LOCAL_INVALIDATIONS), "the peer invalidated it already");
         assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE), "the block is back at once");
 
@@ -1046,7 +1045,7 @@ class RcFabricTest {
         assertEquals(0, clientDevice.freeWindowInvalidations(), "no invalidation met a window that was not bound");
         awaitGauge(client, RcGauge.MEMORY_WINDOWS, 0); // counted back once the reaper's teardown is done
         assertEquals(0, clientDevice.destroyedWithBoundWindows(), "the parked window went before the queue pair");
-        TransportStatistics after = client.statistics();
+        RcFabricStatistics after = client.statistics();
         assertEquals(2, counter(after, RcCounter.LOCAL_INVALIDATIONS));
         assertEquals(0, clientDevice.liveWindows());
     }
@@ -1078,7 +1077,7 @@ class RcFabricTest {
             client.deregister(second);
             return null;
         });
-        TransportStatistics after = client.statistics();
+        RcFabricStatistics after = client.statistics();
         assertEquals(0, counter(after, RcCounter.LOCAL_INVALIDATIONS));
         assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE));
         assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
@@ -1096,7 +1095,7 @@ class RcFabricTest {
         int length = ChunkPool.MAX_BLOCK + 4096;
         ByteBuffer large = filled(length, 7);
         Registration writable = on(client, () -> client.register(clientSide, large, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
-        TransportStatistics bound = client.statistics();
+        RcFabricStatistics bound = client.statistics();
         assertEquals(1, counter(bound, RcCounter.PER_CALL_REGISTRATIONS), "counted");
         assertEquals(1, counter(bound, RcCounter.WINDOWS_BOUND), "still reached through a window");
         Registration source = on(server, () -> server.register(filled(4096, 9), EnumSet.noneOf(MemoryAccess.class)));
@@ -1148,7 +1147,7 @@ class RcFabricTest {
             return null;
         });
         assertEquals(4, memory.get(999));
-        TransportStatistics figures = client.statistics();
+        RcFabricStatistics figures = client.statistics();
         assertEquals(1, counter(figures, RcCounter.PER_CALL_REGISTRATIONS));
         assertEquals(0, counter(figures, RcCounter.WINDOWS_BOUND));
         assertEquals(0, gauge(figures, RcGauge.MEMORY_WINDOWS));

@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageShape;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.fabric.conformance.TestProgram.Opaque;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
@@ -144,7 +143,7 @@ class TransportOverRcFabricTest {
     }
 
     private static int registrations(RcFabric fabric) {
-        return fabric.statistics().chunkRegistrations();
+        return fabric.statistics().registrations();
     }
 
     private byte[] echo(byte[] data) throws Exception {
@@ -159,7 +158,7 @@ class TransportOverRcFabricTest {
     }
 
     private static long poolBytesInUse(RcFabric fabric) {
-        return fabric.statistics().fabricGauge(RcGauge.CHUNK_POOL_BYTES_IN_USE.name());
+        return fabric.statistics().gauge(RcGauge.CHUNK_POOL_BYTES_IN_USE);
     }
 
     private static byte[] pattern(int length) {
@@ -195,11 +194,11 @@ class TransportOverRcFabricTest {
             // the doomed queue pair is still being destroyed (the late one's waits behind it).
             waitFor(() -> svc.statistics().connections() == 1);
             assertEquals(1, serverDevice.destroysBlocked());
-            assertEquals(3, serverFabric.statistics().fabricGauge(RcGauge.QUEUE_PAIRS.name()));
+            assertEquals(3, serverFabric.statistics().gauge(RcGauge.QUEUE_PAIRS));
         } finally {
             serverDevice.releaseDestroys();
         }
-        waitFor(() -> serverFabric.statistics().fabricGauge(RcGauge.QUEUE_PAIRS.name()) == 1);
+        waitFor(() -> serverFabric.statistics().gauge(RcGauge.QUEUE_PAIRS) == 1);
     }
 
     /**
@@ -261,20 +260,20 @@ class TransportOverRcFabricTest {
         assertArrayEquals(small, echo(small), "the connection is still up");
         assertEquals(0, registrations(clientFabric), "the client's chunks were deregistered");
         assertEquals(0, registrations(serverFabric), "the server's RDMA Read target and sources were deregistered");
-        assertEquals(0L, serverFabric.statistics().fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()),
+        assertEquals(0L, serverFabric.statistics().counter(RcCounter.PER_CALL_REGISTRATIONS),
                 "the server's chunk memory came from its pool");
         // Every call had a Reply chunk (LONG_REPLIES), the large one a Position-zero Read chunk too: each
         // chunk's memory came from the client's window pool, reached through a window of its own.
-        TransportStatistics figures = clientFabric.statistics();
-        assertEquals(0L, figures.fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()), "no ibv_reg_mr per call");
-        assertEquals(4L, figures.fabricCounter(RcCounter.WINDOWS_BOUND.name()));
+        RcFabricStatistics figures = clientFabric.statistics();
+        assertEquals(0L, figures.counter(RcCounter.PER_CALL_REGISTRATIONS), "no ibv_reg_mr per call");
+        assertEquals(4L, figures.counter(RcCounter.WINDOWS_BOUND));
         // The server invalidates remotely only the calls whose chunks all carry one key (as svcrdma does):
         // the two small ones; the large call's two windows the client invalidates itself.
         assertEquals(2, serverDevice.sentWithInvalidate().size(), "our client offers remote invalidation");
         assertEquals(serverDevice.sentWithInvalidate(), clientDevice.invalidatedKeys());
-        assertEquals(2L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
-        assertEquals(2L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
-        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
+        assertEquals(2L, figures.counter(RcCounter.REMOTE_INVALIDATIONS));
+        assertEquals(2L, figures.counter(RcCounter.LOCAL_INVALIDATIONS));
+        waitFor(() -> clientFabric.statistics().gauge(RcGauge.WINDOW_POOL_BYTES_IN_USE) == 0);
     }
 
     /**
@@ -292,13 +291,13 @@ class TransportOverRcFabricTest {
             assertEquals(3L, chunked.statistics().shapes().get(MessageShape.CALL_READ_CHUNKS));
             assertEquals(3L, chunked.statistics().shapes().get(MessageShape.CALL_WRITE_CHUNKS));
         }
-        TransportStatistics figures = clientFabric.statistics();
-        assertEquals(0L, figures.fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()));
-        assertEquals(6L, figures.fabricCounter(RcCounter.WINDOWS_BOUND.name()));
-        assertEquals(0L, figures.fabricCounter(RcCounter.REMOTE_INVALIDATIONS.name()));
-        assertEquals(6L, figures.fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()));
+        RcFabricStatistics figures = clientFabric.statistics();
+        assertEquals(0L, figures.counter(RcCounter.PER_CALL_REGISTRATIONS));
+        assertEquals(6L, figures.counter(RcCounter.WINDOWS_BOUND));
+        assertEquals(0L, figures.counter(RcCounter.REMOTE_INVALIDATIONS));
+        assertEquals(6L, figures.counter(RcCounter.LOCAL_INVALIDATIONS));
         assertEquals(List.of(), serverDevice.sentWithInvalidate());
-        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0);
+        waitFor(() -> clientFabric.statistics().gauge(RcGauge.WINDOW_POOL_BYTES_IN_USE) == 0);
     }
 
     /**
@@ -317,7 +316,7 @@ class TransportOverRcFabricTest {
             assertArrayEquals(pattern(100), echo(ddp, pattern(100)), "the connection is still up");
         }
         waitFor(() -> registrations(serverFabric) == 0);
-        assertEquals(0L, serverFabric.statistics().fabricCounter(RcCounter.PER_CALL_REGISTRATIONS.name()),
+        assertEquals(0L, serverFabric.statistics().counter(RcCounter.PER_CALL_REGISTRATIONS),
                 "the server's chunk memory came from its pool");
         assertEquals(0L, poolBytesInUse(serverFabric), "every block is back");
         assertTrue(serverDevice.rdmaRequests().stream().anyMatch(request -> request.size() > 1),
@@ -455,7 +454,7 @@ class TransportOverRcFabricTest {
                 () -> new RpcCall(PROGRAM.getNumber(), PROGRAM.getVersion(), new RpcAuthTypeNone(), client.transport())
                         .call(ECHO, new Opaque(pattern(SEVERAL_BLOCKS)), new Opaque(), 1, TimeUnit.SECONDS));
         waitFor(() -> registrations(clientFabric) == 0);
-        assertEquals(2L, clientFabric.statistics().fabricCounter(RcCounter.LOCAL_INVALIDATIONS.name()),
+        assertEquals(2L, clientFabric.statistics().counter(RcCounter.LOCAL_INVALIDATIONS),
                 "the windows over the call's Read and Reply chunks were invalidated locally");
         assertTrue(serverDevice.heldReads() > 0, "the server was still reading");
         assertEquals(3L * ChunkPool.MAX_BLOCK, poolBytesInUse(serverFabric), "into three blocks");
@@ -464,8 +463,8 @@ class TransportOverRcFabricTest {
         waitFor(() -> registrations(serverFabric) == 0 && svc.statistics().chunkRegistrations() == 0
                 && poolBytesInUse(serverFabric) == 0);
         // The server's read with the stale key failed; the client holds no window or block any more.
-        waitFor(() -> clientFabric.statistics().fabricGauge(RcGauge.WINDOW_POOL_BYTES_IN_USE.name()) == 0
-                && clientFabric.statistics().fabricGauge(RcGauge.MEMORY_WINDOWS.name()) == 0);
+        waitFor(() -> clientFabric.statistics().gauge(RcGauge.WINDOW_POOL_BYTES_IN_USE) == 0
+                && clientFabric.statistics().gauge(RcGauge.MEMORY_WINDOWS) == 0);
         assertEquals(0, clientDevice.liveWindows());
     }
 

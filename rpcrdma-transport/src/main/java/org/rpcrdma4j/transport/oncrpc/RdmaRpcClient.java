@@ -239,7 +239,7 @@ public final class RdmaRpcClient implements AutoCloseable {
         return new TransportStatistics(connections, requester.outstandingCalls(), requester.waitingCalls(),
                 requester.maxOutstandingCalls(), requester.creditLimit(), callbacksInProgress.get(), 0,
                 requester.chunkBuffers(), requester.copiedBytes(), requester.droppedMessages(), 0, 0, 0,
-                requester.shapes().snapshot(), Map.of(), Map.of());
+                requester.shapes().snapshot());
     }
 
     /**

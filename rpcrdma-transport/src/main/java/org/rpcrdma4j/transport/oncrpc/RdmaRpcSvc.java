@@ -154,8 +154,8 @@ public final class RdmaRpcSvc {
         }
         return new TransportStatistics(responder.connections(), responder.pendingChunkWork() + waiting, 0, 0,
                 grant, responder.pendingBackwardCalls(), responder.maxOutstandingBackwardCalls(),
-                responder.chunkBuffers(), responder.copiedBytes(), responder.dropped(), responder.rdmaErrorsSent(), responder.protocolErrors(),
-                responder.closedForErrors(), Map.of(), Map.of(), Map.of());
+                responder.chunkBuffers(), responder.copiedBytes(), responder.dropped(), responder.rdmaErrorsSent(),
+                responder.protocolErrors(), responder.closedForErrors(), Map.of());
     }
 
     /** Receives calls on the progress thread; never waits. */

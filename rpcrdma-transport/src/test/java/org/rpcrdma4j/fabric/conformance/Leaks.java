@@ -3,7 +3,7 @@ package org.rpcrdma4j.fabric.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.rpcrdma4j.fabric.Fabric;
-import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.fabric.FabricStatistics;
 
 /** The kit's check that a closed fabric holds nothing, by its statistics alone. */
 public final class Leaks {
@@ -18,10 +18,10 @@ public final class Leaks {
      * @param fabric a closed fabric
      */
     public static void assertNoneIn(Fabric fabric) {
-        TransportStatistics statistics = fabric.statistics();
+        FabricStatistics statistics = fabric.statistics();
         assertThat(statistics.connections()).as("connections of %s", fabric.localAddress()).isZero();
-        assertThat(statistics.chunkRegistrations()).as("registrations of %s", fabric.localAddress()).isZero();
-        assertThat(statistics.fabricGauges()).as("gauges of %s", fabric.localAddress())
+        assertThat(statistics.registrations()).as("registrations of %s", fabric.localAddress()).isZero();
+        assertThat(statistics.gauges()).as("gauges of %s", fabric.localAddress())
                 .allSatisfy((gauge, value) -> assertThat(value).as(gauge).isZero());
     }
 }

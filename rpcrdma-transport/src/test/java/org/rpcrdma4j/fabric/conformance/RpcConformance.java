@@ -137,7 +137,7 @@ public abstract class RpcConformance extends ServiceFixture {
         assertThatThrownBy(() -> chunkCall().call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt(),
                 TIMEOUT_MS, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
-                && clientFabric.statistics().chunkRegistrations() == 0);
+                && clientFabric.statistics().registrations() == 0);
         chunks.gate.countDown();
         assertThat(call(ChunkProgram.PUT, new TestProgram.Opaque(data), new XdrInt()).intValue())
                 .isEqualTo(ChunkProgram.crc(data));
@@ -151,7 +151,7 @@ public abstract class RpcConformance extends ServiceFixture {
         assertThatThrownBy(() -> chunkCall().call(ChunkProgram.GET, new ChunkProgram.IntPair(65536, 0),
                 new ChunkProgram.GetResult(), TIMEOUT_MS, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
-                && clientFabric.statistics().chunkRegistrations() == 0);
+                && clientFabric.statistics().registrations() == 0);
         // The Write chunk reaches nothing now: the server's RDMA Write fails and ends the connection, as svcrdma's does.
         chunks.gate.countDown();
         HangGuard.waitFor(() -> !client.transport().isOpen() && svc.statistics().connections() == 0);
@@ -173,7 +173,7 @@ public abstract class RpcConformance extends ServiceFixture {
                 .hasMessageContaining("CONNECTION").hasMessageContaining("closed by the responder");
         assertThat(client.transport().isOpen()).isFalse();
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
-                && clientFabric.statistics().chunkRegistrations() == 0);
+                && clientFabric.statistics().registrations() == 0);
         assertThatThrownBy(() -> call(ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
     }
@@ -197,7 +197,7 @@ public abstract class RpcConformance extends ServiceFixture {
                     .hasMessageContaining("CONNECTION");
         }
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
-                && clientFabric.statistics().chunkRegistrations() == 0);
+                && clientFabric.statistics().registrations() == 0);
     }
 
     /**

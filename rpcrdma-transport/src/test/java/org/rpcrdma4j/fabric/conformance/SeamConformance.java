@@ -287,7 +287,7 @@ public abstract class SeamConformance {
         Registration readable = on(client, () -> client.register(pair.client(), ByteBuffer.wrap(callData),
                 REMOTE_READ));
         Registration writable = on(client, () -> client.register(pair.client(), replyMemory, REMOTE_WRITE));
-        assertThat(client.statistics().chunkRegistrations()).isEqualTo(2);
+        assertThat(client.statistics().registrations()).isEqualTo(2);
 
         byte[] pulled = filled(3100, 0x22);
         Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled), LOCAL_WRITE));
@@ -313,8 +313,8 @@ public abstract class SeamConformance {
         assertThat(Arrays.copyOfRange(replyMemory.array(), 100, 1600)).isEqualTo(result);
         assertThat(replyMemory.get(99)).isEqualTo((byte) 0x11);
         assertThat(replyMemory.get(1600)).isEqualTo((byte) 0x11);
-        assertThat(client.statistics().chunkRegistrations()).isZero();
-        assertThat(server.statistics().chunkRegistrations()).isZero();
+        assertThat(client.statistics().registrations()).isZero();
+        assertThat(server.statistics().registrations()).isZero();
     }
 
     @Test
@@ -496,7 +496,7 @@ public abstract class SeamConformance {
                 fabric.deregister(writable);
             });
             HangGuard.waitFor(() -> fabric.statistics().connections() == 0);
-            assertThat(fabric.statistics().chunkRegistrations()).isZero();
+            assertThat(fabric.statistics().registrations()).isZero();
             factory.close(fabric);
             Leaks.assertNoneIn(fabric);
         }

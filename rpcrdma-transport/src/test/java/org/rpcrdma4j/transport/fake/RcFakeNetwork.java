@@ -18,10 +18,10 @@ import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
 
@@ -92,6 +92,28 @@ public final class RcFakeNetwork implements AutoCloseable {
     public void close() {
         running = false;
         thread.interrupt();
+    }
+
+    /**
+     * What a fabric of this network holds.
+     *
+     * @param connections    its connections
+     * @param registrations  its registrations
+     * @param postedReceives the receives posted on its connections and not yet taken
+     */
+    public record Statistics(int connections, int registrations, long postedReceives) implements FabricStatistics {
+
+        /** @return none: the fake counts nothing */
+        @Override
+        public Map<String, Long> counters() {
+            return Map.of();
+        }
+
+        /** @return {@link #postedReceives}, as {@link #POSTED_RECEIVES} */
+        @Override
+        public Map<String, Long> gauges() {
+            return Map.of(POSTED_RECEIVES, postedReceives);
+        }
     }
 
     /**
@@ -243,18 +265,18 @@ public final class RcFakeNetwork implements AutoCloseable {
 
         /** Reads the figures on the network's thread, which no test of this fake keeps busy. */
         @Override
-        public TransportStatistics statistics() {
+        public Statistics statistics() {
             if (onProgressThread()) {
                 return snapshot();
             }
-            CompletableFuture<TransportStatistics> snapshot = new CompletableFuture<>();
+            CompletableFuture<Statistics> snapshot = new CompletableFuture<>();
             execute(() -> snapshot.complete(snapshot()));
             return snapshot.orTimeout(10, TimeUnit.SECONDS).join();
         }
 
-        private TransportStatistics snapshot() {
+        private Statistics snapshot() {
             long posted = sides.stream().mapToLong(side -> side.receives.size()).sum();
-            return TransportStatistics.ofFabric(sides.size(), regions.size(), Map.of(), Map.of(POSTED_RECEIVES, posted));
+            return new Statistics(sides.size(), regions.size(), posted);
         }
 
         /** @return the bytes a segment names, or null if they are not registered with that access */

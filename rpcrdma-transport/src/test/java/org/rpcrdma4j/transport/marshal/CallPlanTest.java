@@ -5,19 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.transport.MessageBytes;
+import org.rpcrdma4j.transport.fake.RcFakeNetwork;
 import org.rpcrdma4j.fabric.Registration;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -93,7 +93,7 @@ class CallPlanTest {
 
         chunked.release(fabric);
         assertThat(fabric.deregistered).isEqualTo(1);
-        assertThat(fabric.statistics().chunkRegistrations()).isZero();
+        assertThat(fabric.statistics().registrations()).isZero();
     }
 
     @Test
@@ -174,8 +174,8 @@ class CallPlanTest {
         }
 
         @Override
-        public TransportStatistics statistics() {
-            return TransportStatistics.ofFabric(0, registered.size() - deregistered, Map.of(), Map.of());
+        public FabricStatistics statistics() {
+            return new RcFakeNetwork.Statistics(0, registered.size() - deregistered, 0);
         }
 
         /** Holds nothing that outlives the test. */

@@ -21,11 +21,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
@@ -99,17 +99,17 @@ class ConnectionOrientedFabricTest {
 
     @Test
     void stoppingTheServerDisconnectsItsClients() throws Exception {
-        TransportStatistics serving = serverFabric.statistics();
+        FabricStatistics serving = serverFabric.statistics();
         assertThat(serving.connections()).isEqualTo(1);
         // The grant and the backward replies, plus the spare that covers the message being handled.
         TransportConfig config = TransportConfig.DEFAULT;
-        assertThat(serving.fabricGauge(RcFakeNetwork.POSTED_RECEIVES))
+        assertThat(serving.gauges().get(RcFakeNetwork.POSTED_RECEIVES))
                 .isEqualTo(config.responderCredits() + config.backwardRequesterCredits() + 1);
         svc.stop();
         HangGuard.waitFor(() -> !client.transport().isOpen() && serverFabric.statistics().connections() == 0);
-        TransportStatistics stopped = serverFabric.statistics();
-        assertThat(stopped.chunkRegistrations()).isZero();
-        assertThat(stopped.fabricGauge(RcFakeNetwork.POSTED_RECEIVES)).isZero();
+        FabricStatistics stopped = serverFabric.statistics();
+        assertThat(stopped.registrations()).isZero();
+        assertThat(stopped.gauges().get(RcFakeNetwork.POSTED_RECEIVES)).isZero();
         assertThatThrownBy(() -> call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers).build();

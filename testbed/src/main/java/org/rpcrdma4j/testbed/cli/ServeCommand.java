@@ -10,6 +10,7 @@ import org.rpcrdma4j.testbed.demo.NfsWorkload;
 import org.rpcrdma4j.testbed.serve.NfsServer;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricNotFoundException;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
 import org.rpcrdma4j.fabric.Fabrics;
@@ -108,7 +109,7 @@ public final class ServeCommand implements Callable<Integer> {
                 closeFabric(on);
             }
             // Read once the fabric is closed, its connections torn down: the gauges show what it kept.
-            TransportStatistics fabricFigures = on.statistics();
+            FabricStatistics fabricFigures = on.statistics();
             TransportStatistics rdma = server.statistics();
             out.printf("stopped after %.1f s: %d NFS calls and %d MOUNT calls over RDMA, %d MOUNT calls over TCP, "
                     + "%d messages dropped, %d RDMA_ERRORs sent, %d connections closed for protocol errors%n",

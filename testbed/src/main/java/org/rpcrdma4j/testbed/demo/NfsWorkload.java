@@ -22,6 +22,7 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Client;
 import org.rpcrdma4j.testbed.nfs.Nfs3Results.Entry;
 import org.rpcrdma4j.testbed.term.Progress;
 import org.rpcrdma4j.transport.MessageShape;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.transport.TransportStatistics;
 
 /**
@@ -339,15 +340,15 @@ public final class NfsWorkload {
      * @param fabric a fabric's statistics
      * @return one line of them: connections, registrations, the counters that are not 0, the gauges
      */
-    public static String fabricSummary(TransportStatistics fabric) {
+    public static String fabricSummary(FabricStatistics fabric) {
         StringBuilder line = new StringBuilder("fabric: ").append(fabric.connections()).append(" connections, ")
-                .append(fabric.chunkRegistrations()).append(" registrations");
-        fabric.fabricCounters().forEach((name, value) -> {
+                .append(fabric.registrations()).append(" registrations");
+        fabric.counters().forEach((name, value) -> {
             if (value != 0) {
                 line.append(", ").append(name).append('=').append(value);
             }
         });
-        fabric.fabricGauges().forEach((name, value) -> line.append(", ").append(name).append('=').append(value));
+        fabric.gauges().forEach((name, value) -> line.append(", ").append(name).append('=').append(value));
         return line.toString();
     }
 

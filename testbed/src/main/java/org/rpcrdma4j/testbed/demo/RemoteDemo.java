@@ -99,7 +99,7 @@ public final class RemoteDemo {
                     out.printf("when the workload broke off: %d calls in progress, %d waiting for a credit, "
                             + "%d credits, %d connection(s) to the server; the fabric's gauges %s%n",
                             calls.callsInProgress(), calls.callsWaiting(), calls.credits(), client.connects(),
-                            fabric.statistics().fabricGauges());
+                            fabric.statistics().gauges());
                     out.flush();
                     throw e;
                 }

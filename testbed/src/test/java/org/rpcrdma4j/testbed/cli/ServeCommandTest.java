@@ -11,13 +11,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.testbed.Main;
 import org.rpcrdma4j.testbed.demo.NfsWorkload;
-import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.fabric.FabricStatistics;
 
 /**
  * {@code testbed serve}'s command line: its stop summary and the refusals (a fabric that is not on the
  * class path, a listening address the fabric does not take, an export that is not a directory).
  */
 class ServeCommandTest {
+
+    /** A fabric's figures as any fabric gives them. */
+    private record Figures(int connections, int registrations, Map<String, Long> counters, Map<String, Long> gauges)
+            implements FabricStatistics {
+    }
 
     @Test
     void theStopSummaryShowsTheFabricsCountersThatAreNotZeroAndEveryGauge() {
@@ -28,7 +33,7 @@ class ServeCommandTest {
         gauges.put("QUEUE_PAIRS", 0L);
         gauges.put("CHUNK_POOL_BYTES_REGISTERED", 1048576L);
 
-        assertThat(NfsWorkload.fabricSummary(TransportStatistics.ofFabric(2, 1, counters, gauges)))
+        assertThat(NfsWorkload.fabricSummary(new Figures(2, 1, counters, gauges)))
                 .isEqualTo("fabric: 2 connections, 1 registrations, RDMA_CM_EVENT_ESTABLISHED=3, QUEUE_PAIRS=0, "
                         + "CHUNK_POOL_BYTES_REGISTERED=1048576");
     }

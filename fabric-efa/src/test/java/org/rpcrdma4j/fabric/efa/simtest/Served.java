@@ -111,7 +111,7 @@ final class Served implements AutoCloseable {
 
     /** @return a fabric's endpoint counter */
     static long counter(EfaFabric fabric, EndpointCounter counter) {
-        return fabric.statistics().fabricCounter(counter.name());
+        return fabric.statistics().endpoint().counter(counter);
     }
 
     /** Polls a condition the transport reaches on its own threads, failing after the hang guard. */

@@ -74,11 +74,11 @@ class ChunkTest {
             program.gate.countDown();
             HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0
                     && svc.statistics().chunkRegistrations() == 0
-                    && sim.serverFabric.statistics().chunkRegistrations() == 0);
+                    && sim.serverFabric.statistics().registrations() == 0);
             if (client != null) {
                 HangGuard.waitFor(() -> client.statistics().callsInProgress() == 0
                         && client.statistics().chunkRegistrations() == 0
-                        && sim.clientFabric.statistics().chunkRegistrations() == 0);
+                        && sim.clientFabric.statistics().registrations() == 0);
                 client.close();
             }
             svc.stop();
@@ -240,7 +240,7 @@ class ChunkTest {
                 new RpcAuthTypeNone(), client.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(data),
                 new XdrInt(), TIMEOUT_MS, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
         HangGuard.waitFor(() -> client.statistics().chunkRegistrations() == 0
-                && sim.clientFabric.statistics().chunkRegistrations() == 0
+                && sim.clientFabric.statistics().registrations() == 0
                 && client.statistics().callsInProgress() == 0);
 
         // Until the first answer the only credit is the timed-out call's: the next call waits for it.

@@ -103,9 +103,9 @@ class CreditOverrunTest {
         assertThat(greedy.endDetail).contains("overran its credits");
         HangGuard.waitFor(() -> svc.statistics().connections() == 1 && svc.statistics().callsInProgress() == 0);
         assertThat(greedy.data.size()).as("answers").isLessThan(CALLS);
-        assertThat(serverFabric.statistics().fabricCounter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES.name()))
+        assertThat(serverFabric.statistics().endpoint().counter(EndpointCounter.UNEXPECTED_DROPPED_MESSAGES))
                 .isPositive();
-        assertThat(serverFabric.statistics().fabricCounter(EfaFabric.OVERRUN_CONNECTIONS)).isEqualTo(1);
+        assertThat(serverFabric.statistics().overrunConnections()).isEqualTo(1);
 
         long goodDuring = completed.get();
         assertThat(goodDuring).as("the good client's calls during the overrun").isGreaterThan(goodBefore);

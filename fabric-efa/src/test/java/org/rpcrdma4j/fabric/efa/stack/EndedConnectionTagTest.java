@@ -10,10 +10,10 @@ import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
+import org.rpcrdma4j.fabric.efa.EfaFabricStatistics;
 
 /**
  * Messages a peer sent on a connection that no receive took are dropped when the connection ends,
@@ -45,16 +45,16 @@ class EndedConnectionTagTest {
 
             server.close();
 
-            TransportStatistics after = serverFabric.statistics();
+            EfaFabricStatistics after = serverFabric.statistics();
             assertThat(unexpected(after)).isZero();
-            assertThat(after.fabricGauge(EndpointGauge.UNEXPECTED_BYTES.name())).isZero();
-            assertThat(after.fabricCounter(EndpointCounter.CLOSED_TAG_MESSAGES.name())).isEqualTo(UNTAKEN);
+            assertThat(after.endpoint().gauge(EndpointGauge.UNEXPECTED_BYTES)).isZero();
+            assertThat(after.endpoint().counter(EndpointCounter.CLOSED_TAG_MESSAGES)).isEqualTo(UNTAKEN);
             assertThat(client.ends.poll(RawPeer.HANG_GUARD_S, TimeUnit.SECONDS))
                     .isEqualTo(FabricStatus.CLOSED);
         }
     }
 
-    private static long unexpected(TransportStatistics statistics) {
-        return statistics.fabricGauge(EndpointGauge.UNEXPECTED_MESSAGES.name());
+    private static long unexpected(EfaFabricStatistics statistics) {
+        return statistics.endpoint().gauge(EndpointGauge.UNEXPECTED_MESSAGES);
     }
 }

@@ -139,7 +139,7 @@ class EveryCloseFinishesTest {
         program.gate = new CountDownLatch(1);
         CompletableFuture<Throwable> failed = callAsync(procedure, args, result, HANG_GUARD_S * 1000);
         HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 1
-                && serverFabric.statistics().chunkRegistrations() == 0
+                && serverFabric.statistics().registrations() == 0
                 && client.statistics().chunkRegistrations() == 1);
         network.restart(clientFabric);
         assertThat(failed.get(HANG_GUARD_S, TimeUnit.SECONDS)).isInstanceOf(RdmaTransportException.class);

@@ -50,7 +50,7 @@ class LifecycleTest {
             }
             assertThat(server.statistics().connections()).isZero();
             assertThat(gauges(server)).isEqualTo(baseline);
-            assertThat(server.statistics().chunkRegistrations()).isZero();
+            assertThat(server.statistics().registrations()).isZero();
             assertThat(network.devices()).as("only the server's device is left").isEqualTo(1);
             assertThat(svc.statistics().callsInProgress()).isZero();
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -87,6 +87,6 @@ class LifecycleTest {
     }
 
     private static Map<String, Long> gauges(EfaFabric fabric) {
-        return fabric.statistics().fabricGauges();
+        return fabric.statistics().gauges();
     }
 }

@@ -140,7 +140,7 @@ class PeerAttackTest {
             HangGuard.waitFor(() -> load.completed() > goodThen);
             during = load.completed();
         }
-        assertThat(serverFabric.statistics().fabricCounter(EndpointCounter.PEERS_UNREACHABLE.name())).isEqualTo(1);
+        assertThat(serverFabric.statistics().endpoint().counter(EndpointCounter.PEERS_UNREACHABLE)).isEqualTo(1);
         network.clearLinkFaults(serverFabric, attackerFabric);
         attackerFabric.close();
         System.out.printf("overrun then RNR: the good clients completed %d calls during the attack%n", during);
@@ -227,19 +227,19 @@ class PeerAttackTest {
 
     private Baseline quiet() throws InterruptedException {
         HangGuard.waitFor(() -> svc.statistics().callsInProgress() == 0);
-        Map<String, Long> gauges = serverFabric.statistics().fabricGauges();
+        Map<String, Long> gauges = serverFabric.statistics().gauges();
         return new Baseline(gauges, serverFabric.statistics().connections(), SimHarness.usedHeap());
     }
 
     /** Once the attacker is gone and the good clients idle, everything is as it was before the attack. */
     private void after(String attack, Baseline before) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RawPeer.HANG_GUARD_S);
-        while (!serverFabric.statistics().fabricGauges().equals(before.gauges()) && System.nanoTime() < deadline) {
+        while (!serverFabric.statistics().gauges().equals(before.gauges()) && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(serverFabric.statistics().fabricGauges()).isEqualTo(before.gauges());
+        assertThat(serverFabric.statistics().gauges()).isEqualTo(before.gauges());
         assertThat(serverFabric.statistics().connections()).isEqualTo(before.connections());
-        assertThat(serverFabric.statistics().chunkRegistrations()).isZero();
+        assertThat(serverFabric.statistics().registrations()).isZero();
         TransportStatistics server = svc.statistics();
         assertThat(server.connections()).isEqualTo(GOOD_CLIENTS);
         assertThat(server.callsInProgress()).isZero();
@@ -254,7 +254,7 @@ class PeerAttackTest {
     }
 
     private long rnrRetransmissions() {
-        return serverFabric.statistics().fabricCounter(EndpointCounter.RNR_RETRANSMISSIONS.name());
+        return serverFabric.statistics().endpoint().counter(EndpointCounter.RNR_RETRANSMISSIONS);
     }
 
     private static void echo(RdmaRpcClient client, int i) throws Exception {

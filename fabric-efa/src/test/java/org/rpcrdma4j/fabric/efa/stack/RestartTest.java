@@ -18,7 +18,6 @@ import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
@@ -27,6 +26,7 @@ import org.rpcrdma4j.fabric.efa.SimulatedEfa;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.fabric.efa.EfaFabricStatistics;
 
 /**
  * A restart ({@link SimulatedEfa#restart}) is the death of a process and the start of a new one on the
@@ -98,9 +98,9 @@ class RestartTest {
         client = connect(clientFabric);
         assertThat(crc(client, 70_000)).isEqualTo(ChunkProgram.crc(ChunkProgram.pattern(70_000)));
 
-        TransportStatistics server = serverFabric.statistics();
+        EfaFabricStatistics server = serverFabric.statistics();
         assertThat(server.connections()).isEqualTo(1);
-        assertThat(server.fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
+        assertThat(server.progressLoopFailures()).isZero();
         closeAllAndCheckNothingIsLeft(clientFabric);
     }
 

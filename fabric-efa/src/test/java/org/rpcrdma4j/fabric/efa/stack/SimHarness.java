@@ -41,7 +41,7 @@ final class SimHarness implements AutoCloseable {
      */
     static void assertHoldsNothing(EfaFabric fabric) {
         Leaks.assertNoneIn(fabric);
-        assertThat(fabric.statistics().fabricCounter(EfaFabric.PROGRESS_LOOP_FAILURES)).isZero();
+        assertThat(fabric.statistics().progressLoopFailures()).isZero();
     }
 
     /**

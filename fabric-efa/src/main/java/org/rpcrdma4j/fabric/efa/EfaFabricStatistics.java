@@ -1,0 +1,43 @@
+package org.rpcrdma4j.fabric.efa;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.rpcrdma4j.efa.EndpointStatistics;
+import org.rpcrdma4j.fabric.FabricStatistics;
+
+/**
+ * What an {@link EfaFabric} holds and has counted.
+ *
+ * @param connections          connections open now
+ * @param registrations        registrations held now
+ * @param endpoint             its endpoint's counters and gauges
+ * @param progressLoopFailures the times its progress loop caught a failure of the fabric's work and went on
+ * @param overrunConnections   connections it ended because their peer sent more than their receives held
+ */
+public record EfaFabricStatistics(int connections, int registrations, EndpointStatistics endpoint,
+                                  long progressLoopFailures, long overrunConnections) implements FabricStatistics {
+
+    /** The name of {@link #progressLoopFailures} among {@link #counters()}. */
+    public static final String PROGRESS_LOOP_FAILURES = "PROGRESS_LOOP_FAILURES";
+    /** The name of {@link #overrunConnections} among {@link #counters()}. */
+    public static final String OVERRUN_CONNECTIONS = "OVERRUN_CONNECTIONS";
+
+    /** @return the endpoint's counters by their names, then {@link #PROGRESS_LOOP_FAILURES} and {@link #OVERRUN_CONNECTIONS} */
+    @Override
+    public Map<String, Long> counters() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        endpoint.counters().forEach((counter, value) -> counters.put(counter.name(), value));
+        counters.put(PROGRESS_LOOP_FAILURES, progressLoopFailures);
+        counters.put(OVERRUN_CONNECTIONS, overrunConnections);
+        return Collections.unmodifiableMap(counters);
+    }
+
+    /** @return the endpoint's gauges by their names */
+    @Override
+    public Map<String, Long> gauges() {
+        Map<String, Long> gauges = new LinkedHashMap<>();
+        endpoint.gauges().forEach((gauge, value) -> gauges.put(gauge.name(), value));
+        return Collections.unmodifiableMap(gauges);
+    }
+}
