@@ -357,8 +357,11 @@ class ReplyMemoryTest {
             call.reply(result);
         }
 
+        static final DdpPolicy POLICY = DdpPolicy.forProgram(PROGRAM.getNumber(), PROGRAM.getVersion(), new Policy());
+
         /** READ's data is DDP-eligible with a Write chunk of the count asked; LIST's reply is bounded by it. */
-        static final DdpPolicy POLICY = DdpPolicy.forProgram(PROGRAM.getNumber(), PROGRAM.getVersion(), new DdpPolicy() {
+        private static final class Policy implements DdpPolicy {
+
             @Override
             public List<XdrItem> callPayloads(RpcProcedure procedure, RpcMessage call) {
                 return List.of();
@@ -378,7 +381,7 @@ class ReplyMemoryTest {
                 return procedure.procedure() == READ && body + 8 <= reply.bytes().length()
                         ? List.of(new XdrItem(body + 8, reply.bytes().getInt(body + 4))) : List.of();
             }
-        });
+        }
     }
 
     /**
@@ -390,7 +393,8 @@ class ReplyMemoryTest {
         private final Fabric fabric;
         /** The backing array of every registration live now, by registration. */
         final Map<Registration, byte[]> live = Collections.synchronizedMap(new IdentityHashMap<>());
-        final Set<byte[]> everRegistered = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+        final Set<byte[]> everRegistered =
+                Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
         final List<String> violations = Collections.synchronizedList(new ArrayList<>());
         final List<Integer> idleAtDeregister = Collections.synchronizedList(new ArrayList<>());
         volatile Consumer<byte[]> onDeregister = buffer -> { };
