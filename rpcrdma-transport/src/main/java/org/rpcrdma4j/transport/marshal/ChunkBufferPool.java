@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     to read (an RDMA_ERROR, a reply that cannot be used, a call that timed out, failed or is sent
  *     again on a new connection).</li>
  * </ol>
- * A decoder that keeps a view of the buffer ({@link #keep}: oncrpc4j's {@code xdrDecodeByteBuffer}
+ * A decoder that keeps a view of the buffer ({@link Lease#keep}: oncrpc4j's {@code xdrDecodeByteBuffer}
  * returns one) gets a copy of the bytes when they fill at most half the buffer, and the buffer itself
  * otherwise: it is then the caller's and never returns ({@link Lease#handOver}), exactly as before
  * there was a pool. A lease whose reply is never decoded is never given back; the garbage collector
