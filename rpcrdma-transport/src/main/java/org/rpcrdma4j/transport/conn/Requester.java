@@ -25,6 +25,7 @@ import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.marshal.CallPlan;
+import org.rpcrdma4j.transport.marshal.ChunkBufferPool;
 import org.rpcrdma4j.transport.marshal.ChunkCounters;
 import org.rpcrdma4j.transport.marshal.ChunkedCall;
 import org.rpcrdma4j.transport.marshal.ReplySplicer;
@@ -94,7 +95,9 @@ import org.slf4j.LoggerFactory;
  * allocated per send and belong to the fabric until the send completes. Chunk memory is registered
  * when a call is sent (not while it waits for a credit) and deregistered when its answer has been
  * used, when its send fails, when the call is abandoned or when the connection closes
- * ({@link ChunkedCall}).
+ * ({@link ChunkedCall}). The memory behind a call's Write and Reply chunks is leased from a pool of
+ * this requester's ({@link ChunkBufferPool}) and goes back to it after its deregistration: at once when
+ * nothing will read it, else once the reader of the reply has decoded it.
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
@@ -147,6 +150,8 @@ public final class Requester {
     private final ChunkCounters shapes = new ChunkCounters();
     private final LongAdder copied = new LongAdder();
     private final LongAdder dropped = new LongAdder();
+    /** The memory behind the calls' Write and Reply chunks, reused from call to call. */
+    private final ChunkBufferPool pool = new ChunkBufferPool(ChunkBufferPool.DEFAULT_MAX_IDLE_BYTES);
 
     /**
      * @param fabric    the fabric to connect on
@@ -301,7 +306,8 @@ public final class Requester {
         boolean queued = Connection.execute(fabric, () -> {
             ChunkedCall call = outstanding.remove(xid);
             if (call != null) {
-                release(call);
+                // Its answer, if it comes, is discarded unread: the memory may serve another call.
+                discard(call);
                 abandoned.add(xid);
             } else if (waiting.removeIf(plan -> plan.xid() == xid)) {
                 leave(1);
@@ -393,10 +399,11 @@ public final class Requester {
     /**
      * @return bytes this side of the transport copied, counted where it copies: the inline part of
      *     each call, a Read chunk's item that lay in more than one buffer, the inline part of each
-     *     reply and backward call (the fabric's moves not counted)
+     *     reply and backward call, and the short results a decoder kept out of the reply memory
+     *     ({@link ChunkBufferPool#copiedOutBytes}); the fabric's moves not counted
      */
     public long copiedBytes() {
-        return copied.sum();
+        return copied.sum() + pool.copiedOutBytes();
     }
 
     /** @return calls sent and not yet answered */
@@ -412,6 +419,11 @@ public final class Requester {
     /** @return the most calls ever outstanding at once */
     public int maxOutstandingCalls() {
         return maxOutstanding;
+    }
+
+    /** @return the pool the memory behind the calls' Write and Reply chunks comes from */
+    public ChunkBufferPool chunkBufferPool() {
+        return pool;
     }
 
     /** @return chunk buffers registered for calls not yet answered; 0 when nothing leaks */
@@ -533,11 +545,14 @@ public final class Requester {
                 failure = e;
             }
             if (failure != null) {
+                // Nothing reads the reply memory: it may serve the next call.
+                call.recycle();
                 handler.onFailed(xid, failure);
             } else {
                 // Marked before: the hand-off wakes the caller, who may be done before it returns.
                 CallStepEvent.mark(xid, CallStepEvent.REPLY_DELIVERED);
-                handler.onReply(xid, reply);
+                // The reply holds views of the chunk memory: its reader gives the memory back once decoded.
+                handler.onReply(xid, reply, call.replyLease());
             }
         }
     }
@@ -545,6 +560,12 @@ public final class Requester {
     private void release(ChunkedCall call) {
         call.release(fabric);
         chunkBuffers -= call.buffers();
+    }
+
+    /** Releases a call whose reply memory nothing will read, and gives that memory back to the pool. */
+    private void discard(ChunkedCall call) {
+        release(call);
+        call.recycle();
     }
 
     private static RdmaTransportException rdmaError(RpcRdmaHeaderFlyweight header) {
@@ -570,7 +591,7 @@ public final class Requester {
                 handler.onFailed(waited.xid(), e);
                 continue;
             }
-            ChunkedCall call = plan.register(fabric, current.fabricConnection(), credits.requested(), copied);
+            ChunkedCall call = plan.register(fabric, current.fabricConnection(), credits.requested(), copied, pool);
             if (call == null) {
                 handler.onFailed(plan.xid(), new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
                         + Integer.toHexString(plan.xid()) + ": the fabric could not register the chunk memory"));
@@ -589,7 +610,7 @@ public final class Requester {
                 }
                 if (outstanding.remove(plan.xid(), call)) {
                     credits.onUnanswered();
-                    release(call);
+                    discard(call);
                     handler.onFailed(plan.xid(), error);
                 } else if (abandoned.remove(plan.xid())) {
                     credits.onUnanswered();
@@ -611,7 +632,8 @@ public final class Requester {
         lost.close(reason);
         List<CallPlan> again = new ArrayList<>(outstanding.size());
         for (ChunkedCall call : outstanding.values()) {
-            release(call);
+            // Deregistered before the memory goes back: the lost connection's peer can no longer write it.
+            discard(call);
             again.add(call.plan());
         }
         outstanding.clear();
@@ -680,7 +702,7 @@ public final class Requester {
         }
         connected.completeExceptionally(closed(current, 0));
         List<Integer> failed = new ArrayList<>(outstanding.keySet());
-        outstanding.values().forEach(this::release);
+        outstanding.values().forEach(this::discard);
         outstanding.clear();
         abandoned.clear();
         backwardCallsOpen.clear();

@@ -261,9 +261,11 @@ public final class CallPlan {
      * @param credits the credit value to put in the header
      * @param copied  counts the bytes copied: the inline part, and a Read chunk's item that lies in
      *                more than one buffer of the call
+     * @param pool    where the memory behind the Write and Reply chunks comes from
      * @return the call ready to send, or {@code null} if memory could not be registered
      */
-    public ChunkedCall register(Fabric fabric, FabricConnection on, int credits, LongAdder copied) {
+    public ChunkedCall register(Fabric fabric, FabricConnection on, int credits, LongAdder copied,
+                                ChunkBufferPool pool) {
         List<Registration> callMemory = new ArrayList<>();
         // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
         for (XdrItem read : positionZero ? List.of(new XdrItem(0, rpc.length())) : readItems) {
@@ -280,11 +282,16 @@ public final class CallPlan {
         }
         ByteBuffer replyBuffer = null;
         Registration replyMemory = null;
+        ChunkBufferPool.Lease lease = null;
         long replyBytes = replyMemoryLength();
         if (replyBytes > 0 || !writeChunkLengths.isEmpty() || replyChunkLength > 0) {
-            replyBuffer = ByteBuffer.allocate(Math.toIntExact(replyBytes));
+            // A pooled buffer, not zeroed: the responder may only write it, and only the bytes the
+            // reply echoes as written are read. Exactly the chunks' bytes are registered.
+            lease = pool.take(Math.toIntExact(replyBytes));
+            replyBuffer = lease.memory().slice(0, Math.toIntExact(replyBytes));
             replyMemory = fabric.register(on, replyBuffer, EnumSet.of(MemoryAccess.REMOTE_WRITE));
             if (replyMemory == null) {
+                lease.giveBack();
                 callMemory.forEach(fabric::deregister);
                 return null;
             }
@@ -294,7 +301,7 @@ public final class CallPlan {
         int at = HeaderEncoder.encode(header, message, 0);
         inline.get(0, message.array(), at, inline.length());
         copied.add(inline.length());
-        return new ChunkedCall(this, message, header, callMemory, replyMemory, replyBuffer);
+        return new ChunkedCall(this, message, header, callMemory, replyMemory, replyBuffer, lease);
     }
 
     private boolean fits(int send) {

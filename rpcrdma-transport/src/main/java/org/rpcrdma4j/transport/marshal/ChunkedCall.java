@@ -18,6 +18,11 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
  * answer has been used, when the call fails, or when the connection closes (RFC 8166 §3.4.3: the
  * requester invalidates a chunk once the responder is done with it). A call that timed out above
  * the transport keeps its memory until then, as it keeps its credit: the responder may still write.
+ *
+ * <p>The buffer behind the Write and Reply chunks is leased from the requester's
+ * {@link ChunkBufferPool}. After {@link #release}, and not before, it goes either back to the pool
+ * ({@link #recycle}: nothing will read it) or with the reply to its reader ({@link #replyLease}),
+ * who gives it back once the reply is decoded.
  */
 public final class ChunkedCall {
 
@@ -27,15 +32,18 @@ public final class ChunkedCall {
     private final List<Registration> callMemory;
     private final Registration replyMemory;
     private final ByteBuffer replyBuffer;
+    private final ChunkBufferPool.Lease lease;
+    private boolean released;
 
     ChunkedCall(CallPlan plan, ByteBuffer message, RpcRdmaHeader header, List<Registration> callMemory,
-                Registration replyMemory, ByteBuffer replyBuffer) {
+                Registration replyMemory, ByteBuffer replyBuffer, ChunkBufferPool.Lease lease) {
         this.plan = plan;
         this.message = message;
         this.header = header;
         this.callMemory = List.copyOf(callMemory);
         this.replyMemory = replyMemory;
         this.replyBuffer = replyBuffer;
+        this.lease = lease;
     }
 
     /** @return the plan it was made from */
@@ -74,9 +82,45 @@ public final class ChunkedCall {
      * @param fabric the fabric that registered it
      */
     public void release(Fabric fabric) {
+        if (released) {
+            throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid()) + " released already");
+        }
+        released = true;
         callMemory.forEach(fabric::deregister);
         if (replyMemory != null) {
             fabric.deregister(replyMemory);
         }
+    }
+
+    /** @return whether {@link #release} has run */
+    public boolean released() {
+        return released;
+    }
+
+    /**
+     * Gives the reply memory back to its pool when nothing will read it: no reply, or one that
+     * cannot be used. After {@link #release} only, since until then the responder may write it; not
+     * after {@link #replyLease} was handed on.
+     */
+    public void recycle() {
+        if (!released) {
+            throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid())
+                    + ": its chunk memory is still registered");
+        }
+        if (lease != null) {
+            lease.giveBack();
+        }
+    }
+
+    /**
+     * @return the lease of the reply memory, for whoever reads the reply, which holds views of it:
+     *     it gives the lease back once the reply is decoded; {@code null} when no chunk was provided
+     */
+    public ChunkBufferPool.Lease replyLease() {
+        if (!released) {
+            throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid())
+                    + ": its chunk memory is still registered");
+        }
+        return lease;
     }
 }

@@ -28,7 +28,8 @@ import org.rpcrdma4j.xdr.XdrItem;
  * </ul>
  * The echoed chunks are checked against those provided: same count, same handles and offsets, no
  * more bytes than provided. Chunk data is not copied: the reply holds views of the call's chunk
- * memory, which the caller owns once the call has released it.
+ * memory, which goes with the reply to its reader once the call has released it
+ * ({@link ChunkedCall#replyLease}), who gives it back to the pool after decoding.
  */
 public final class ReplySplicer {
 

@@ -32,6 +32,7 @@ import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conn.Connection;
 import org.rpcrdma4j.transport.conn.ReplyHandler;
 import org.rpcrdma4j.transport.conn.Requester;
+import org.rpcrdma4j.transport.marshal.ChunkBufferPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -280,6 +281,11 @@ public final class RdmaRpcClient implements AutoCloseable {
         callbackWorkers.shutdown();
     }
 
+    /** @return the pool of the memory behind the calls' Write and Reply chunks, for tests */
+    ChunkBufferPool chunkBufferPool() {
+        return requester.chunkBufferPool();
+    }
+
     private void abandon(int xid) {
         requester.abandon(xid);
     }
@@ -299,8 +305,8 @@ public final class RdmaRpcClient implements AutoCloseable {
     private final class Replies implements ReplyHandler {
 
         @Override
-        public void onReply(int xid, MessageBytes rpcMessage) {
-            delivery.reply(xid, rpcMessage, transport);
+        public void onReply(int xid, MessageBytes rpcMessage, ChunkBufferPool.Lease chunkMemory) {
+            delivery.reply(xid, rpcMessage, chunkMemory, transport);
         }
 
         @Override

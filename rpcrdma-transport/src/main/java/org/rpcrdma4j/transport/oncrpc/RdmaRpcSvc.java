@@ -184,7 +184,7 @@ public final class RdmaRpcSvc {
 
         @Override
         public void onBackwardReply(Connection connection, int xid, byte[] rpcMessage) {
-            delivery.reply(xid, MessageBytes.of(rpcMessage), backwardTransport(connection));
+            delivery.reply(xid, MessageBytes.of(rpcMessage), null, backwardTransport(connection));
         }
 
         @Override

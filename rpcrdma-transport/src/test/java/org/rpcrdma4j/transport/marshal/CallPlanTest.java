@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.marshal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -75,7 +76,7 @@ class CallPlanTest {
         CallPlan plan = CallPlan.of(XID, call, DATA_POLICY, INLINE, INLINE, 4096);
 
         LongAdder copied = new LongAdder();
-        ChunkedCall chunked = plan.register(fabric, null, 8, copied);
+        ChunkedCall chunked = plan.register(fabric, null, 8, copied, new ChunkBufferPool(0));
 
         assertThat(plan.readChunks()).isEqualTo(1);
         assertThat(fabric.registered).hasSize(1);
@@ -101,7 +102,7 @@ class CallPlanTest {
         CallPlan plan = CallPlan.of(XID, call, DdpPolicy.NONE, INLINE, INLINE, 65536);
 
         LongAdder copied = new LongAdder();
-        plan.register(fabric, null, 8, copied);
+        plan.register(fabric, null, 8, copied, new ChunkBufferPool(0));
 
         assertThat(plan.positionZero()).isTrue();
         assertThat(copied.sum()).as("the whole call, gathered from two buffers").isEqualTo(44 + DATA);
@@ -116,10 +117,50 @@ class CallPlanTest {
         fabric.refuseAfter = 1;
         DdpPolicy bigReply = dataPolicy(new DdpPolicy.ReplySize(64 << 10, List.of()));
 
+        ChunkBufferPool pool = new ChunkBufferPool(1 << 20);
+
         // The Read chunk's registration succeeds, the Reply chunk's fails.
-        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, null, 8, new LongAdder()))
-                .isNull();
+        assertThat(CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, null, 8, new LongAdder(),
+                pool)).isNull();
         assertThat(fabric.deregistered).isEqualTo(1);
+        assertThat(pool.idleBuffers()).as("the reply memory, never registered, went back").isEqualTo(1);
+    }
+
+    @Test
+    void theReplyMemoryComesFromThePoolAndExactlyItsChunksAreRegistered() throws Exception {
+        DdpPolicy bigReply = dataPolicy(new DdpPolicy.ReplySize(40_000, List.of()));
+        ChunkBufferPool pool = new ChunkBufferPool(1 << 20);
+        CallPlan plan = CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096);
+
+        ChunkedCall first = plan.register(fabric, null, 8, new LongAdder(), pool);
+
+        assertThat(fabric.registered.get(1).remaining()).as("the Reply chunk, not the size class").isEqualTo(40_000);
+        assertThat(fabric.registered.get(1).capacity()).isEqualTo(40_000);
+        assertThat(pool.allocated()).isEqualTo(1);
+        first.release(fabric);
+        first.recycle();
+
+        plan.register(fabric, null, 8, new LongAdder(), pool);
+
+        assertThat(pool.reused()).isEqualTo(1);
+        assertThat(fabric.registered.get(3).array()).isSameAs(fabric.registered.get(1).array());
+    }
+
+    @Test
+    void theReplyMemoryCannotGoBackWhileRegistered() throws Exception {
+        DdpPolicy bigReply = dataPolicy(new DdpPolicy.ReplySize(40_000, List.of()));
+        ChunkBufferPool pool = new ChunkBufferPool(1 << 20);
+        ChunkedCall chunked = CallPlan.of(XID, call, bigReply, INLINE, INLINE, 4096).register(fabric, null, 8,
+                new LongAdder(), pool);
+
+        assertThatThrownBy(chunked::recycle).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(chunked::replyLease).isInstanceOf(IllegalStateException.class);
+        assertThat(pool.idleBuffers()).isZero();
+
+        chunked.release(fabric);
+        assertThatThrownBy(() -> chunked.release(fabric)).as("released once").isInstanceOf(IllegalStateException.class);
+        chunked.recycle();
+        assertThat(pool.idleBuffers()).isEqualTo(1);
     }
 
     /** Registers at 0x1000 apart, records what, and refuses once told to. */

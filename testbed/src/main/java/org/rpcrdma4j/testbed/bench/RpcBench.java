@@ -63,8 +63,9 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  * run, each with a pool of {@value #WORKERS} workers: NFS NULL and the metadata calls most NFS traffic
  * is made of (GETATTR, LOOKUP, ACCESS, CREATE followed by REMOVE, READDIRPLUS of a directory of
  * {@value #DIR_ENTRIES} files) at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE) of 4 KiB,
- * 64 KiB and 1 MiB at queue depth 1. Over RDMA, READ data comes back in a Write chunk and WRITE data
- * goes in a Read chunk once over the inline threshold (RFC 8267).
+ * 64 KiB and 1 MiB at queue depth 1, and a READ of 1 MiB that finds 64 KiB before the end of the file.
+ * Over RDMA, READ data comes back in a Write chunk and WRITE data goes in a Read chunk once over the
+ * inline threshold (RFC 8267).
  *
  * <p>Each run reports the mean, median and 99th percentile of the time from a call to its reply, the
  * operations per second, and the CPU time the whole process used per operation while the workload ran
@@ -118,6 +119,8 @@ public final class RpcBench {
         READ_4K("read-4k", Nfs3.NFSPROC3_READ, 4 << 10, 1),
         READ_64K("read-64k", Nfs3.NFSPROC3_READ, 64 << 10, 1),
         READ_1M("read-1m", Nfs3.NFSPROC3_READ, 1 << 20, 1),
+        /** A READ of 1 MiB 64 KiB before the end of the file: 64 KiB come back, in a Write chunk of 1 MiB. */
+        READ_1M_EOF("read-1m-eof", Nfs3.NFSPROC3_READ, 64 << 10, 1, 1 << 20),
         WRITE_4K("write-4k", Nfs3.NFSPROC3_WRITE, 4 << 10, 1),
         WRITE_64K("write-64k", Nfs3.NFSPROC3_WRITE, 64 << 10, 1),
         WRITE_1M("write-1m", Nfs3.NFSPROC3_WRITE, 1 << 20, 1);
@@ -126,12 +129,24 @@ public final class RpcBench {
         private final int procedure;
         private final int size;
         private final int depth;
+        /** READ only: the count asked for; more than {@link #size} reads the file's last {@code size} bytes. */
+        private final int count;
 
         Workload(String label, int procedure, int size, int depth) {
+            this(label, procedure, size, depth, size);
+        }
+
+        Workload(String label, int procedure, int size, int depth, int count) {
             this.label = label;
             this.procedure = procedure;
             this.size = size;
             this.depth = depth;
+            this.count = count;
+        }
+
+        /** @return where a READ starts: 0, or {@code size} bytes before the end when it asks for more */
+        private int offset() {
+            return count > size ? MAX_SIZE - size : 0;
         }
 
         /** @return the name in the report */
@@ -612,7 +627,7 @@ public final class RpcBench {
         /** One operation at a time through the blocking calls, as an application thread makes them. */
         Counted sync(Workload workload, Duration time) throws IOException {
             byte[] data = Arrays.copyOf(content, workload.size);
-            ByteBuffer expected = ByteBuffer.wrap(data);
+            ByteBuffer expected = ByteBuffer.wrap(content, workload.offset(), workload.size);
             Latencies latencies = new Latencies();
             boolean verified = true;
             long start = System.nanoTime();
@@ -638,7 +653,8 @@ public final class RpcBench {
                     }
                     case Nfs3.NFSPROC3_READDIRPLUS -> listsTheDirectory(
                             client.readdir(files.dir, true, 0, 0, DIRCOUNT, MAXCOUNT));
-                    case Nfs3.NFSPROC3_READ -> client.read(files.read, 0, workload.size).data.equals(expected);
+                    case Nfs3.NFSPROC3_READ -> client.read(files.read, workload.offset(), workload.count).data
+                            .equals(expected);
                     default -> client.write(files.write, 0, data, Nfs3.UNSTABLE).count == workload.size;
                 };
                 event.commit();
