@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -27,17 +29,18 @@ import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.ConnectionListener;
+import org.rpcrdma4j.fabric.ConnectionListener;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatistics;
+import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.transport.DdpPolicy;
-import org.rpcrdma4j.transport.Fabric;
-import org.rpcrdma4j.transport.FabricAddress;
-import org.rpcrdma4j.transport.FabricConnection;
-import org.rpcrdma4j.transport.MemoryAccess;
 import org.rpcrdma4j.transport.ReconnectPolicy;
-import org.rpcrdma4j.transport.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
-import org.rpcrdma4j.transport.conformance.HangGuard;
+import org.rpcrdma4j.transport.fake.RcFakeNetwork;
 import org.rpcrdma4j.transport.marshal.ChunkBufferPool;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.RoundUp;
@@ -45,30 +48,33 @@ import org.rpcrdma4j.xdr.XdrItem;
 
 /**
  * The client's reply memory (Write and Reply chunks) comes from a pool and goes back once the reply
- * is decoded, end to end on the simulated fabric: a short READ into a large Write chunk reuses one
+ * is decoded, end to end on the in-JVM RC fake: a short READ into a large Write chunk reuses one
  * buffer call after call; a buffer is never lent again while a call, or the reader of its reply,
  * still has it; a view the caller keeps is never overwritten; a lost connection gives the memory back
  * only after deregistering it.
  */
 class ReplyMemoryTest {
 
-    private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
+    private static final int NFS_RDMA_PORT = 20049;
     private static final long HANG_GUARD_S = 30;
     private static final int MIB = 1 << 20;
     private static final int KIB64 = 64 << 10;
 
-    private final SimHarness sim = new SimHarness(SEED);
+    private final RcFakeNetwork network = new RcFakeNetwork();
+    private final Fabric serverFabric = network.fabric(NFS_RDMA_PORT);
+    private final Fabric clientFabric = network.fabric(0);
+    private final ExecutorService workers = Executors.newFixedThreadPool(4);
     private final ReadProgram program = new ReadProgram();
-    private final RegistrationWatch watch = new RegistrationWatch(sim.clientFabric);
+    private final RegistrationWatch watch = new RegistrationWatch(clientFabric);
     private RdmaRpcSvc svc;
     private RdmaRpcClient client;
 
     private void serveAndConnect(ReconnectPolicy reconnect) throws Exception {
-        svc = new RdmaRpcSvcBuilder().withFabric(sim.serverFabric).withConfig(TransportConfig.DEFAULT)
-                .withWorkerThreadExecutionService(sim.workers).withRpcService(ReadProgram.PROGRAM, program)
+        svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withConfig(TransportConfig.DEFAULT)
+                .withWorkerThreadExecutionService(workers).withRpcService(ReadProgram.PROGRAM, program)
                 .withDdpPolicy(ReadProgram.POLICY).build();
         svc.start();
-        client = RdmaRpcClient.builder(watch, sim.serverFabric.localAddress()).withDdpPolicy(ReadProgram.POLICY)
+        client = RdmaRpcClient.builder(watch, serverFabric.localAddress()).withDdpPolicy(ReadProgram.POLICY)
                 .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).withReconnectPolicy(reconnect).connect();
     }
 
@@ -79,11 +85,23 @@ class ReplyMemoryTest {
             if (client != null) {
                 HangGuard.waitFor(() -> client.statistics().callsInProgress() == 0
                         && client.statistics().chunkRegistrations() == 0
-                        && sim.clientFabric.statistics().chunkRegistrations() == 0);
+                        && clientFabric.statistics().registrations() == 0);
             }
             assertThat(watch.violations).as("buffers registered while registered already").isEmpty();
         } finally {
-            sim.close(client, svc);
+            try {
+                if (client != null) {
+                    client.close();
+                }
+                if (svc != null) {
+                    svc.stop();
+                }
+            } finally {
+                clientFabric.close();
+                serverFabric.close();
+                network.close();
+                workers.shutdownNow();
+            }
         }
     }
 
@@ -214,7 +232,7 @@ class ReplyMemoryTest {
         HangGuard.waitFor(() -> program.dispatched.size() == 2);
         watch.onDeregister = buffer -> watch.idleAtDeregister.add(pool().idleBuffers());
 
-        sim.network.restart(sim.serverFabric);
+        network.breakConnections(serverFabric);
 
         assertThat(held).failsWithin(HANG_GUARD_S, TimeUnit.SECONDS);
         HangGuard.waitFor(() -> pool().idleBuffers() == 1);
@@ -471,8 +489,13 @@ class ReplyMemoryTest {
         }
 
         @Override
-        public TransportStatistics statistics() {
+        public FabricStatistics statistics() {
             return fabric.statistics();
+        }
+
+        @Override
+        public void close() {
+            fabric.close();
         }
     }
 }
