@@ -8,34 +8,49 @@ import java.util.List;
 import java.util.Set;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * Memory the transport registered through {@link RcFabric#register}, in one of three ways: blocks of
- * a {@link ChunkPool}, a native copy of a heap buffer with a registration of its own, or a direct
- * buffer registered where it is; memory a peer reaches on a connection with windows is always a
- * copy, reached through a window of that connection. A copy holds the caller's
- * bytes from registration on ({@link #copyIn}); what the device or a peer put into it goes back into
- * the caller's buffer at deregistration ({@link #copyOut}), which is when the seam says the caller
- * may look: the fabric never reads messages to find out earlier.
+ * Memory the transport registered through {@link RcFabric#register}, in one of three kinds, each of
+ * which owns how it is given back ({@link #release}): blocks of a {@link ChunkPool} ({@link Pooled}),
+ * memory registered on its own ({@link Own}: a direct buffer where it is, or a native copy of a heap
+ * buffer), or either of those reached by the peer through a memory window of one connection
+ * ({@link Windowed}). A copy holds the caller's bytes from registration on ({@link #copyIn}); what the
+ * device or a peer put into it goes back into the caller's buffer at deregistration
+ * ({@link #copyOut}), which is when the seam says the caller may look: the fabric never reads messages
+ * to find out earlier.
  *
  * <p>The registration's bytes are its pieces one after the other: one piece for memory registered on
  * its own, one per block for the pool, whose blocks lie apart under different keys. Local work
  * requests name them by a scatter/gather list ({@link #gather}).
- *
- * @param registration the transport's view
- * @param pieces       the registered native memory the device reads and writes, in order
- * @param device       the device's registration of memory registered on its own, or null for pool blocks
- * @param caller       the caller's bytes (position to limit at registration) when the pieces are a
- *                     copy of them, or null when they are the caller's memory itself
- * @param arena        owns a native copy registered on its own, or null
- * @param blocks       the pool blocks the pieces lie in, in order; empty for memory registered on its own
- * @param access       the rights granted
- * @param connection   the connection whose window the peer reaches it through, or null
- * @param window       that window, or null when the peer uses the registration's own key (or none)
  */
-record LocalRegion(Registration registration, List<Piece> pieces, RcDevice.Memory device, ByteBuffer caller,
-                   Arena arena, List<ChunkPool.Block> blocks, Set<MemoryAccess> access, RcConnection connection,
-                   ChunkWindows.Window window) {
+sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalRegion.Windowed {
+
+    /** @return the transport's view */
+    Registration registration();
+
+    /** @return the registered native memory the device reads and writes, in order */
+    List<Piece> pieces();
+
+    /**
+     * @return the caller's bytes (position to limit at registration) when the pieces are a copy of them,
+     *     or null when they are the caller's memory itself
+     */
+    ByteBuffer caller();
+
+    /** @return the rights granted */
+    Set<MemoryAccess> access();
+
+    /**
+     * Gives the memory back, once its key reaches nothing. With {@code copyOut}, what was written into
+     * a copy goes to the caller's buffer first, after the key stopped working, so that no peer writes
+     * there while it is copied.
+     *
+     * @param copyOut whether the caller still wants what was written
+     * @return the bytes copied to the caller
+     * @throws VerbsException if deregistering failed; the memory is freed all the same
+     */
+    long release(boolean copyOut) throws VerbsException;
 
     /**
      * Registered bytes of a region.
@@ -52,11 +67,11 @@ record LocalRegion(Registration registration, List<Piece> pieces, RcDevice.Memor
      * @return the scatter/gather list of those bytes: one entry per piece they touch, none if
      *     {@code length} is 0
      */
-    List<RcDevice.Sge> gather(long offset, long length) {
+    default List<RcDevice.Sge> gather(long offset, long length) {
         List<RcDevice.Sge> list = new ArrayList<>(1);
         long skip = offset;
         long left = length;
-        for (Piece piece : pieces) {
+        for (Piece piece : pieces()) {
             if (left == 0) {
                 break;
             }
@@ -73,24 +88,30 @@ record LocalRegion(Registration registration, List<Piece> pieces, RcDevice.Memor
         return list;
     }
 
-    /** Puts the caller's bytes into the copy, so that what nobody writes reads back unchanged. */
-    void copyIn() {
-        if (caller != null) {
-            copy(true);
-        }
+    /**
+     * Puts the caller's bytes into the copy, so that what nobody writes reads back unchanged.
+     *
+     * @return the bytes copied
+     */
+    default long copyIn() {
+        return caller() == null ? 0 : copy(true);
     }
 
-    /** Puts what the device or a peer may have written into the copy back into the caller's buffer. */
-    void copyOut() {
-        if (caller != null && (access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE))) {
-            copy(false);
-        }
+    /**
+     * Puts what the device or a peer may have written into the copy back into the caller's buffer.
+     *
+     * @return the bytes copied
+     */
+    default long copyOut() {
+        Set<MemoryAccess> access = access();
+        boolean written = access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE);
+        return caller() == null || !written ? 0 : copy(false);
     }
 
-    private void copy(boolean in) {
-        MemorySegment bytes = MemorySegment.ofBuffer(caller);
+    private long copy(boolean in) {
+        MemorySegment bytes = MemorySegment.ofBuffer(caller());
         long at = 0;
-        for (Piece piece : pieces) {
+        for (Piece piece : pieces()) {
             long size = piece.memory().byteSize();
             if (in) {
                 MemorySegment.copy(bytes, at, piece.memory(), 0, size);
@@ -98,6 +119,94 @@ record LocalRegion(Registration registration, List<Piece> pieces, RcDevice.Memor
                 MemorySegment.copy(piece.memory(), 0, bytes, at, size);
             }
             at += size;
+        }
+        return at;
+    }
+
+    /**
+     * Blocks of a chunk pool, a copy of the caller's bytes; they go back to their pool.
+     *
+     * @param registration the transport's view: the first block's address, the pool's key
+     * @param pieces       the blocks' bytes in use, in order
+     * @param caller       the caller's bytes
+     * @param access       the rights granted
+     * @param pool         the pool the blocks came from
+     * @param blocks       the blocks, in order
+     */
+    record Pooled(Registration registration, List<Piece> pieces, ByteBuffer caller, Set<MemoryAccess> access,
+                  ChunkPool pool, List<ChunkPool.Block> blocks) implements LocalRegion {
+
+        @Override
+        public long release(boolean copyOut) {
+            long copied = copyOut ? copyOut() : 0;
+            blocks.forEach(pool::give);
+            return copied;
+        }
+    }
+
+    /**
+     * Memory with an {@code ibv_reg_mr} of its own: a direct buffer where it is ({@code caller} and
+     * {@code arena} null), or a native copy of a heap buffer that {@code arena} frees.
+     *
+     * @param registration the transport's view
+     * @param pieces       the one piece registered
+     * @param caller       the caller's bytes when the piece is a copy of them, or null
+     * @param access       the rights granted
+     * @param device       the device it is registered with
+     * @param memory       its registration
+     * @param arena        owns a native copy, or null
+     */
+    record Own(Registration registration, List<Piece> pieces, ByteBuffer caller, Set<MemoryAccess> access,
+               RcDevice device, RcDevice.Memory memory, Arena arena) implements LocalRegion {
+
+        @Override
+        public long release(boolean copyOut) throws VerbsException {
+            long copied = 0;
+            try {
+                device.deregister(memory);
+            } finally {
+                if (copyOut) {
+                    copied = copyOut();
+                }
+                if (arena != null) {
+                    arena.close();
+                }
+            }
+            return copied;
+        }
+    }
+
+    /**
+     * Memory a peer reaches through a window of one connection, bound over a window-pool block or over
+     * memory registered for windows; its bytes are copied out at deregistration, and the memory goes
+     * back once the window's key reaches nothing ({@link RcConnection#unbind}).
+     *
+     * @param registration the transport's view: the window's key
+     * @param memory       the memory under the window
+     * @param connection   the connection whose queue pair the window is bound on
+     * @param window       the window
+     */
+    record Windowed(Registration registration, LocalRegion memory, RcConnection connection,
+                    ChunkWindows.Window window) implements LocalRegion {
+
+        @Override
+        public List<Piece> pieces() {
+            return memory.pieces();
+        }
+
+        @Override
+        public ByteBuffer caller() {
+            return memory.caller();
+        }
+
+        @Override
+        public Set<MemoryAccess> access() {
+            return memory.access();
+        }
+
+        @Override
+        public long release(boolean copyOut) throws VerbsException {
+            return memory.release(copyOut);
         }
     }
 }

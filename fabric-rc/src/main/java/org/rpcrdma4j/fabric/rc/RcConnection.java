@@ -124,12 +124,12 @@ final class RcConnection implements FabricConnection {
     /** A requester's windows when the device has them, else null. */
     private ChunkWindows windows;
     /** Regions whose window's local invalidate is posted, by its work request. */
-    private final Map<Long, LocalRegion> invalidating = new HashMap<>();
+    private final Map<Long, LocalRegion.Windowed> invalidating = new HashMap<>();
     /**
      * Regions released while their window could not be invalidated (the queue pair is in the error
      * state): their memory is released when the queue pair is destroyed.
      */
-    private final List<LocalRegion> retired = new ArrayList<>();
+    private final List<LocalRegion.Windowed> retired = new ArrayList<>();
     private BounceSlots receiveSlots;
     private BounceSlots sendSlots;
     /** Set on the progress thread once the reaper has destroyed the windows and the queue pair. */
@@ -309,6 +309,7 @@ final class RcConnection implements FabricConnection {
             return false;
         }
         MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
+        fabric.memory().copied(message.remaining());
         long wrId = nextWrId++;
         ops.put(wrId, new Op(Kind.SEND, null, context, slot, null));
         sendsPosted(1);
@@ -343,7 +344,7 @@ final class RcConnection implements FabricConnection {
         if (!readyToSend()) {
             return false;
         }
-        LocalRegion region = fabric.region(local);
+        LocalRegion region = fabric.memory().region(local);
         long length = remote.unsignedLength();
         if (localOffset < 0 || localOffset + length > local.length()) {
             throw new IllegalArgumentException("[" + localOffset + ", +" + length + ") is outside " + local);
@@ -461,7 +462,7 @@ final class RcConnection implements FabricConnection {
         }
         long wrId = windowOperation(Kind.BIND);
         try {
-            RcDevice.Memory parking = fabric.parking();
+            RcDevice.Memory parking = fabric.memory().parking();
             device.postBind(id, wrId, window.handle(), windows.parkKey(window), parking, parking.address(), 1,
                     Set.of());
             windows.free(window);
@@ -478,10 +479,10 @@ final class RcConnection implements FabricConnection {
      * with the queue pair if it is ending or its teardown has not destroyed it yet (a type 2 window
      * is reached only through its queue pair, and one in the error state takes no requests).
      */
-    void unbind(LocalRegion region) {
+    void unbind(LocalRegion.Windowed region) {
         ChunkWindows.Window window = region.window();
         if (queuePairGone) {
-            fabric.releaseMemory(region);
+            fabric.memory().release(region);
             return;
         }
         if (state == State.CLOSED) {
@@ -490,7 +491,7 @@ final class RcConnection implements FabricConnection {
         }
         if (!window.valid()) {
             windows.free(window);
-            fabric.releaseMemory(region);
+            fabric.memory().release(region);
             return;
         }
         if (state == State.ESTABLISHED) {
@@ -498,7 +499,7 @@ final class RcConnection implements FabricConnection {
             invalidating.put(wrId, region);
             try {
                 device.postLocalInvalidate(id, wrId, window.rkey());
-                fabric.invalidatingLocally();
+                fabric.memory().invalidatingLocally();
                 return;
             } catch (VerbsException e) {
                 ops.remove(wrId);
@@ -580,7 +581,7 @@ final class RcConnection implements FabricConnection {
     void completed(long wrId, WcStatus wcStatus, int byteLength, long invalidated) {
         if (invalidated != RcDevice.NOT_INVALIDATED) {
             if (windows != null && windows.invalidatedRemotely((int) invalidated)) {
-                fabric.invalidatedRemotely();
+                fabric.memory().invalidatedRemotely();
             } else {
                 LOG.debug("{}: the peer invalidated key {}, no window of ours", this, Long.toHexString(invalidated));
             }
@@ -599,6 +600,7 @@ final class RcConnection implements FabricConnection {
                 if (status.ok()) {
                     MemorySegment.copy(receiveSlots.slot(op.slot()), 0, MemorySegment.ofBuffer(op.buffer()), 0,
                             byteLength);
+                    fabric.memory().copied(byteLength);
                     if (state == State.CONNECTING) {
                         beforeEstablished.add(new Held(op.buffer(), byteLength));
                     } else {
@@ -619,13 +621,13 @@ final class RcConnection implements FabricConnection {
                 // a failed bind ends the connection below; its call fails with it
             }
             case INVALIDATE -> {
-                LocalRegion region = invalidating.remove(wrId);
+                LocalRegion.Windowed region = invalidating.remove(wrId);
                 if (region == null) {
                     break; // a parked window's, ahead of its bind
                 }
                 if (status.ok()) {
                     windows.invalidatedLocally(region.window());
-                    fabric.releaseMemory(region);
+                    fabric.memory().release(region);
                     park(region.window());
                 } else {
                     retired.add(region);
@@ -720,7 +722,7 @@ final class RcConnection implements FabricConnection {
     void tornDown() {
         queuePairGone = true;
         fabric.windowsAllocated(-windowsDeallocated);
-        retired.forEach(fabric::releaseMemory);
+        retired.forEach(fabric.memory()::release);
         retired.clear();
     }
 

@@ -19,5 +19,10 @@ public enum RcCounter {
     /** Work completions flushed: the connection was ending, its queue pair in the error state. */
     FLUSHED_COMPLETIONS,
     /** Work completions that failed otherwise; each ends its connection. */
-    FAILED_COMPLETIONS
+    FAILED_COMPLETIONS,
+    /**
+     * Bytes of payload the fabric copied: messages between the transport's buffers and the
+     * connections' registered slots, chunks into and out of pool blocks and native copies.
+     */
+    BYTES_COPIED
 }

@@ -1,7 +1,5 @@
 package org.rpcrdma4j.fabric.rc;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -74,7 +72,8 @@ import org.slf4j.LoggerFactory;
  * with Invalidate, when the local invalidate completes, or when an ending connection's queue pair
  * is destroyed. Without windows, such memory is registered per call, a heap buffer as a native
  * copy, a direct buffer where it is, and deregistered before its bytes are copied back. A copy is
- * filled at {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}).
+ * filled at {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}). The
+ * strategy is {@link RcMemory}'s, which counts every copy ({@link RcCounter#BYTES_COPIED}).
  *
  * <h2>What ends a connection</h2>
  * DISCONNECTED, TIMEWAIT_EXIT, REJECTED, UNREACHABLE, an address or route error, DEVICE_REMOVAL, a
@@ -177,18 +176,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final ProgressTurn turn = new ProgressTurn();
     private final Map<Long, RcConnection> byId = new HashMap<>();
     private final Map<Integer, RcConnection> byQp = new HashMap<>();
-    /**
-     * Live registrations, by the transport's view of them: their handle (the rkey) alone does not
-     * tell them apart, as rxe gives every region no peer may touch rkey 0.
-     */
-    private final Map<Registration, LocalRegion> regions = new HashMap<>();
     /** The RFC 8797 private data of requesters waiting for their route, for their REQ. */
     private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
-    private final ChunkPool pool;
-    private final ChunkPool windowPool;
-    /** Memory windows are parked over ({@link ChunkWindows}), registered with the first window's; or null. */
-    private RcDevice.Memory parking;
-    private Arena parkingArena;
+    private final RcMemory memory;
     private final Events events = new Events();
     private final Thread thread;
     private final Reaper reaper;
@@ -198,18 +188,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private Consumer<ConnectRequest> acceptor;
     private long listenId = -1;
     // What statistics() reads on any thread, written by the turn's holder only: see "Statistics" above.
-    private volatile long perCallRegistrations;
-    private volatile long windowsBound;
-    private volatile long remoteInvalidations;
-    private volatile long localInvalidations;
     private volatile long flushedCompletions;
     private volatile long failedCompletions;
     /** RDMA-CM events received, by {@link CmEventType} ordinal. */
     private final AtomicLongArray cmEvents = new AtomicLongArray(CmEventType.values().length);
-    /** The sizes of {@link #byId}, {@link #byQp} and {@link #regions}. */
+    /** The sizes of {@link #byId} and {@link #byQp}. */
     private volatile int connectionCount;
     private volatile int queuePairs;
-    private volatile int registrationCount;
     private volatile long postedReceives;
     private volatile long postedSends;
     private volatile long memoryWindows;
@@ -242,8 +227,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.bind = Objects.requireNonNull(bind, "bind");
         this.localAddress = addressOf(bind);
-        this.pool = new ChunkPool(device, config.chunkPoolBytes());
-        this.windowPool = new ChunkPool(device, config.chunkPoolBytes(), true);
+        this.memory = new RcMemory(device, config.chunkPoolBytes());
         this.reaper = new Reaper("rc-reaper " + bind);
         this.thread = new Thread(this::run, "rc-fabric " + bind);
         thread.setDaemon(true);
@@ -379,251 +363,37 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     /**
      * Registers memory a peer reaches over one connection. On a requester's connection whose device
-     * has type 2 memory windows, memory with a remote right is copied into a block of the window pool
-     * (or, larger than its blocks or with the pool full, a native copy registered for windows, counted
-     * as {@link RcCounter#PER_CALL_REGISTRATIONS}) and reached through a window of the connection
-     * bound over it; the bind is posted now, ahead of the Send that carries its key. Anything else is
-     * {@link #register(ByteBuffer, Set)}.
+     * has type 2 memory windows, memory with a remote right is reached through a window of the
+     * connection ({@link RcMemory#registerWindowed}); anything else is {@link #register(ByteBuffer, Set)}.
      */
     @Override
-    public Registration register(FabricConnection on, ByteBuffer memory, Set<MemoryAccess> access) {
-        if (!(on instanceof RcConnection connection) || !connection.windowed() || !remote(access)
-                || !memory.hasRemaining()) {
-            return register(memory, access);
+    public Registration register(FabricConnection on, ByteBuffer bytes, Set<MemoryAccess> access) {
+        boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+        if (on instanceof RcConnection connection && connection.windowed() && remote && bytes.hasRemaining()) {
+            return memory.registerWindowed(connection, bytes, access);
         }
-        ByteBuffer bytes = memory.slice();
-        LocalRegion region;
-        try {
-            region = windowed(connection, bytes, Set.copyOf(access));
-        } catch (VerbsException e) {
-            LOG.warn("registering {} bytes for a memory window failed: {}", bytes.remaining(), e.getMessage());
-            return null;
-        }
-        if (region == null) {
-            return null;
-        }
-        regions.put(region.registration(), region);
-        registrationCount = regions.size();
-        region.copyIn();
-        return region.registration();
-    }
-
-    private LocalRegion windowed(RcConnection connection, ByteBuffer bytes, Set<MemoryAccess> rights)
-            throws VerbsException {
-        parking();
-        int length = bytes.remaining();
-        ChunkPool.Block block = windowPool.take(length);
-        Arena arena = null;
-        MemorySegment segment;
-        RcDevice.Memory memory;
-        if (block != null) {
-            segment = block.memory().asSlice(0, length);
-            memory = block.slab();
-        } else {
-            NativeCopy copy = nativeCopy(length, device::registerForWindows);
-            arena = copy.arena();
-            segment = copy.memory();
-            memory = copy.registered();
-            perCallRegistrations++;
-        }
-        ChunkWindows.Window window = connection.bind(memory, segment.address(), length, rights);
-        Registration registration = window == null ? null
-                : new Registration(window.rkey(), segment.address(), length);
-        LocalRegion region = new LocalRegion(registration, List.of(new LocalRegion.Piece(segment, memory.lkey())),
-                block == null ? memory : null, bytes, arena, block == null ? List.of() : List.of(block), rights,
-                connection, window);
-        if (window == null) {
-            releaseMemory(region);
-            return null;
-        }
-        windowsBound++;
-        return region;
+        return register(bytes, access);
     }
 
     /**
-     * Registers chunk memory: through {@link ChunkPool} blocks when no peer may touch it and the pool
-     * has room (several blocks for more than a block holds), otherwise with an {@code ibv_reg_mr} of
-     * its own (a heap buffer as a native copy). A pool at its bound thus costs a registration, counted
-     * as {@link RcCounter#PER_CALL_REGISTRATIONS}, not the call: the transport answers a null
-     * registration with ERR_CHUNK, which fails the RPC at the client. Null when {@code ibv_reg_mr} fails
-     * or the memory is registered already. The caller's bytes are in the registered memory from now
-     * on; what the device or a peer writes there is in the caller's buffer once {@link #deregister}
-     * returns.
+     * Registers chunk memory as {@link RcMemory#register} says: pool blocks where it can, an
+     * {@code ibv_reg_mr} of its own where it must. The caller's bytes are in the registered memory from
+     * now on; what the device or a peer writes there is in the caller's buffer once {@link #deregister}
+     * returns. Null when {@code ibv_reg_mr} fails or the memory is registered already.
      */
     @Override
-    public Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
-        ByteBuffer bytes = memory.slice();
-        Set<MemoryAccess> rights = Set.copyOf(access);
-        LocalRegion region;
-        try {
-            region = remote(rights) ? null : fromPool(bytes, rights);
-            if (region == null) {
-                region = registeredAlone(bytes, rights);
-            }
-        } catch (VerbsException e) {
-            LOG.warn("ibv_reg_mr of {} bytes failed: {}", bytes.remaining(), e.getMessage());
-            return null;
-        }
-        if (regions.putIfAbsent(region.registration(), region) != null) {
-            // the same memory registered twice, both without remote access: one key for two regions
-            LOG.warn("{} is registered already", region.registration());
-            release(region, false);
-            return null;
-        }
-        registrationCount = regions.size();
-        region.copyIn();
-        return region.registration();
+    public Registration register(ByteBuffer bytes, Set<MemoryAccess> access) {
+        return memory.register(bytes, access);
     }
 
-    /**
-     * @return a region of pool blocks, or null if the pool has no room for them. Its address is its
-     *     first block's, which no other live region has; its bytes go on in the next blocks
-     */
-    private LocalRegion fromPool(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
-        List<ChunkPool.Block> blocks = pool.takeBlocks(bytes.remaining());
-        if (blocks == null) {
-            return null;
-        }
-        List<LocalRegion.Piece> pieces = new ArrayList<>(blocks.size());
-        long left = bytes.remaining();
-        for (ChunkPool.Block block : blocks) {
-            long length = Math.min(left, block.memory().byteSize());
-            pieces.add(new LocalRegion.Piece(block.memory().asSlice(0, length), block.slab().lkey()));
-            left -= length;
-        }
-        ChunkPool.Block first = blocks.get(0);
-        return new LocalRegion(new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining()),
-                pieces, null, bytes, null, blocks, access, null, null);
-    }
-
-    private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
-        Arena arena = null;
-        MemorySegment segment;
-        RcDevice.Memory registered;
-        if (bytes.isDirect()) {
-            segment = MemorySegment.ofBuffer(bytes);
-            registered = device.register(segment, access);
-        } else {
-            NativeCopy copy = nativeCopy(bytes.remaining(), memory -> device.register(memory, access));
-            arena = copy.arena();
-            segment = copy.memory();
-            registered = copy.registered();
-        }
-        perCallRegistrations++;
-        return new LocalRegion(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
-                List.of(new LocalRegion.Piece(segment, registered.lkey())), registered, bytes.isDirect() ? null : bytes,
-                arena, List.of(), access, null, null);
-    }
-
-    /**
-     * Invalidates a registration, then copies what was written into a copy back to the caller. A
-     * region reached through a window is copied out first and its window invalidated after (see
-     * "Memory" above).
-     */
     @Override
     public void deregister(Registration registration) {
-        LocalRegion region = regions.remove(registration);
-        if (region == null) {
-            throw new IllegalStateException("not registered here or deregistered already: " + registration);
-        }
-        registrationCount = regions.size();
-        if (region.window() != null) {
-            region.copyOut();
-            region.connection().unbind(region);
-            return;
-        }
-        release(region, true);
+        memory.deregister(registration);
     }
 
-    /**
-     * Gives back the memory of a region reached through a window, once the window's key reaches
-     * nothing; its bytes were copied out before.
-     */
-    void releaseMemory(LocalRegion region) {
-        release(region, false);
-    }
-
-    /**
-     * @return a few bytes registered for windows, which a parked window is bound over with no right
-     * @throws VerbsException if registering them failed
-     */
-    RcDevice.Memory parking() throws VerbsException {
-        if (parking == null) {
-            NativeCopy copy = nativeCopy(64, device::registerForWindows);
-            parking = copy.registered();
-            parkingArena = copy.arena();
-        }
-        return parking;
-    }
-
-    /** How native memory is registered. */
-    @FunctionalInterface
-    private interface Registrar {
-        RcDevice.Memory register(MemorySegment memory) throws VerbsException;
-    }
-
-    /**
-     * Native memory registered on its own.
-     *
-     * @param arena      owns the memory; closing it frees the memory
-     * @param memory     the bytes
-     * @param registered their registration
-     */
-    private record NativeCopy(Arena arena, MemorySegment memory, RcDevice.Memory registered) {
-    }
-
-    /** @return {@code length} bytes of new native memory, registered; freed again if registering fails */
-    private static NativeCopy nativeCopy(long length, Registrar registrar) throws VerbsException {
-        Arena arena = Arena.ofShared();
-        MemorySegment memory = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
-        try {
-            return new NativeCopy(arena, memory, registrar.register(memory));
-        } catch (VerbsException | RuntimeException e) {
-            arena.close();
-            throw e;
-        }
-    }
-
-    /** Counts a Send with Invalidate that invalidated one of the fabric's windows. */
-    void invalidatedRemotely() {
-        remoteInvalidations++;
-    }
-
-    /** Counts a local invalidate posted for a window. */
-    void invalidatingLocally() {
-        localInvalidations++;
-    }
-
-    private static boolean remote(Set<MemoryAccess> access) {
-        return access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
-    }
-
-    /**
-     * Gives a pool block back, or deregisters a region and frees its native copy; in between, with
-     * {@code copyOut}, the copy's bytes go back to the caller (after the key stopped working, so no
-     * peer writes there while they are copied).
-     */
-    private void release(LocalRegion region, boolean copyOut) {
-        if (!region.blocks().isEmpty()) {
-            if (copyOut) {
-                region.copyOut();
-            }
-            // Blocks with a remote right are the window pool's: a peer reaches them through a window.
-            region.blocks().forEach(remote(region.access()) ? windowPool::give : pool::give);
-            return;
-        }
-        try {
-            device.deregister(region.device());
-        } catch (VerbsException e) {
-            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
-        } finally {
-            if (copyOut) {
-                region.copyOut();
-            }
-            if (region.arena() != null) {
-                region.arena().close();
-            }
-        }
+    /** @return the fabric's memory: registrations, pools, windows' parking */
+    RcMemory memory() {
+        return memory;
     }
 
     /**
@@ -634,10 +404,11 @@ public final class RcFabric implements Fabric, AutoCloseable {
     @Override
     public RcFabricStatistics statistics() {
         Map<RcCounter, Long> counters = new EnumMap<>(RcCounter.class);
-        counters.put(RcCounter.PER_CALL_REGISTRATIONS, perCallRegistrations);
-        counters.put(RcCounter.WINDOWS_BOUND, windowsBound);
-        counters.put(RcCounter.REMOTE_INVALIDATIONS, remoteInvalidations);
-        counters.put(RcCounter.LOCAL_INVALIDATIONS, localInvalidations);
+        counters.put(RcCounter.PER_CALL_REGISTRATIONS, memory.perCallRegistrations());
+        counters.put(RcCounter.WINDOWS_BOUND, memory.windowsBound());
+        counters.put(RcCounter.REMOTE_INVALIDATIONS, memory.remoteInvalidations());
+        counters.put(RcCounter.LOCAL_INVALIDATIONS, memory.localInvalidations());
+        counters.put(RcCounter.BYTES_COPIED, memory.bytesCopied());
         counters.put(RcCounter.FLUSHED_COMPLETIONS, flushedCompletions);
         counters.put(RcCounter.FAILED_COMPLETIONS, failedCompletions);
         Map<CmEventType, Long> events = new EnumMap<>(CmEventType.class);
@@ -648,12 +419,12 @@ public final class RcFabric implements Fabric, AutoCloseable {
         gauges.put(RcGauge.QUEUE_PAIRS, (long) queuePairs);
         gauges.put(RcGauge.POSTED_RECEIVES, postedReceives);
         gauges.put(RcGauge.POSTED_SENDS, postedSends);
-        gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE, pool.bytesInUse());
-        gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED, pool.registeredBytes());
-        gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE, windowPool.bytesInUse());
-        gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED, windowPool.registeredBytes());
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE, memory.pool().bytesInUse());
+        gauges.put(RcGauge.CHUNK_POOL_BYTES_REGISTERED, memory.pool().registeredBytes());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE, memory.windowPool().bytesInUse());
+        gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED, memory.windowPool().registeredBytes());
         gauges.put(RcGauge.MEMORY_WINDOWS, memoryWindows);
-        return new RcFabricStatistics(connectionCount, registrationCount, counters, events, gauges);
+        return new RcFabricStatistics(connectionCount, memory.registrations(), counters, events, gauges);
     }
 
 
@@ -664,15 +435,6 @@ public final class RcFabric implements Fabric, AutoCloseable {
         } else if (!status.ok()) {
             failedCompletions++;
         }
-    }
-
-    /** @return the region of a registration of this fabric */
-    LocalRegion region(Registration registration) {
-        LocalRegion region = regions.get(registration);
-        if (region == null) {
-            throw new IllegalArgumentException("not registered here: " + registration);
-        }
-        return region;
     }
 
     /** Builds a connection's socket address once, its IP address shared with the fabric address's. */
@@ -829,15 +591,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             if (listenId >= 0) {
                 device.destroy(listenId);
             }
-            for (LocalRegion region : new ArrayList<>(regions.values())) {
-                deregister(region.registration());
-            }
-            pool.close();
-            windowPool.close();
-            if (parking != null) {
-                device.deregister(parking);
-                parkingArena.close();
-            }
+            memory.close();
             device.close();
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("shutting the RC fabric down: {}", e.toString());

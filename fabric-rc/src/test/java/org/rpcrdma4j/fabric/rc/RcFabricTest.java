@@ -569,6 +569,33 @@ class RcFabricTest {
      * deregistered; the fabric reads no message to find out (the reply here is not even RPC-over-RDMA).
      */
     @Test
+    void everyCopyOfPayloadTheFabricMakesIsCounted() throws Exception {
+        acceptAll(2);
+        EventRecorder clientEvents = new EventRecorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+
+        // A message goes through a registered slot at each end.
+        on(client, () -> clientSide.send(message("x".repeat(100)), 1));
+        assertEquals("received " + "x".repeat(100), a.recorder().next());
+        assertEquals(100, counter(client.statistics(), RcCounter.BYTES_COPIED), "into the send slot");
+        assertEquals(100, counter(server.statistics(), RcCounter.BYTES_COPIED), "out of the receive slot");
+
+        // Chunk memory is copied into a pool block at registration, and back at deregistration if it
+        // may have been written; a source no one writes is copied in only.
+        Registration target = on(server, () -> server.register(ByteBuffer.allocate(3000),
+                EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        Registration source = on(server, () -> server.register(ByteBuffer.allocate(500), EnumSet.noneOf(MemoryAccess.class)));
+        on(server, () -> {
+            server.deregister(target);
+            server.deregister(source);
+            return null;
+        });
+        assertEquals(100 + 3000 + 3000 + 500, counter(server.statistics(), RcCounter.BYTES_COPIED));
+    }
+
+    @Test
     void rdmaReadAndWriteBytesAreInTheHeapBufferOnceDeregistered() throws Exception {
         acceptAll(4);
         EventRecorder clientEvents = new EventRecorder();

@@ -1,0 +1,338 @@
+package org.rpcrdma4j.fabric.rc;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RC fabric's memory strategy (xprtrdma's frwr_ops.c, in its place): which memory a registration
+ * gets, and the figures of it. Chunk memory no peer may touch comes from blocks of {@link #pool};
+ * memory a peer reaches on a connection with windows from blocks of {@link #windowPool} under a window
+ * of that connection; anything else, and what a pool has no room for, gets an {@code ibv_reg_mr} of
+ * its own, counted as {@link RcCounter#PER_CALL_REGISTRATIONS}. Every copy of the caller's bytes
+ * made here is counted ({@link #bytesCopied}), as are the connections' copies through their message
+ * slots ({@link #copied}). Only the fabric's turn holder calls it; the figures are volatile for
+ * statistics on any thread.
+ */
+final class RcMemory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RcMemory.class);
+
+    private final RcDevice device;
+    private final ChunkPool pool;
+    private final ChunkPool windowPool;
+    /**
+     * Live registrations, by the transport's view of them: their handle (the rkey) alone does not
+     * tell them apart, as rxe gives every region no peer may touch rkey 0.
+     */
+    private final Map<Registration, LocalRegion> regions = new HashMap<>();
+    /** Memory windows are parked over ({@link ChunkWindows}), registered with the first window's; or null. */
+    private RcDevice.Memory parking;
+    private Arena parkingArena;
+    private volatile int registrations;
+    private volatile long perCallRegistrations;
+    private volatile long windowsBound;
+    private volatile long remoteInvalidations;
+    private volatile long localInvalidations;
+    private volatile long bytesCopied;
+
+    /**
+     * @param device    the device to register with
+     * @param poolBytes the bound of each pool
+     */
+    RcMemory(RcDevice device, long poolBytes) {
+        this.device = device;
+        this.pool = new ChunkPool(device, poolBytes);
+        this.windowPool = new ChunkPool(device, poolBytes, true);
+    }
+
+    /**
+     * Registers memory a peer reaches through a window of {@code connection}: copied into a block of
+     * the window pool (or, larger than its blocks or with the pool full, a native copy registered for
+     * windows, counted as a per-call registration), with the bind posted now, ahead of the Send that
+     * carries its key.
+     *
+     * @return the registration, or null if the window could not be bound or registering failed
+     */
+    Registration registerWindowed(RcConnection connection, ByteBuffer memory, Set<MemoryAccess> access) {
+        ByteBuffer bytes = memory.slice();
+        LocalRegion region;
+        try {
+            region = windowed(connection, bytes, Set.copyOf(access));
+        } catch (VerbsException e) {
+            LOG.warn("registering {} bytes for a memory window failed: {}", bytes.remaining(), e.getMessage());
+            return null;
+        }
+        if (region == null) {
+            return null;
+        }
+        return added(region);
+    }
+
+    private LocalRegion windowed(RcConnection connection, ByteBuffer bytes, Set<MemoryAccess> rights)
+            throws VerbsException {
+        parking();
+        int length = bytes.remaining();
+        ChunkPool.Block block = windowPool.take(length);
+        LocalRegion under;
+        RcDevice.Memory registered;
+        if (block != null) {
+            registered = block.slab();
+            under = new LocalRegion.Pooled(null, List.of(new LocalRegion.Piece(block.memory().asSlice(0, length),
+                    registered.lkey())), bytes, rights, windowPool, List.of(block));
+        } else {
+            NativeCopy copy = nativeCopy(length, device::registerForWindows);
+            registered = copy.registered();
+            under = new LocalRegion.Own(null, List.of(new LocalRegion.Piece(copy.memory(), registered.lkey())), bytes,
+                    rights, device, registered, copy.arena());
+            perCallRegistrations++;
+        }
+        long address = under.pieces().get(0).memory().address();
+        ChunkWindows.Window window = connection.bind(registered, address, length, rights);
+        if (window == null) {
+            release(under, false);
+            return null;
+        }
+        windowsBound++;
+        return new LocalRegion.Windowed(new Registration(window.rkey(), address, length), under, connection, window);
+    }
+
+    /**
+     * Registers chunk memory: through pool blocks when no peer may touch it and the pool has room
+     * (several blocks for more than a block holds), otherwise with an {@code ibv_reg_mr} of its own (a
+     * heap buffer as a native copy). A pool at its bound thus costs a registration, not the call: the
+     * transport answers a null registration with ERR_CHUNK, which fails the RPC at the client.
+     *
+     * @return the registration, or null when {@code ibv_reg_mr} fails or the memory is registered already
+     */
+    Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
+        ByteBuffer bytes = memory.slice();
+        Set<MemoryAccess> rights = Set.copyOf(access);
+        LocalRegion region;
+        try {
+            region = remote(rights) ? null : fromPool(bytes, rights);
+            if (region == null) {
+                region = registeredAlone(bytes, rights);
+            }
+        } catch (VerbsException e) {
+            LOG.warn("ibv_reg_mr of {} bytes failed: {}", bytes.remaining(), e.getMessage());
+            return null;
+        }
+        if (regions.containsKey(region.registration())) {
+            // the same memory registered twice, both without remote access: one key for two regions
+            LOG.warn("{} is registered already", region.registration());
+            release(region, false);
+            return null;
+        }
+        return added(region);
+    }
+
+    private Registration added(LocalRegion region) {
+        regions.put(region.registration(), region);
+        registrations = regions.size();
+        bytesCopied += region.copyIn();
+        return region.registration();
+    }
+
+    /** @return a region of pool blocks, or null if the pool has no room for them */
+    private LocalRegion fromPool(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
+        List<ChunkPool.Block> blocks = pool.takeBlocks(bytes.remaining());
+        if (blocks == null) {
+            return null;
+        }
+        List<LocalRegion.Piece> pieces = new ArrayList<>(blocks.size());
+        long left = bytes.remaining();
+        for (ChunkPool.Block block : blocks) {
+            long length = Math.min(left, block.memory().byteSize());
+            pieces.add(new LocalRegion.Piece(block.memory().asSlice(0, length), block.slab().lkey()));
+            left -= length;
+        }
+        // its address is its first block's, which no other live region has; its bytes go on in the next blocks
+        ChunkPool.Block first = blocks.get(0);
+        return new LocalRegion.Pooled(new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining()),
+                pieces, bytes, access, pool, blocks);
+    }
+
+    private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {
+        perCallRegistrations++;
+        if (bytes.isDirect()) {
+            MemorySegment segment = MemorySegment.ofBuffer(bytes);
+            RcDevice.Memory registered = device.register(segment, access);
+            return new LocalRegion.Own(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
+                    List.of(new LocalRegion.Piece(segment, registered.lkey())), null, access, device, registered, null);
+        }
+        NativeCopy copy = nativeCopy(bytes.remaining(), memory -> device.register(memory, access));
+        RcDevice.Memory registered = copy.registered();
+        return new LocalRegion.Own(new Registration(registered.rkey(), registered.address(), bytes.remaining()),
+                List.of(new LocalRegion.Piece(copy.memory(), registered.lkey())), bytes, access, device, registered,
+                copy.arena());
+    }
+
+    /**
+     * Invalidates a registration, then copies what was written into a copy back to the caller. A region
+     * reached through a window is copied out first, and its memory goes back once its connection has
+     * invalidated the window ({@link RcConnection#unbind}).
+     *
+     * @throws IllegalStateException if it is not registered here, or deregistered already
+     */
+    void deregister(Registration registration) {
+        LocalRegion region = regions.remove(registration);
+        if (region == null) {
+            throw new IllegalStateException("not registered here or deregistered already: " + registration);
+        }
+        registrations = regions.size();
+        if (region instanceof LocalRegion.Windowed windowed) {
+            bytesCopied += windowed.copyOut();
+            windowed.connection().unbind(windowed);
+            return;
+        }
+        release(region, true);
+    }
+
+    /**
+     * Gives back the memory of a region whose key reaches nothing any more (a window invalidated, a queue
+     * pair destroyed); its bytes were copied out before.
+     */
+    void release(LocalRegion region) {
+        release(region, false);
+    }
+
+    private void release(LocalRegion region, boolean copyOut) {
+        try {
+            bytesCopied += region.release(copyOut);
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
+        }
+    }
+
+    /**
+     * @param registration a registration of this fabric
+     * @return its region
+     * @throws IllegalArgumentException if it is not registered here
+     */
+    LocalRegion region(Registration registration) {
+        LocalRegion region = regions.get(registration);
+        if (region == null) {
+            throw new IllegalArgumentException("not registered here: " + registration);
+        }
+        return region;
+    }
+
+    /**
+     * @return a few bytes registered for windows, which a parked window is bound over with no right
+     * @throws VerbsException if registering them failed
+     */
+    RcDevice.Memory parking() throws VerbsException {
+        if (parking == null) {
+            NativeCopy copy = nativeCopy(64, device::registerForWindows);
+            parking = copy.registered();
+            parkingArena = copy.arena();
+        }
+        return parking;
+    }
+
+    /** Counts bytes a connection copied between the transport's buffers and its message slots. */
+    void copied(long bytes) {
+        bytesCopied += bytes;
+    }
+
+    /** Counts a Send with Invalidate that invalidated one of the fabric's windows. */
+    void invalidatedRemotely() {
+        remoteInvalidations++;
+    }
+
+    /** Counts a local invalidate posted for a window. */
+    void invalidatingLocally() {
+        localInvalidations++;
+    }
+
+    /** Deregisters what the transport left registered, then the pools and the parking memory. */
+    void close() throws VerbsException {
+        for (Registration registration : new ArrayList<>(regions.keySet())) {
+            deregister(registration);
+        }
+        pool.close();
+        windowPool.close();
+        if (parking != null) {
+            device.deregister(parking);
+            parkingArena.close();
+        }
+    }
+
+    int registrations() {
+        return registrations;
+    }
+
+    long perCallRegistrations() {
+        return perCallRegistrations;
+    }
+
+    long windowsBound() {
+        return windowsBound;
+    }
+
+    long remoteInvalidations() {
+        return remoteInvalidations;
+    }
+
+    long localInvalidations() {
+        return localInvalidations;
+    }
+
+    /** @return every byte of payload the fabric copied: chunks through copies, messages through slots */
+    long bytesCopied() {
+        return bytesCopied;
+    }
+
+    /** @return the chunk pool, no peer reaching its blocks */
+    ChunkPool pool() {
+        return pool;
+    }
+
+    /** @return the pool whose blocks peers reach through windows */
+    ChunkPool windowPool() {
+        return windowPool;
+    }
+
+    private static boolean remote(Set<MemoryAccess> access) {
+        return access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+    }
+
+    /** How native memory is registered. */
+    @FunctionalInterface
+    private interface Registrar {
+        RcDevice.Memory register(MemorySegment memory) throws VerbsException;
+    }
+
+    /**
+     * Native memory registered on its own.
+     *
+     * @param arena      owns the memory; closing it frees the memory
+     * @param memory     the bytes
+     * @param registered their registration
+     */
+    private record NativeCopy(Arena arena, MemorySegment memory, RcDevice.Memory registered) {
+    }
+
+    /** @return {@code length} bytes of new native memory, registered; freed again if registering fails */
+    private static NativeCopy nativeCopy(long length, Registrar registrar) throws VerbsException {
+        Arena arena = Arena.ofShared();
+        MemorySegment memory = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
+        try {
+            return new NativeCopy(arena, memory, registrar.register(memory));
+        } catch (VerbsException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+}
