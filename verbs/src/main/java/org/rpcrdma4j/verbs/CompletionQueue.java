@@ -76,7 +76,7 @@ public final class CompletionQueue implements AutoCloseable {
     public int poll(WorkCompletions into) throws VerbsException {
         checkOpen();
         try {
-            int n = (int) Ibv.POLL_CQ.invokeExact(context.pollCq, cq, into.capacity(), into.segment());
+            int n = (int) ProviderOps.POLL_CQ.invokeExact(context.pollCq, cq, into.capacity(), into.segment());
             if (n < 0) {
                 throw new VerbsException("ibv_poll_cq", -n);
             }
@@ -98,7 +98,7 @@ public final class CompletionQueue implements AutoCloseable {
     public void requestNotify(boolean solicitedOnly) throws VerbsException {
         checkOpen();
         try {
-            int rc = (int) Ibv.REQ_NOTIFY_CQ.invokeExact(context.reqNotifyCq, cq, solicitedOnly ? 1 : 0);
+            int rc = (int) ProviderOps.REQ_NOTIFY_CQ.invokeExact(context.reqNotifyCq, cq, solicitedOnly ? 1 : 0);
             Native.checkReturnedErrno("ibv_req_notify_cq", rc);
         } catch (VerbsException e) {
             throw e;

@@ -62,7 +62,7 @@ public final class MemoryWindow implements AutoCloseable {
             return;
         }
         try {
-            Native.checkReturnedErrno("ibv_dealloc_mw", (int) Ibv.DEALLOC_MW.invokeExact(context.deallocMw, mw));
+            Native.checkReturnedErrno("ibv_dealloc_mw", (int) ProviderOps.DEALLOC_MW.invokeExact(context.deallocMw, mw));
             closed = true;
         } catch (VerbsException e) {
             throw e;

@@ -69,7 +69,7 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
-            MemorySegment mw = Native.checkPointer("ibv_alloc_mw", (MemorySegment) Ibv.ALLOC_MW.invokeExact(
+            MemorySegment mw = Native.checkPointer("ibv_alloc_mw", (MemorySegment) ProviderOps.ALLOC_MW.invokeExact(
                     context.allocMw, capture, pointer(), Constants.IBV_MW_TYPE_2), capture);
             return new MemoryWindow(context, mw);
         } catch (VerbsException e) {

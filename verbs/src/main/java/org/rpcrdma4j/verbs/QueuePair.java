@@ -16,6 +16,10 @@ import java.lang.foreign.MemorySegment;
  * {@link IllegalStateException}.
  */
 public final class QueuePair {
+
+    /** {@code ENOMEM}: the queue is full. */
+    private static final int ENOMEM = 12;
+
     private final VerbsContext context;
     private final MemorySegment qp;
     private final MemorySegment badRequest = Arena.ofAuto().allocate(ADDRESS);
@@ -58,15 +62,27 @@ public final class QueuePair {
      * @throws VerbsException ENOMEM when the send queue is full, EINVAL for a malformed request
      */
     public void post(SendWorkRequest request) throws VerbsException {
+        if (!tryPost(request)) {
+            throw new VerbsException("ibv_post_send", ENOMEM);
+        }
+    }
+
+    /**
+     * Posts a send queue request as {@link #post(SendWorkRequest)} does, a full queue being an answer,
+     * not an error: the data path waits for room without building an exception.
+     *
+     * @return false if the send queue is full (ENOMEM): nothing was posted
+     * @throws VerbsException EINVAL for a malformed request, or another refusal
+     */
+    public boolean tryPost(SendWorkRequest request) throws VerbsException {
         checkNotDestroyed();
+        int rc;
         try {
-            int rc = (int) Ibv.POST_SEND.invokeExact(context.postSend, qp, request.segment(), badRequest);
-            Native.checkReturnedErrno("ibv_post_send", rc);
-        } catch (VerbsException e) {
-            throw e;
+            rc = (int) ProviderOps.POST_SEND.invokeExact(context.postSend, qp, request.segment(), badRequest);
         } catch (Throwable t) {
             throw Native.unexpected(t);
         }
+        return posted("ibv_post_send", rc);
     }
 
     /**
@@ -76,14 +92,34 @@ public final class QueuePair {
      * @throws VerbsException ENOMEM when the receive queue is full
      */
     public void post(ReceiveWorkRequest request) throws VerbsException {
+        if (!tryPost(request)) {
+            throw new VerbsException("ibv_post_recv", ENOMEM);
+        }
+    }
+
+    /**
+     * Posts a receive as {@link #post(ReceiveWorkRequest)} does, a full queue being an answer.
+     *
+     * @return false if the receive queue is full (ENOMEM): nothing was posted
+     * @throws VerbsException another refusal
+     */
+    public boolean tryPost(ReceiveWorkRequest request) throws VerbsException {
         checkNotDestroyed();
+        int rc;
         try {
-            int rc = (int) Ibv.POST_RECV.invokeExact(context.postRecv, qp, request.segment(), badRequest);
-            Native.checkReturnedErrno("ibv_post_recv", rc);
-        } catch (VerbsException e) {
-            throw e;
+            rc = (int) ProviderOps.POST_RECV.invokeExact(context.postRecv, qp, request.segment(), badRequest);
         } catch (Throwable t) {
             throw Native.unexpected(t);
         }
+        return posted("ibv_post_recv", rc);
+    }
+
+    /** Providers return the errno itself, some negated. */
+    private static boolean posted(String call, int rc) throws VerbsException {
+        if (rc == ENOMEM || rc == -ENOMEM) {
+            return false;
+        }
+        Native.checkReturnedErrno(call, rc);
+        return true;
     }
 }

@@ -14,6 +14,7 @@ import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.fabric.rc.PostedWork.Kind;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
@@ -50,8 +51,6 @@ import org.slf4j.LoggerFactory;
 final class RcConnection implements FabricConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(RcConnection.class);
-    /** What {@code ibv_post_send} and {@code ibv_post_recv} return for a full queue (Linux). */
-    private static final int ENOMEM = 12;
     /**
      * Send queue entries a window may hold at once: the local invalidate of its parking and its bind
      * when a call takes it, the local invalidate when the call ends, and the bind that parks it.
@@ -59,43 +58,6 @@ final class RcConnection implements FabricConnection {
     private static final int WINDOW_OPERATIONS = 4;
 
     enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
-
-    /** BIND and INVALIDATE are a requester's memory window operations, which no listener hears of. */
-    private enum Kind { RECEIVE, SEND, READ, WRITE, BIND, INVALIDATE }
-
-    /** A posted request: what comes back, which slot it uses, and for RDMA the whole it is part of. */
-    private record Op(Kind kind, ByteBuffer buffer, long context, int slot, Parts rdma) {
-    }
-
-    /**
-     * An RDMA Read or Write posted as one or more work requests, as its local bytes need more
-     * scatter/gather entries than one request holds: the listener hears once, when all are back.
-     */
-    private static final class Parts {
-        private int outstanding;
-        private FabricStatus status = FabricStatus.SUCCESS;
-
-        Parts(int requests) {
-            outstanding = requests;
-        }
-
-        /** Requests that will never be posted, so never come back. */
-        void neverPosted(int requests) {
-            outstanding -= requests;
-        }
-
-        /**
-         * @param part how one request ended
-         * @return how the whole ended once its last request is back, else null: the first failure, one
-         *     that is not a flush if there is one (what follows a failed request is flushed)
-         */
-        FabricStatus completed(FabricStatus part) {
-            if (!part.ok() && (status.ok() || status == FabricStatus.FLUSHED)) {
-                status = part;
-            }
-            return --outstanding == 0 ? status : null;
-        }
-    }
 
     /** A message received before ESTABLISHED. */
     private record Held(ByteBuffer buffer, int length) {
@@ -107,7 +69,7 @@ final class RcConnection implements FabricConnection {
     private final FabricAddress peer;
     private final ConnectionListener listener;
     private final boolean requester;
-    private final Map<Long, Op> ops = new HashMap<>();
+    private final PostedWork ops = new PostedWork();
     /** Receives given before the queue pair exists, posted when it is made. */
     private final List<ByteBuffer> early = new ArrayList<>();
     /**
@@ -137,7 +99,6 @@ final class RcConnection implements FabricConnection {
     /** The windows the reaper deallocated, for the fabric's gauge, counted back on the progress thread. */
     private int windowsDeallocated;
     private int sendsOutstanding;
-    private long nextWrId = 1;
     private FabricStatus cause;
     private String causeDetail;
 
@@ -265,18 +226,17 @@ final class RcConnection implements FabricConnection {
         if (slot < 0) {
             return false;
         }
-        long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.RECEIVE, buffer, 0, slot, null));
+        long wrId = ops.add(Kind.RECEIVE, buffer, 0, slot, null);
         fabric.receivesPosted(1);
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
         }
         try {
-            device.postReceive(id, wrId, receiveSlots.address(slot), buffer.remaining(), receiveSlots.lkey());
-            return true;
+            return posted(wrId, device.postReceive(id, wrId, receiveSlots.address(slot), buffer.remaining(),
+                    receiveSlots.lkey()));
         } catch (VerbsException e) {
-            return postFailed(wrId, "ibv_post_recv", e);
+            return failedToPost(wrId, "ibv_post_recv failed: " + e.getMessage());
         }
     }
 
@@ -310,23 +270,19 @@ final class RcConnection implements FabricConnection {
         }
         MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
         fabric.memory().copied(message.remaining());
-        long wrId = nextWrId++;
-        ops.put(wrId, new Op(Kind.SEND, null, context, slot, null));
+        long wrId = ops.add(Kind.SEND, null, context, slot, null);
         sendsPosted(1);
         if (state == State.ENDING) {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
         }
         try {
-            if (invalidate) {
-                device.postSendWithInvalidate(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey(),
-                        rkey);
-            } else {
-                device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey());
-            }
-            return true;
+            return posted(wrId, invalidate
+                    ? device.postSendWithInvalidate(id, wrId, sendSlots.address(slot), message.remaining(),
+                            sendSlots.lkey(), rkey)
+                    : device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey()));
         } catch (VerbsException e) {
-            return postFailed(wrId, "ibv_post_send", e);
+            return failedToPost(wrId, "ibv_post_send failed: " + e.getMessage());
         }
     }
 
@@ -359,28 +315,30 @@ final class RcConnection implements FabricConnection {
         if (sendsOutstanding + requests.size() > depth) {
             return false;
         }
-        Parts parts = new Parts(requests.size());
+        PostedWork.RdmaParts parts = new PostedWork.RdmaParts(requests.size());
         String what = kind == Kind.READ ? "RDMA Read" : "RDMA Write";
         long remoteAddress = remote.offset();
         for (int posted = 0; posted < requests.size(); posted++) {
             List<RcDevice.Sge> sges = requests.get(posted);
-            long wrId = nextWrId++;
-            ops.put(wrId, new Op(kind, null, context, -1, parts));
+            long wrId = ops.add(kind, null, context, -1, parts);
             sendsPosted(1);
             if (state == State.ENDING) {
                 fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
                 continue;
             }
+            boolean queued;
             try {
-                if (kind == Kind.READ) {
-                    device.postRead(id, wrId, sges, remoteAddress, remote.handle());
-                } else {
-                    device.postWrite(id, wrId, sges, remoteAddress, remote.handle());
-                }
+                queued = kind == Kind.READ ? device.postRead(id, wrId, sges, remoteAddress, remote.handle())
+                        : device.postWrite(id, wrId, sges, remoteAddress, remote.handle());
             } catch (VerbsException e) {
                 parts.neverPosted(requests.size() - posted - 1);
+                return failedToPost(wrId, what + " failed: " + e.getMessage());
+            }
+            if (!queued) {
+                parts.neverPosted(requests.size() - posted - 1);
                 // Once part of it is posted it cannot be taken back: no room to wait for then.
-                return posted == 0 ? postFailed(wrId, what, e) : failedToPost(wrId, what, e);
+                return posted == 0 ? posted(wrId, false)
+                        : failedToPost(wrId, what + " found the send queue full midway");
             }
             for (RcDevice.Sge sge : sges) {
                 remoteAddress += sge.length();
@@ -450,9 +408,7 @@ final class RcConnection implements FabricConnection {
     }
 
     private long windowOperation(Kind kind) {
-        long wrId = nextWrId++;
-        ops.put(wrId, new Op(kind, null, 0, -1, null));
-        return wrId;
+        return ops.add(kind, null, 0, -1, null);
     }
 
     /** Parks a window invalidated locally (see {@link ChunkWindows}) and frees it. */
@@ -525,19 +481,22 @@ final class RcConnection implements FabricConnection {
         }
     }
 
-    /** A full queue is room to wait for; any other refusal ends the connection. */
-    private boolean postFailed(long wrId, String what, VerbsException e) {
-        if (e.errno() == ENOMEM) {
+    /**
+     * @param queued whether the device took the request; a full queue is room to wait for, and the
+     *               request is taken back
+     * @return {@code queued}
+     */
+    private boolean posted(long wrId, boolean queued) {
+        if (!queued) {
             release(ops.remove(wrId));
-            return false;
         }
-        return failedToPost(wrId, what, e);
+        return queued;
     }
 
     /** The request completes in error and the connection ends. */
-    private boolean failedToPost(long wrId, String what, VerbsException e) {
+    private boolean failedToPost(long wrId, String why) {
         fabric.later(() -> completed(wrId, WcStatus.GENERAL_ERR, 0));
-        fail(FabricStatus.FABRIC_ERROR, what + " failed: " + e.getMessage());
+        fail(FabricStatus.FABRIC_ERROR, why);
         return true;
     }
 
@@ -547,7 +506,7 @@ final class RcConnection implements FabricConnection {
         fabric.sendsPosted(count);
     }
 
-    private void release(Op op) {
+    private void release(PostedWork.Work op) {
         switch (op.kind()) {
             case RECEIVE -> {
                 receiveSlots.give(op.slot());
@@ -586,35 +545,40 @@ final class RcConnection implements FabricConnection {
                 LOG.debug("{}: the peer invalidated key {}, no window of ours", this, Long.toHexString(invalidated));
             }
         }
-        Op op = ops.remove(wrId);
+        PostedWork.Work op = ops.remove(wrId);
         if (op == null) {
             // A real flush after this side flushed what rdma_disconnect may have left posted.
             LOG.debug("{}: a completion for unknown work request {} ({})", this, wrId, wcStatus.description());
             return;
         }
+        // The record is free for the next post, which a listener may make: read it now.
+        Kind kind = op.kind();
+        ByteBuffer buffer = op.buffer();
+        long context = op.context();
+        int slot = op.slot();
+        PostedWork.RdmaParts parts = op.parts();
         release(op);
         FabricStatus status = RcStatus.of(wcStatus);
         fabric.completed(status);
-        switch (op.kind()) {
+        switch (kind) {
             case RECEIVE -> {
                 if (status.ok()) {
-                    MemorySegment.copy(receiveSlots.slot(op.slot()), 0, MemorySegment.ofBuffer(op.buffer()), 0,
-                            byteLength);
+                    MemorySegment.copy(receiveSlots.slot(slot), 0, MemorySegment.ofBuffer(buffer), 0, byteLength);
                     fabric.memory().copied(byteLength);
                     if (state == State.CONNECTING) {
-                        beforeEstablished.add(new Held(op.buffer(), byteLength));
+                        beforeEstablished.add(new Held(buffer, byteLength));
                     } else {
-                        listener.onReceived(op.buffer(), byteLength);
+                        listener.onReceived(buffer, byteLength);
                     }
                 } else {
-                    listener.onReceiveFailed(op.buffer(), status);
+                    listener.onReceiveFailed(buffer, status);
                 }
             }
-            case SEND -> listener.onSendCompleted(op.context(), status);
+            case SEND -> listener.onSendCompleted(context, status);
             case READ, WRITE -> {
-                FabricStatus whole = op.rdma().completed(status);
+                FabricStatus whole = parts.completed(status);
                 if (whole != null) {
-                    listener.onRdmaCompleted(op.context(), whole);
+                    listener.onRdmaCompleted(context, whole);
                 }
             }
             case BIND -> {
@@ -636,7 +600,7 @@ final class RcConnection implements FabricConnection {
         }
         if (!status.ok() && status != FabricStatus.FLUSHED) {
             // The queue pair is in the error state: the rest of the connection's work flushes.
-            fail(status, op.kind() + " failed: " + wcStatus.description());
+            fail(status, kind + " failed: " + wcStatus.description());
         }
         finishIfDrained();
     }
@@ -676,7 +640,7 @@ final class RcConnection implements FabricConnection {
             } catch (VerbsException e) {
                 // The queue pair may not be in the error state: what is posted would never come back.
                 LOG.debug("{}: rdma_disconnect failed ({}); flushing here", this, e.getMessage());
-                for (long wrId : new ArrayList<>(ops.keySet())) {
+                for (long wrId : ops.outstanding()) {
                     fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
                 }
             }

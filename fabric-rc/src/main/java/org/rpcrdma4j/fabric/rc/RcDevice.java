@@ -195,17 +195,28 @@ interface RcDevice extends AutoCloseable {
     /** Posts a signaled local invalidate ({@code IBV_WR_LOCAL_INV}) of a window's key. */
     void postLocalInvalidate(long id, long wrId, int rkey) throws VerbsException;
 
-    /** Posts a receive of {@code length} bytes at {@code address}. */
-    void postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException;
+    /**
+     * Posts a receive of {@code length} bytes at {@code address}.
+     *
+     * @return false if the receive queue is full: nothing was posted (a full queue is room to wait for,
+     *     answered without an exception, as the data path meets it)
+     */
+    boolean postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException;
 
-    /** Posts a signaled Send of {@code length} bytes at {@code address}. */
-    void postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException;
+    /**
+     * Posts a signaled Send of {@code length} bytes at {@code address}.
+     *
+     * @return false if the send queue is full: nothing was posted
+     */
+    boolean postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException;
 
     /**
      * Posts a signaled Send with Invalidate ({@code IBV_WR_SEND_WITH_INV}): the peer's device
      * invalidates its {@code rkey} as the message arrives.
+     *
+     * @return false if the send queue is full: nothing was posted
      */
-    void postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
+    boolean postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
             throws VerbsException;
 
     /**
@@ -224,14 +235,18 @@ interface RcDevice extends AutoCloseable {
     /**
      * Posts a signaled RDMA Read of the peer's bytes into local memory: into the buffers in order,
      * at most {@link #maxReadSge()} of them.
+     *
+     * @return false if the send queue is full: nothing was posted
      */
-    void postRead(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
+    boolean postRead(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
 
     /**
      * Posts a signaled RDMA Write of local memory into the peer's: the buffers in order, at most
      * {@link #maxWriteSge()} of them.
+     *
+     * @return false if the send queue is full: nothing was posted
      */
-    void postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
+    boolean postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException;
 
     /**
      * Hands over the CM events, completions and asynchronous events that are there now.

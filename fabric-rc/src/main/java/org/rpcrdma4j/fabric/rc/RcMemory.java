@@ -159,8 +159,8 @@ final class RcMemory {
         }
         // its address is its first block's, which no other live region has; its bytes go on in the next blocks
         ChunkPool.Block first = blocks.get(0);
-        return new LocalRegion.Pooled(new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining()),
-                pieces, bytes, access, pool, blocks);
+        Registration registration = new Registration(first.slab().rkey(), first.memory().address(), bytes.remaining());
+        return new LocalRegion.Pooled(registration, pieces, bytes, access, pool, blocks);
     }
 
     private LocalRegion registeredAlone(ByteBuffer bytes, Set<MemoryAccess> access) throws VerbsException {

@@ -369,13 +369,13 @@ final class VerbsRcDevice implements RcDevice {
     }
 
     @Override
-    public void postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException {
-        id(id).queuePair().post(receive.reset(wrId).add(address, length, lkey));
+    public boolean postReceive(long id, long wrId, long address, int length, int lkey) throws VerbsException {
+        return id(id).queuePair().tryPost(receive.reset(wrId).add(address, length, lkey));
     }
 
     @Override
-    public void postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException {
-        id(id).queuePair().post(send.reset(wrId).send().add(address, length, lkey).signaled());
+    public boolean postSend(long id, long wrId, long address, int length, int lkey) throws VerbsException {
+        return id(id).queuePair().tryPost(send.reset(wrId).send().add(address, length, lkey).signaled());
     }
 
     @Override
@@ -390,9 +390,9 @@ final class VerbsRcDevice implements RcDevice {
     }
 
     @Override
-    public void postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
+    public boolean postSendWithInvalidate(long id, long wrId, long address, int length, int lkey, int rkey)
             throws VerbsException {
-        id(id).queuePair().post(sendWithInvalidate(send, wrId, address, length, lkey, rkey));
+        return id(id).queuePair().tryPost(sendWithInvalidate(send, wrId, address, length, lkey, rkey));
     }
 
     /** @return {@code wr} made a signaled Send with Invalidate of one buffer, naming the peer's key */
@@ -412,13 +412,15 @@ final class VerbsRcDevice implements RcDevice {
     }
 
     @Override
-    public void postRead(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException {
-        id(id).queuePair().post(rdma(send, wrId, true, local, remoteAddress, rkey));
+    public boolean postRead(long id, long wrId, List<Sge> local, long remoteAddress, int rkey)
+            throws VerbsException {
+        return id(id).queuePair().tryPost(rdma(send, wrId, true, local, remoteAddress, rkey));
     }
 
     @Override
-    public void postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey) throws VerbsException {
-        id(id).queuePair().post(rdma(send, wrId, false, local, remoteAddress, rkey));
+    public boolean postWrite(long id, long wrId, List<Sge> local, long remoteAddress, int rkey)
+            throws VerbsException {
+        return id(id).queuePair().tryPost(rdma(send, wrId, false, local, remoteAddress, rkey));
     }
 
     /** @return {@code wr} made a signaled RDMA Read or Write of the peer's memory and local buffers, in order */

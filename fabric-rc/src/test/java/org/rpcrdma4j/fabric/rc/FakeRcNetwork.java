@@ -158,6 +158,8 @@ final class FakeRcNetwork {
         private boolean remoteInvalidation = true;
         private boolean holdReads;
         private int maxQueueDepth = 16384;
+        /** Posts the device refuses as a full queue would, from now on. */
+        private int fullPosts;
         private int maxReadSge = 32;
         private int maxWriteSge = 32;
         private final java.util.List<List<Sge>> rdmaRequests = new java.util.ArrayList<>();
@@ -341,6 +343,22 @@ final class FakeRcNetwork {
             synchronized (FakeRcNetwork.this) {
                 maxQueueDepth = depth;
             }
+        }
+
+        /** The next {@code posts} Sends, RDMA requests and receives find their queue full. */
+        void fullQueues(int posts) {
+            synchronized (FakeRcNetwork.this) {
+                fullPosts = posts;
+            }
+        }
+
+        /** @return whether this post finds its queue full, as {@code ibv_post_send} returning ENOMEM */
+        private boolean full() {
+            if (fullPosts == 0) {
+                return false;
+            }
+            fullPosts--;
+            return true;
         }
 
         /** Sets the scatter/gather entries an RDMA Read and an RDMA Write may have (rxe: 32 each). */
@@ -758,15 +776,19 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public void postReceive(long number, long wrId, long at, int length, int lkey) {
+        public boolean postReceive(long number, long wrId, long at, int length, int lkey) {
             synchronized (FakeRcNetwork.this) {
+                if (full()) {
+                    return false;
+                }
                 Id id = id(number);
                 if (id.error) {
                     completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
-                    return;
+                    return true;
                 }
                 id.receives.add(new Receive(wrId, at, length, lkey));
                 deliver(id);
+                return true;
             }
         }
 
@@ -778,27 +800,33 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public void postSend(long number, long wrId, long at, int length, int lkey) {
-            send(number, wrId, at, length, lkey, null);
+        public boolean postSend(long number, long wrId, long at, int length, int lkey) {
+            return send(number, wrId, at, length, lkey, null);
         }
 
         @Override
-        public void postSendWithInvalidate(long number, long wrId, long at, int length, int lkey, int rkey) {
+        public boolean postSendWithInvalidate(long number, long wrId, long at, int length, int lkey, int rkey) {
             synchronized (FakeRcNetwork.this) {
                 if (!remoteInvalidation) {
                     throw new IllegalStateException("this device has no Send with Invalidate");
                 }
+                if (full()) {
+                    return false;
+                }
                 sentWithInvalidate.add(rkey);
             }
-            send(number, wrId, at, length, lkey, rkey);
+            return send(number, wrId, at, length, lkey, rkey);
         }
 
-        private void send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
+        private boolean send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
             synchronized (FakeRcNetwork.this) {
+                if (invalidate == null && full()) {
+                    return false;
+                }
                 Id id = id(number);
                 List<MemorySegment> source = posted(id, wrId, List.of(new Sge(at, length, lkey)));
                 if (source == null) {
-                    return;
+                    return true;
                 }
                 Id other = id.remote;
                 Waiting message = new Waiting(id, wrId, source.get(0).toArray(ValueLayout.JAVA_BYTE), invalidate);
@@ -808,6 +836,7 @@ final class FakeRcNetwork {
                     other.waiting.removeLastOccurrence(message);
                     fail(id, wrId, WcStatus.RNR_RETRY_EXC_ERR);
                 }
+                return true;
             }
         }
 
@@ -826,25 +855,29 @@ final class FakeRcNetwork {
         }
 
         @Override
-        public void postRead(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
+        public boolean postRead(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
                 throws VerbsException {
-            rdma(number, wrId, local, remoteAddress, rkey, true);
+            return rdma(number, wrId, local, remoteAddress, rkey, true);
         }
 
         @Override
-        public void postWrite(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
+        public boolean postWrite(long number, long wrId, List<Sge> local, long remoteAddress, int rkey)
                 throws VerbsException {
-            rdma(number, wrId, local, remoteAddress, rkey, false);
+            return rdma(number, wrId, local, remoteAddress, rkey, false);
         }
 
-        private void rdma(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read)
+        private boolean rdma(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read)
                 throws VerbsException {
             synchronized (FakeRcNetwork.this) {
                 if (sges.size() > (read ? maxReadSge : maxWriteSge)) {
                     throw new VerbsException("ibv_post_send", 22); // EINVAL
                 }
+                if (full()) {
+                    return false;
+                }
                 rdmaRequests.add(List.copyOf(sges));
                 carryOut(number, wrId, List.copyOf(sges), remoteAddress, rkey, read);
+                return true;
             }
         }
 

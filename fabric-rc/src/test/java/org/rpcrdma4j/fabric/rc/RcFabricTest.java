@@ -569,6 +569,41 @@ class RcFabricTest {
      * deregistered; the fabric reads no message to find out (the reply here is not even RPC-over-RDMA).
      */
     @Test
+    void aFullQueueIsRoomToWaitForNotAnError() throws Exception {
+        acceptAll(4);
+        EventRecorder clientEvents = new EventRecorder();
+        FabricConnection clientSide = connect(client, clientEvents, 4);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+
+        // The device refuses a Send and an RDMA Read as a full queue does (ENOMEM).
+        clientDevice.fullQueues(2);
+        assertFalse(on(client, () -> clientSide.send(message("not now"), 1)));
+        Registration target = on(client, () -> client.register(ByteBuffer.allocate(16),
+                EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        Registration exposed = on(server, () -> server.register(ByteBuffer.allocate(16),
+                EnumSet.of(MemoryAccess.REMOTE_READ)));
+        assertFalse(on(client, () -> clientSide.read(target, 0, exposed.segment(0, 16), 2)));
+        assertEquals(0, gauge(client.statistics(), RcGauge.POSTED_SENDS), "what the queue refused is taken back");
+
+        // The connection goes on: the same requests are taken once there is room.
+        assertTrue(on(client, () -> clientSide.send(message("now"), 1)));
+        assertEquals("received now", a.recorder().next());
+        assertEquals("send 1 SUCCESS", clientEvents.next());
+        assertTrue(on(client, () -> clientSide.read(target, 0, exposed.segment(0, 16), 2)));
+        assertEquals("rdma 2 SUCCESS", clientEvents.next());
+        assertEquals(0, counter(client.statistics(), RcCounter.FAILED_COMPLETIONS));
+        on(client, () -> {
+            client.deregister(target);
+            return null;
+        });
+        on(server, () -> {
+            server.deregister(exposed);
+            return null;
+        });
+    }
+
+    @Test
     void everyCopyOfPayloadTheFabricMakesIsCounted() throws Exception {
         acceptAll(2);
         EventRecorder clientEvents = new EventRecorder();
