@@ -20,7 +20,17 @@ public final class Fabrics {
      *                                 newer Java)
      */
     public static FabricProvider named(String name) throws FabricNotFoundException {
-        Found found = find();
+        return named(name, Fabrics.class.getClassLoader());
+    }
+
+    /**
+     * @param name   a fabric's name
+     * @param loader where to look for fabric modules, such as an application's plug-in class loader
+     * @return its provider
+     * @throws FabricNotFoundException as {@link #named(String)}
+     */
+    public static FabricProvider named(String name, ClassLoader loader) throws FabricNotFoundException {
+        Found found = found(loader);
         for (FabricProvider provider : found.providers) {
             if (provider.name().equals(name)) {
                 return provider;
@@ -35,19 +45,28 @@ public final class Fabrics {
         throw new FabricNotFoundException(message.toString());
     }
 
-    /** @return the providers on the class or module path that load in this JVM, in the order found */
-    public static List<FabricProvider> available() {
-        return find().providers;
+    /**
+     * The fabric modules on the class or module path.
+     *
+     * @param providers those that load in this JVM, in the order found
+     * @param failures  why each of the others did not load, one line each
+     */
+    public record Found(List<FabricProvider> providers, List<String> failures) {
     }
 
-    private record Found(List<FabricProvider> providers, List<String> failures) {
+    /** @return what {@link ServiceLoader} finds where this class was loaded from */
+    public static Found found() {
+        return found(Fabrics.class.getClassLoader());
     }
 
-    /** Keeps going past a provider that fails to load: the others may still serve. */
-    private static Found find() {
+    /**
+     * @param loader where to look
+     * @return what {@link ServiceLoader} finds there, going on past a provider that fails to load
+     */
+    public static Found found(ClassLoader loader) {
         List<FabricProvider> providers = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        Iterator<FabricProvider> it = ServiceLoader.load(FabricProvider.class, Fabrics.class.getClassLoader())
+        Iterator<FabricProvider> it = ServiceLoader.load(FabricProvider.class, loader)
                 .iterator();
         while (true) {
             try {
@@ -61,6 +80,6 @@ public final class Fabrics {
                         + "Java than " + Runtime.version().feature() + ")" : e.getMessage());
             }
         }
-        return new Found(providers, failures);
+        return new Found(List.copyOf(providers), List.copyOf(failures));
     }
 }

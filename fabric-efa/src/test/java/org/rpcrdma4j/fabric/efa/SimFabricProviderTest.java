@@ -18,7 +18,8 @@ class SimFabricProviderTest {
 
         assertThat(sim).isInstanceOf(SimFabricProvider.class);
         assertThat(sim.needsListenAddress()).isFalse();
-        assertThat(Fabrics.available()).extracting(FabricProvider::name).containsExactly("sim");
+        assertThat(Fabrics.found().providers()).extracting(FabricProvider::name).containsExactly("sim");
+        assertThat(Fabrics.found().failures()).isEmpty();
     }
 
     @Test

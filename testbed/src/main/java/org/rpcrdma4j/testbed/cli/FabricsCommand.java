@@ -1,7 +1,6 @@
 package org.rpcrdma4j.testbed.cli;
 
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.rpcrdma4j.fabric.FabricProvider;
 import org.rpcrdma4j.fabric.Fabrics;
@@ -14,8 +13,9 @@ import picocli.CommandLine.Spec;
         name = "fabrics",
         mixinStandardHelpOptions = true,
         description = {
-            "List the fabrics found on the class path, one per line: the name --fabric takes and what it is. "
-                    + "The testbed's jar has sim; verbs needs JDK 22+ and the fabric-rc and verbs jars next to it."
+            "List the fabrics found on the class path, one per line: the name --fabric takes and what it is, "
+                    + "then any that failed to load and why. The testbed's jar has sim; verbs needs JDK 22+ and "
+                    + "the fabric-rc and verbs jars next to it."
         })
 public final class FabricsCommand implements Callable<Integer> {
 
@@ -25,9 +25,12 @@ public final class FabricsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        List<FabricProvider> found = Fabrics.available();
-        for (FabricProvider provider : found) {
+        Fabrics.Found found = Fabrics.found();
+        for (FabricProvider provider : found.providers()) {
             out.printf("%-8s %s%n", provider.name(), provider.description());
+        }
+        for (String failure : found.failures()) {
+            out.println("(could not load " + failure + ")");
         }
         out.flush();
         return 0;
