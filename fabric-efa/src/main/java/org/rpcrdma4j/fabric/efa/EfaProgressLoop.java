@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -18,14 +17,16 @@ import java.util.function.Supplier;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.fabric.BackoffIdleStrategy;
 import org.rpcrdma4j.fabric.IdleStrategy;
+import org.rpcrdma4j.fabric.ProgressAgent;
+import org.rpcrdma4j.fabric.ProgressRunner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The progress thread of one or more EFA endpoints, a duty-cycle agent (as Agrona's agents are): it runs
- * commands handed to {@link #execute} from other threads, then progresses each endpoint and hands its
+ * The progress agent of one or more EFA endpoints, run by a {@link ProgressRunner}: it runs commands
+ * handed to {@link #execute} from other threads, then progresses each endpoint and hands its
  * completions to its {@link EfaFabric}. Everything an endpoint and the transport above it do happens
- * on this thread, so neither needs locks.
+ * on the runner's thread, so neither needs locks.
  *
  * <p>In production a loop serves one endpoint and reads {@link System#nanoTime()}. Endpoints on one
  * simulated fabric share a loop, whose clock and hook advance the simulation in step with them.
@@ -35,12 +36,13 @@ import org.slf4j.LoggerFactory;
  * {@link #execute} wakes a parked thread. But when nothing can happen until another thread hands it
  * work (no command waits, every endpoint is {@linkplain EfaEndpoint#idle idle} and the device side is
  * quiescent: nothing in flight that could complete), the thread goes on with its idle strategy for a
- * bounded time only ({@code quietSpinNanos}), then parks until woken: a call whose only work left is
- * a worker's reply costs the progress thread that much at most while it waits, and one answered
- * within it saves the thread's wake-up. Only a device that can tell (the simulated network) says it
+ * bounded time only ({@code quietSpinNanos}), then parks until woken
+ * ({@link ProgressRunner.Waiter#PARKING}): a call whose only work left is a worker's reply costs the
+ * progress thread that much at most while it waits, and one answered within it saves the thread's
+ * wake-up. Only a device that can tell (the simulated network) says it
  * is quiescent; a NIC, whose completions come without the loop's knowing, keeps the backoff.
  */
-final class EfaProgressLoop implements AutoCloseable {
+final class EfaProgressLoop implements ProgressAgent, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EfaProgressLoop.class);
     private static final int COMMANDS_PER_CYCLE = 256;
@@ -51,10 +53,6 @@ final class EfaProgressLoop implements AutoCloseable {
     private final LongSupplier clock;
     private final LongConsumer beforeProgress;
     private final BooleanSupplier quiescent;
-    private final long quietSpinNanos;
-    private final IdleStrategy idleStrategy;
-    /** When the loop last found that nothing can happen, on {@link System#nanoTime}; 0 while something can. */
-    private long quietSince;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /**
      * The fabrics progressed, replaced (never changed) on the loop's thread when one is attached or
@@ -62,22 +60,14 @@ final class EfaProgressLoop implements AutoCloseable {
      * allocate a copy on every turn.
      */
     private EfaFabric[] fabrics = new EfaFabric[0];
-    private final Thread thread;
-    private volatile boolean running = true;
+    /** Set once by {@link #start}; read on the runner's thread too. */
+    private volatile ProgressRunner runner;
     private volatile long failures;
 
-    private EfaProgressLoop(String name, LongSupplier clock, LongConsumer beforeProgress, BooleanSupplier quiescent,
-                            long quietSpinNanos, IdleStrategy idleStrategy) {
+    private EfaProgressLoop(LongSupplier clock, LongConsumer beforeProgress, BooleanSupplier quiescent) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.beforeProgress = Objects.requireNonNull(beforeProgress, "beforeProgress");
         this.quiescent = Objects.requireNonNull(quiescent, "quiescent");
-        if (quietSpinNanos < 0) {
-            throw new IllegalArgumentException("quietSpinNanos " + quietSpinNanos + " < 0");
-        }
-        this.quietSpinNanos = quietSpinNanos;
-        this.idleStrategy = Objects.requireNonNull(idleStrategy, "idleStrategy");
-        this.thread = new Thread(this::run, name);
-        this.thread.setDaemon(true);
     }
 
     /**
@@ -97,9 +87,8 @@ final class EfaProgressLoop implements AutoCloseable {
     public static EfaProgressLoop start(String name, LongSupplier clock, LongConsumer beforeProgress,
                                         BooleanSupplier quiescent, long quietSpinNanos,
                                         IdleStrategy idleStrategy) {
-        EfaProgressLoop loop = new EfaProgressLoop(name, clock, beforeProgress, quiescent, quietSpinNanos,
-                idleStrategy);
-        loop.thread.start();
+        EfaProgressLoop loop = new EfaProgressLoop(clock, beforeProgress, quiescent);
+        loop.runner = ProgressRunner.start(name, loop, idleStrategy, quietSpinNanos, ProgressRunner.Waiter.PARKING);
         return loop;
     }
 
@@ -133,11 +122,11 @@ final class EfaProgressLoop implements AutoCloseable {
      * @throws IllegalStateException if the loop is closed
      */
     public void execute(Runnable command) {
-        if (!running) {
+        if (!runner.running()) {
             throw new IllegalStateException("the progress loop is closed");
         }
         commands.add(Objects.requireNonNull(command, "command"));
-        LockSupport.unpark(thread);
+        runner.wake();
     }
 
     /**
@@ -176,54 +165,39 @@ final class EfaProgressLoop implements AutoCloseable {
 
     /** @return whether the caller is the loop's thread */
     boolean inLoop() {
-        return Thread.currentThread() == thread;
+        return runner.onThread();
     }
 
     /** Stops the thread and waits for it; commands not yet run are dropped. */
     @Override
     public void close() {
-        running = false;
-        LockSupport.unpark(thread);
-        if (!inLoop()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        runner.close();
     }
 
-    private void run() {
-        while (running) {
-            int work = 0;
-            for (Runnable command; work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null; work++) {
-                runSafely(command);
-            }
-            long now = clock.getAsLong();
-            beforeProgress.accept(now);
-            for (EfaFabric fabric : fabrics) {
-                work += progress(fabric, now);
-            }
-            if (work == 0 && commands.isEmpty() && nothingCanHappen()) {
-                long nowNs = System.nanoTime();
-                if (quietSince == 0) {
-                    quietSince = nowNs;
-                }
-                if (nowNs - quietSince >= quietSpinNanos) {
-                    // Until execute or close unparks it; an unpark since the check above returns at once.
-                    LockSupport.park(this);
-                    quietSince = 0;
-                    continue;
-                }
-            } else {
-                quietSince = 0;
-            }
-            idleStrategy.idle(work);
+    /** The commands handed over, at most {@link #COMMANDS_PER_CYCLE}, then every fabric's progress. */
+    @Override
+    public int doWork() {
+        int work = 0;
+        for (Runnable command; work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null; work++) {
+            runSafely(command);
         }
+        long now = clock.getAsLong();
+        beforeProgress.accept(now);
+        for (EfaFabric fabric : fabrics) {
+            work += progress(fabric, now);
+        }
+        return work;
     }
 
-    /** @return whether nothing moves until another thread hands the loop work; loop thread */
-    private boolean nothingCanHappen() {
+    /**
+     * @return whether nothing moves until another thread hands the loop work: no command waits, every
+     *     endpoint is idle and the device side is quiescent (an execute since returns the park at once)
+     */
+    @Override
+    public boolean quiet() {
+        if (!commands.isEmpty()) {
+            return false;
+        }
         for (EfaFabric fabric : fabrics) {
             if (!fabric.idle()) {
                 return false;

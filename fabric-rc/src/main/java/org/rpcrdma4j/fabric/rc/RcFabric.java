@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
@@ -22,6 +21,8 @@ import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.ProgressAgent;
+import org.rpcrdma4j.fabric.ProgressRunner;
 import org.rpcrdma4j.fabric.ProgressTurn;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -38,11 +39,11 @@ import org.slf4j.LoggerFactory;
  * Write for chunks. What Linux's xprtrdma and svcrdma speak.
  *
  * <h2>The progress thread</h2>
- * One thread polls the CM event channel and the shared completion queue and runs every listener;
- * when a bounded number of rounds found nothing it arms the completion queue and sleeps in
- * {@code poll(2)} on the CM, the completion and the device's asynchronous-event descriptors, with a
- * timeout, until an event or {@link #execute} wakes it. So an idle fabric uses no CPU and a busy one
- * makes no system call to wait.
+ * One thread, a {@link ProgressRunner}, polls the CM event channel and the shared completion queue and
+ * runs every listener; when it has found nothing for {@link #IDLE_SPIN_NANOS} it arms the completion
+ * queue and sleeps in {@code poll(2)} on the CM, the completion and the device's asynchronous-event
+ * descriptors, with a timeout, until an event or {@link #execute} wakes it. So an idle fabric uses no
+ * CPU and a busy one makes no system call to wait.
  *
  * <h2>The turn</h2>
  * Ids, queue pairs and registrations are touched only by the thread that holds the fabric's
@@ -90,8 +91,12 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     /** The port NFS servers listen on for RDMA (IANA's "nfsrdma"), as Linux's nfsd does. */
     public static final int NFS_RDMA_PORT = 20049;
-    /** Rounds of polling that found nothing before the thread sleeps. */
-    static final int BUSY_POLLS = 64;
+    /**
+     * How long the progress thread polls on after its last work before it arms the completion queue
+     * and sleeps: about a short call's turn on a worker, as the EFA fabric's spin, so that a reply
+     * handed over soon finds it awake.
+     */
+    static final long IDLE_SPIN_NANOS = 50_000;
     /** The longest sleep; the thread also wakes on events and {@link #execute}. */
     static final int SLEEP_MILLIS = 1000;
     private static final int BACKLOG = 128;
@@ -180,9 +185,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
     private final RcMemory memory;
     private final Events events = new Events();
-    private final Thread thread;
+    private final ProgressRunner runner;
     private final Reaper reaper;
-    private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean sleeping;
     private Consumer<ConnectRequest> acceptor;
@@ -229,9 +233,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.localAddress = addressOf(bind);
         this.memory = new RcMemory(device, config.chunkPoolBytes());
         this.reaper = new Reaper("rc-reaper " + bind);
-        this.thread = new Thread(this::run, "rc-fabric " + bind);
-        thread.setDaemon(true);
-        thread.start();
+        this.runner = ProgressRunner.start("rc-fabric " + bind, new Progress(), work -> Thread.onSpinWait(),
+                IDLE_SPIN_NANOS, new Sleep());
     }
 
     /**
@@ -493,59 +496,64 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     // ---------------------------------------------------------------------------------- progress
 
-    private void run() {
-        int idle = 0;
-        try {
-            while (running) {
-                int done;
-                turn.take();
-                try {
-                    done = runCommands() + device.poll(events);
-                } finally {
-                    turn.release();
-                }
-                if (done > 0) {
-                    idle = 0;
-                    continue;
-                }
-                if (++idle < BUSY_POLLS) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                sleep();
-                idle = 0;
+    /** The progress thread's work: in the turn, the commands handed over, then the device. */
+    private final class Progress implements ProgressAgent {
+
+        @Override
+        public int doWork() throws VerbsException {
+            if (!running) {
+                return 0;
             }
-        } catch (VerbsException | RuntimeException e) {
-            LOG.error("the RC fabric's progress thread failed; its connections end", e);
+            turn.take();
+            try {
+                return runCommands() + device.poll(events);
+            } finally {
+                turn.release();
+            }
+        }
+
+        @Override
+        public void onStop() {
             running = false;
-        } finally {
             turn.take();
             try {
                 shutDown();
             } finally {
                 turn.release();
-                stopped.countDown();
             }
         }
     }
 
-    /** Sleeps until an event or a command, outside the turn, so that other threads may post meanwhile. */
-    private void sleep() throws VerbsException {
-        sleeping = true;
-        try {
-            boolean quiet;
-            turn.take();
+    /**
+     * Sleeps until an event or a command, outside the turn, so that other threads may post meanwhile:
+     * the completion queue is armed and looked at once more in the turn, then the thread waits in
+     * {@code poll(2)} on the CM, completion and asynchronous-event descriptors.
+     */
+    private final class Sleep implements ProgressRunner.Waiter {
+
+        @Override
+        public void await() throws VerbsException {
+            sleeping = true;
             try {
-                quiet = commands.isEmpty() && device.arm(events) == 0;
+                boolean quiet;
+                turn.take();
+                try {
+                    quiet = commands.isEmpty() && device.arm(events) == 0;
+                } finally {
+                    turn.release();
+                }
+                // A command handed over after the look finds sleeping set and wakes the device.
+                if (quiet && commands.isEmpty() && running) {
+                    device.await(SLEEP_MILLIS);
+                }
             } finally {
-                turn.release();
+                sleeping = false;
             }
-            // A command handed over after the look finds sleeping set and wakes the device.
-            if (quiet && commands.isEmpty()) {
-                device.await(SLEEP_MILLIS);
-            }
-        } finally {
-            sleeping = false;
+        }
+
+        @Override
+        public void wake(Thread progress) {
+            device.wakeup();
         }
     }
 
@@ -608,14 +616,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             return;
         }
         running = false;
-        device.wakeup();
-        if (!onProgressThread()) {
-            try {
-                stopped.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        runner.close();
     }
 
     /** Where the device's reports go: connections by id and by queue pair number. */
