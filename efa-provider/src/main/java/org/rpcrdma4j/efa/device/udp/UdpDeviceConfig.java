@@ -20,7 +20,9 @@ import org.rpcrdma4j.efa.device.Capability;
  *     GID), port 0 picks a free one (it becomes the QPN). Default {@code 127.0.0.1:0}
  * @param mtu the largest packet a send may carry; 0 (the default) fits one datagram, with this
  *     device's 88 bytes of headers, into the MTU of the interface the address is on, without IP
- *     fragmentation, at most {@link #DEFAULT_MTU_LIMIT} (loopback: 16 KiB; Ethernet at 1500: 1,384)
+ *     fragmentation, at most {@link #DEFAULT_MTU_LIMIT} (loopback: 16 KiB; Ethernet at 1500: 1,384).
+ *     Peers must use the same MTU, as EFA devices do: the EFA endpoint posts receive buffers of its
+ *     own MTU, and a packet longer than the buffer fails with {@code REMOTE_ERROR_BAD_LENGTH}
  * @param window how many DATA frames may be unacknowledged towards one peer, at most
  *     {@link #MAX_WINDOW}; default 256
  * @param sendQueueDepth the send queue depth the device reports; default 256
@@ -138,7 +140,9 @@ public record UdpDeviceConfig(InetSocketAddress bindAddress, int mtu, int window
         if (mtu > 0) {
             return mtu;
         }
-        int interfaceMtu = 1500;
+        // Loopback addresses other than the one on the interface (127.0.0.2 on Linux) have no
+        // interface of their own; they are on loopback all the same.
+        int interfaceMtu = bindAddress.getAddress().isLoopbackAddress() ? 65_536 : 1500;
         try {
             final NetworkInterface nic = NetworkInterface.getByInetAddress(bindAddress.getAddress());
             if (nic != null && nic.getMTU() > 0) {
