@@ -17,14 +17,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The library modules on the module path of this JDK, as a modular application would put them: their
  * descriptors resolve against oncrpc4j, Grizzly and SLF4J as those jars come from Maven Central
- * (oncrpc4j and Grizzly as automatic modules), each exports its API packages only, and a class of the
+ * (oncrpc4j and Grizzly as automatic modules; Netty, which efa-provider's UDP device uses, with its
+ * own module descriptors), each exports its API packages only, and a class of the
  * API loads from the resulting layer. The tests themselves run on the class path.
  */
 class ModulePathTest {
 
     /** Each library module's directory or jar, then the jars of what they require. */
     private static final List<String> ENTRIES = List.of("rpcrdma-xdr", "efa-provider", "rpcrdma-transport",
-            "fabric-efa", "nfs-ulb", "oncrpc4j-core", "grizzly-framework", "slf4j-api");
+            "fabric-efa", "nfs-ulb", "oncrpc4j-core", "grizzly-framework", "slf4j-api", "netty-buffer", "netty-common",
+            "netty-resolver", "netty-transport", "netty-transport-classes-epoll", "netty-transport-native-unix-common");
 
     @Test
     void theLibraryModulesResolveOnTheModulePathAndExportTheirApiOnly() throws Exception {
@@ -40,10 +42,13 @@ class ModulePathTest {
                 "org.dcache.oncrpc4j", "grizzly.framework", "org.slf4j");
         assertThat(configuration.modules()).extracting(module -> module.name()).containsExactlyInAnyOrder(
                 "org.rpcrdma4j.nfs", "org.rpcrdma4j.transport", "org.rpcrdma4j.fabric.efa", "org.rpcrdma4j.efa",
-                "org.rpcrdma4j.xdr", "org.dcache.oncrpc4j", "grizzly.framework", "org.slf4j");
+                "org.rpcrdma4j.xdr", "org.dcache.oncrpc4j", "grizzly.framework", "org.slf4j", "io.netty.buffer",
+                "io.netty.common", "io.netty.resolver", "io.netty.transport", "io.netty.transport.classes.epoll",
+                "io.netty.transport.unix.common");
         assertThat(exports(finder, "org.rpcrdma4j.xdr")).containsExactly("org.rpcrdma4j.xdr");
         assertThat(exports(finder, "org.rpcrdma4j.efa")).containsExactlyInAnyOrder("org.rpcrdma4j.efa",
-                "org.rpcrdma4j.efa.device", "org.rpcrdma4j.efa.device.sim", "org.rpcrdma4j.efa.wire");
+                "org.rpcrdma4j.efa.device", "org.rpcrdma4j.efa.device.sim", "org.rpcrdma4j.efa.device.udp",
+                "org.rpcrdma4j.efa.wire");
         assertThat(exports(finder, "org.rpcrdma4j.transport")).containsExactlyInAnyOrder("org.rpcrdma4j.transport",
                 "org.rpcrdma4j.fabric", "org.rpcrdma4j.transport.oncrpc");
         assertThat(exports(finder, "org.rpcrdma4j.fabric.efa")).containsExactly("org.rpcrdma4j.fabric.efa");
@@ -71,7 +76,11 @@ class ModulePathTest {
             for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
                 Path candidate = Path.of(entry);
                 boolean classes = candidate.endsWith(Path.of(name, "target", "classes"));
-                if (classes || candidate.getFileName().toString().startsWith(name + "-")) {
+                String file = candidate.getFileName().toString();
+                // a jar is NAME-VERSION.jar: "netty-transport" must not find netty-transport-classes-epoll
+                boolean jar = file.startsWith(name + "-") && file.length() > name.length() + 1
+                        && Character.isDigit(file.charAt(name.length() + 1));
+                if (classes || jar) {
                     found = candidate;
                     break;
                 }
