@@ -1,6 +1,6 @@
 /**
- * The transport's fabric on the EFA RDM endpoint, with the simulated EFA network
- * ({@code org.rpcrdma4j.fabric.efa}), found by the name {@code sim}.
+ * The transport's fabric on the EFA RDM endpoint ({@code org.rpcrdma4j.fabric.efa}): on the simulated
+ * EFA network, found by the name {@code sim}, and on the UDP device, found by the name {@code udp}.
  */
 module org.rpcrdma4j.fabric.efa {
     requires transitive org.rpcrdma4j.transport;
@@ -9,5 +9,6 @@ module org.rpcrdma4j.fabric.efa {
 
     exports org.rpcrdma4j.fabric.efa;
 
-    provides org.rpcrdma4j.fabric.FabricProvider with org.rpcrdma4j.fabric.efa.SimFabricProvider;
+    provides org.rpcrdma4j.fabric.FabricProvider
+            with org.rpcrdma4j.fabric.efa.SimFabricProvider, org.rpcrdma4j.fabric.efa.UdpFabricProvider;
 }

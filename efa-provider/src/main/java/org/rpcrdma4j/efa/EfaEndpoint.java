@@ -175,6 +175,11 @@ public final class EfaEndpoint implements AutoCloseable {
         return device.registerMemory(memory, access);
     }
 
+    /** @return whether {@link #close} was called: the endpoint and its device have released everything */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /**
      * Deregisters memory.
      *

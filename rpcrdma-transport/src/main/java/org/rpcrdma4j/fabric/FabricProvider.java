@@ -40,4 +40,12 @@ public interface FabricProvider {
      *                                  listeners cannot be named in text
      */
     FabricAddress peer(String text);
+
+    /**
+     * @param address an address of a fabric this provider opened
+     * @return it as text that {@link #peer} reads back, to give to peers (a server prints it)
+     */
+    default String format(FabricAddress address) {
+        return address.toString();
+    }
 }

@@ -62,10 +62,10 @@ class ModulePathTest {
         assertThat(transport.isExported("org.rpcrdma4j.transport.conn")).isFalse();
         assertThat(layer.findModule("org.rpcrdma4j.efa").orElseThrow().isExported("org.rpcrdma4j.efa.endpoint"))
                 .isFalse();
-        // the fabric module provides its fabric by name, as the testbed finds it
+        // the fabric module provides its fabrics by name, as the testbed finds them
         Class<?> provider = Class.forName(transport, "org.rpcrdma4j.fabric.FabricProvider");
         assertThat(ServiceLoader.load(layer, provider).stream().map(found -> found.type().getName()))
-                .containsExactly("org.rpcrdma4j.fabric.efa.SimFabricProvider");
+                .containsExactly("org.rpcrdma4j.fabric.efa.SimFabricProvider", "org.rpcrdma4j.fabric.efa.UdpFabricProvider");
     }
 
     /** @return the class path entries named in {@link #ENTRIES}: a module's classes directory or a jar */

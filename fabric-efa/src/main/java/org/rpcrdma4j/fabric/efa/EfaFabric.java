@@ -101,8 +101,12 @@ public final class EfaFabric implements Fabric, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EfaFabric.class);
     private static final int CONTROL_RECEIVES = 16;
-    /** Progress cycles a closing fabric gives its CLOSE and LEAVE messages before it closes the endpoint. */
-    private static final int CLOSING_CYCLES = 100_000;
+    /**
+     * How long, on the loop's clock, a closing fabric gives its CLOSE and LEAVE messages before it
+     * closes the endpoint: a peer that is gone never acknowledges them (on the simulated network, 100,000
+     * steps of its clock).
+     */
+    private static final long CLOSING_NANOS = 100_000_000;
     /** How long {@link #close} waits for the progress thread. */
     private static final long CLOSE_WAIT_S = 10;
 
@@ -126,6 +130,11 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private final ArrayDeque<ControlSend> controlWaiting = new ArrayDeque<>();
     private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
     private final Map<Integer, MemoryRegion> regions = new HashMap<>();
+    /**
+     * Registrations made before a {@link #restart}, by key, with the endpoint they were made on: they
+     * are deregistered there (the simulated device lives on), or were freed with it (a closed one).
+     */
+    private final Map<Integer, EfaEndpoint> before = new HashMap<>();
     /** The peers this fabric talked to, told when it leaves. */
     private final Set<Long> peers = new HashSet<>();
     /** The sizes of {@link #connections} and {@link #regions}, kept apart for {@link #statistics()} on any thread. */
@@ -137,7 +146,9 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     private CompletableFuture<Void> closing;
     /** The first step of {@link #close} that failed, logged when the close finishes. */
     private RuntimeException closeFailure;
-    private int closingCycles;
+    /** When a closing fabric stops waiting for its goodbyes, on the loop's clock; set by its first progress. */
+    private long closingDeadline;
+    private boolean closingStarted;
     private volatile boolean closed;
     private int lastId;
     private long nextOp;
@@ -258,7 +269,12 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
-        endpoint.deregister(region);
+        EfaEndpoint on = before.remove(registration.handle());
+        if (on == null) {
+            endpoint.deregister(region);
+        } else if (!on.isClosed()) {
+            on.deregister(region);
+        }
     }
 
     /**
@@ -306,6 +322,20 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
     }
 
+    /** @return the endpoint the fabric runs on now; progress thread only */
+    EfaEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Runs work on the fabric's progress thread and waits for its result.
+     *
+     * @throws IllegalStateException if the work threw (the cause) or the thread did not answer
+     */
+    <T> T onProgressThread(java.util.function.Supplier<T> work) {
+        return loop.call(work);
+    }
+
     /**
      * The process behind the fabric died ({@link SimulatedEfa#kill}) and tells nobody: every connection
      * ends with {@link FabricStatus#FABRIC_ERROR} and the fabric closes at once, without CLOSE or LEAVE
@@ -338,6 +368,7 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         }
         ops.clear();
         regions.clear();
+        before.clear();
         registrationCount = 0;
         loop.detach(this);
         EfaProgressLoop.runSafely(() -> onClosed.accept(this));
@@ -411,6 +442,8 @@ public final class EfaFabric implements Fabric, AutoCloseable {
      * drops everything. An acceptor stays, and serves on the new address. Progress thread only.
      */
     void restart(EfaEndpoint reborn) {
+        EfaEndpoint old = endpoint;
+        regions.keySet().forEach(key -> before.putIfAbsent(key, old));
         endpoint = reborn;
         localAddress = addressOf(reborn.address());
         List<Op> lost = new ArrayList<>(ops.values());
@@ -564,9 +597,15 @@ public final class EfaFabric implements Fabric, AutoCloseable {
 
     /** Progresses the endpoint and hands completions to the connections; loop thread only. */
     int progress(long nowNs, int pollMax) {
-        if (closing != null && (goodbyesSent() || ++closingCycles > CLOSING_CYCLES)) {
-            finishClose();
-            return 1;
+        if (closing != null) {
+            if (!closingStarted) {
+                closingStarted = true;
+                closingDeadline = nowNs + CLOSING_NANOS;
+            }
+            if (goodbyesSent() || nowNs - closingDeadline >= 0) {
+                finishClose();
+                return 1;
+            }
         }
         int work = endpoint.progress(nowNs);
         work += endpoint.pollDropped(this::onDropped);

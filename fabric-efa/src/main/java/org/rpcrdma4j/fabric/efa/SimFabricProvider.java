@@ -18,6 +18,10 @@ public final class SimFabricProvider implements FabricProvider {
     /** The networks opened so far, by seed. */
     private static final Map<Long, SimulatedEfa> NETWORKS = new HashMap<>();
 
+    /** What {@link java.util.ServiceLoader} makes; it opens nothing. */
+    public SimFabricProvider() {
+    }
+
     @Override
     public String name() {
         return "sim";

@@ -18,7 +18,7 @@ class SimFabricProviderTest {
 
         assertThat(sim).isInstanceOf(SimFabricProvider.class);
         assertThat(sim.needsListenAddress()).isFalse();
-        assertThat(Fabrics.found().providers()).extracting(FabricProvider::name).containsExactly("sim");
+        assertThat(Fabrics.found().providers()).extracting(FabricProvider::name).containsExactly("sim", "udp");
         assertThat(Fabrics.found().failures()).isEmpty();
     }
 
@@ -45,7 +45,7 @@ class SimFabricProviderTest {
 
     @Test
     void anUnknownNameListsTheFabricsFound() {
-        assertThatThrownBy(() -> Fabrics.named("udp"))
-                .hasMessage("no fabric named udp is here; found: sim");
+        assertThatThrownBy(() -> Fabrics.named("verbs"))
+                .hasMessage("no fabric named verbs is here; found: sim, udp");
     }
 }

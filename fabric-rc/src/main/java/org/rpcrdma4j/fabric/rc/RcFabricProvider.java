@@ -14,6 +14,10 @@ import org.rpcrdma4j.verbs.VerbsException;
  */
 public final class RcFabricProvider implements FabricProvider {
 
+    /** What {@link java.util.ServiceLoader} makes; it opens nothing. */
+    public RcFabricProvider() {
+    }
+
     @Override
     public String name() {
         return "verbs";
@@ -42,6 +46,14 @@ public final class RcFabricProvider implements FabricProvider {
     @Override
     public FabricAddress peer(String text) {
         return RcFabric.addressOf(parse(text));
+    }
+
+    /** @return {@code ADDRESS:PORT} ({@code [IPv6]:PORT}), what {@link #peer} reads */
+    @Override
+    public String format(FabricAddress address) {
+        InetSocketAddress socket = RcFabric.socketAddressOf(address);
+        String host = socket.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + socket.getPort();
     }
 
     /**

@@ -68,7 +68,8 @@ public final class DemoCommand implements Callable<Integer> {
     private String server;
 
     @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]",
-            description = "Without --server, where this JVM's server listens, for a fabric that needs it (verbs).")
+            description = "Where this JVM's fabric binds, for a fabric that needs it: without --server the server's "
+                    + "(verbs, udp), with it the client's (udp).")
     private String listen;
 
     @Option(names = "--export", paramLabel = "PATH",
@@ -131,7 +132,10 @@ public final class DemoCommand implements Callable<Integer> {
         }
         Fabric client;
         try {
-            client = provider.open(options);
+            // a fabric that only connects, unless it must bind an address of this host (udp)
+            client = provider.open(options.listening(listen));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--fabric " + fabric + ": " + e.getMessage());
         } catch (Exception e) {
             err.println("testbed demo: cannot open the " + fabric + " fabric: " + e.getMessage());
             return 1;

@@ -35,6 +35,9 @@ import picocli.CommandLine.Spec;
                     + "mount.nfs asks rpcbind for MOUNT and talks it over TCP even with proto=rdma. Mount with "
                     + "'mount -o vers=3,proto=rdma,port=20049,nolock ADDRESS:DIR /mnt'. Needs JDK 22+, the "
                     + "fabric-rc and verbs jars on the class path and --enable-native-access=ALL-UNNAMED.",
+            "--fabric udp: the EFA RDM endpoint on the UDP device bound to --listen (port 0: any), plus MOUNT "
+                    + "over TCP as with verbs; it prints the address a client gives 'demo --server', its connid "
+                    + "included.",
             "--fabric sim: on the simulated EFA device inside this JVM, reachable by nothing outside it.",
             "Exits 1 if the service could not start; stopped by a signal, it exits as any JVM does (130 for "
                     + "SIGINT, 143 for SIGTERM) after the summary."
@@ -85,8 +88,8 @@ public final class ServeCommand implements Callable<Integer> {
         }
         // MOUNT and rpcbind over TCP where the fabric listens on an IP address of this host
         InetAddress tcp = listen == null ? null : on.localAddress().inetAddress();
-        return serve(out, on, dir, tcp, dir + " on the " + fabric + " fabric at " + (listen == null
-                ? on.localAddress() : listen + " (rdma), MOUNT and rpcbind on tcp"));
+        return serve(out, on, dir, tcp, dir + " on the " + fabric + " fabric at " + provider.format(on.localAddress())
+                + (tcp == null ? "" : ", MOUNT and rpcbind on tcp"));
     }
 
     /** Serves until the JVM is asked to stop; a shutdown hook stops the service and prints the summary. */

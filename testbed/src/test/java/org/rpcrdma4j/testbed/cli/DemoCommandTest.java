@@ -79,7 +79,7 @@ class DemoCommandTest {
 
         assertThat(noModule).isEqualTo(1);
         assertThat(serverOnSim).isEqualTo(2);
-        assertThat(err.toString()).contains("testbed demo: no fabric named verbs is here; found: sim")
+        assertThat(err.toString()).contains("testbed demo: no fabric named verbs is here; found: sim, udp")
                 .contains("--server with --fabric sim: a simulated fabric's listener is reached from this JVM only");
     }
 
@@ -91,6 +91,7 @@ class DemoCommandTest {
 
         assertThat(exit).isZero();
         assertThat(out.toString()).isEqualTo(String.format("sim      EFA RDM endpoints on the simulated EFA device, "
-                + "reachable from this JVM only%n"));
+                + "reachable from this JVM only%nudp      EFA RDM endpoints on the UDP device, between processes and "
+                + "hosts over UDP%n"));
     }
 }

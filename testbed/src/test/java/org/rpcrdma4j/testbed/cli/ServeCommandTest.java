@@ -47,7 +47,7 @@ class ServeCommandTest {
                 .execute("serve", "--fabric", "verbs", "--listen", "127.0.0.1", "--export", export.toString());
 
         assertThat(exit).isEqualTo(1);
-        assertThat(err.toString()).contains("testbed serve: no fabric named verbs is here; found: sim");
+        assertThat(err.toString()).contains("testbed serve: no fabric named verbs is here; found: sim, udp");
     }
 
     @Test

@@ -1,0 +1,156 @@
+package org.rpcrdma4j.fabric.efa;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import org.rpcrdma4j.efa.EfaEndpoint;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointConfig;
+import org.rpcrdma4j.efa.device.udp.UdpAddresses;
+import org.rpcrdma4j.efa.device.udp.UdpDevice;
+import org.rpcrdma4j.efa.device.udp.UdpDeviceConfig;
+import org.rpcrdma4j.fabric.BackoffIdleStrategy;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
+
+/**
+ * The fabric named {@code udp}: the EFA fabric on an EFA RDM endpoint over a {@link UdpDevice}, so
+ * between processes and hosts over plain UDP. Each fabric binds its device to the address it is
+ * given ({@code ADDRESS[:PORT]}, port 20049 when left out; port 0 picks a free one), which is its GID
+ * and QPN, and has a progress thread of its own. A peer is written as this provider formats a
+ * fabric's address, {@code ADDRESS:PORT/CONNID} (the connid in hex): as with {@code fi_av_insert},
+ * the whole raw address, connid included, travels out of band.
+ */
+public final class UdpFabricProvider implements FabricProvider {
+
+    private static final int DEFAULT_PORT = 20049;
+
+    /** What {@link java.util.ServiceLoader} makes; it opens nothing. */
+    public UdpFabricProvider() {
+    }
+
+    @Override
+    public String name() {
+        return "udp";
+    }
+
+    @Override
+    public String description() {
+        return "EFA RDM endpoints on the UDP device, between processes and hosts over UDP";
+    }
+
+    /** @return true: a device binds an address of this host, its GID, whether it serves or calls */
+    @Override
+    public boolean needsListenAddress() {
+        return true;
+    }
+
+    /**
+     * @throws IllegalArgumentException if no address is given or it cannot be parsed
+     * @throws IOException              if the device's socket cannot be bound
+     */
+    @Override
+    public Fabric open(FabricOptions options) throws IOException {
+        if (options.listen() == null) {
+            throw new IllegalArgumentException("a UDP fabric needs the address of this host to bind, its GID "
+                    + "(ADDRESS[:PORT])");
+        }
+        InetSocketAddress bind = parse(options.listen(), DEFAULT_PORT);
+        UdpDevice device = UdpDevice.open(UdpDeviceConfig.builder().withBindAddress(bind).build());
+        EfaEndpoint endpoint;
+        try {
+            endpoint = new EfaEndpoint(device, EndpointConfig.DEFAULT);
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+        // A device whose completions come from its own I/O thread is never known to be quiet: the
+        // loop keeps its backoff and never parks for good.
+        EfaProgressLoop loop = EfaProgressLoop.start("efa-udp " + bind, System::nanoTime, now -> { }, () -> false,
+                0, BackoffIdleStrategy.forProgress());
+        return loop.call(() -> loop.attach(endpoint, closed -> loop.close()));
+    }
+
+    /**
+     * @param text {@code ADDRESS:PORT/CONNID} as {@link #format} writes it ({@code [IPv6]:PORT/CONNID})
+     * @throws IllegalArgumentException if the text has no connid, or names no address
+     */
+    @Override
+    public FabricAddress peer(String text) {
+        int slash = text.lastIndexOf('/');
+        if (slash < 0) {
+            throw new IllegalArgumentException("a UDP fabric's peer is ADDRESS:PORT/CONNID, as its serve prints it; "
+                    + "the connid is missing in " + text);
+        }
+        int connid;
+        try {
+            connid = Integer.parseUnsignedInt(text.substring(slash + 1), 16);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a connid in " + text);
+        }
+        InetSocketAddress socket = parse(text.substring(0, slash), DEFAULT_PORT);
+        return EfaFabric.addressOf(new EndpointAddress(UdpAddresses.gidOf(socket.getAddress()), socket.getPort(),
+                connid));
+    }
+
+    /** @return {@code ADDRESS:PORT/CONNID}, what {@link #peer} reads */
+    @Override
+    public String format(FabricAddress address) {
+        EndpointAddress endpoint = EfaFabric.endpointAddressOf(address);
+        InetSocketAddress socket = UdpAddresses.socketAddressOf(endpoint.gid(), endpoint.qpn());
+        String host = socket.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + socket.getPort() + "/"
+                + Integer.toHexString(endpoint.connid());
+    }
+
+    /**
+     * Restarts the process behind a fabric this provider opened, a fault for tests: its device closes
+     * and a new one binds the same address with a new connid, under a new endpoint (see
+     * {@link EfaFabric#restart}); every connection ends and its peers are told.
+     *
+     * @param fabric a fabric of this provider, open
+     */
+    static void restart(EfaFabric fabric) {
+        fabric.onProgressThread(() -> {
+            EfaEndpoint old = fabric.endpoint();
+            InetSocketAddress bind = UdpAddresses.socketAddressOf(old.address().gid(), old.address().qpn());
+            old.close();
+            try {
+                fabric.restart(new EfaEndpoint(UdpDevice.open(UdpDeviceConfig.builder().withBindAddress(bind)
+                        .build()), EndpointConfig.DEFAULT));
+            } catch (IOException e) {
+                throw new UncheckedIOException("binding " + bind + " again failed", e);
+            }
+            return null;
+        });
+    }
+
+    /** {@code ADDRESS[:PORT]}, {@code [IPv6]:PORT}, or a bare IPv6 address. */
+    static InetSocketAddress parse(String text, int defaultPort) {
+        String host = text;
+        int port = defaultPort;
+        int colon = text.lastIndexOf(':');
+        boolean bracketed = text.startsWith("[");
+        if (colon > 0 && (bracketed ? text.lastIndexOf(']') < colon : text.indexOf(':') == colon)) {
+            host = text.substring(0, colon);
+            try {
+                port = Integer.parseInt(text.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a port in " + text);
+            }
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port out of range in " + text);
+            }
+        }
+        if (bracketed) {
+            host = host.substring(1, host.length() - 1);
+        }
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("unknown host in " + text);
+        }
+        return address;
+    }
+}

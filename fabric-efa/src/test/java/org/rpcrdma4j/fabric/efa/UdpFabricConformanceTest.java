@@ -1,0 +1,93 @@
+package org.rpcrdma4j.fabric.efa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.conformance.ChunkConformance;
+import org.rpcrdma4j.fabric.conformance.FabricFactory;
+import org.rpcrdma4j.fabric.conformance.RpcConformance;
+import org.rpcrdma4j.fabric.conformance.SeamConformance;
+
+/**
+ * The fabric conformance kit on the EFA fabric over the UDP device: each fabric a device of its own on
+ * a loopback port, as {@code --fabric udp} opens them, the datagrams crossing the kernel's UDP.
+ */
+class UdpFabricConformanceTest {
+
+    /** Fabrics on loopback ports; a broken connection is a restarted process on the same port. */
+    private static final class UdpFabrics implements FabricFactory {
+
+        private final UdpFabricProvider provider = new UdpFabricProvider();
+        private final List<EfaFabric> fabrics = new ArrayList<>();
+
+        @Override
+        public Fabric server() {
+            try {
+                EfaFabric fabric = (EfaFabric) provider.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
+                fabrics.add(fabric);
+                return fabric;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public Fabric client() {
+            return server();
+        }
+
+        /** Closes the fabric, then checks its progress never failed. */
+        @Override
+        public void close(Fabric fabric) {
+            EfaFabric efa = (EfaFabric) fabric;
+            efa.close();
+            assertThat(efa.statistics().progressLoopFailures()).isZero();
+        }
+
+        @Override
+        public void breakConnections(Fabric fabric) {
+            UdpFabricProvider.restart((EfaFabric) fabric);
+        }
+
+        /** The endpoint completes a truncated message with an error and goes on. */
+        @Override
+        public boolean messageTooLongEndsConnection() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            fabrics.forEach(EfaFabric::close);
+        }
+    }
+
+    @Nested
+    class Seam extends SeamConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new UdpFabrics();
+        }
+    }
+
+    @Nested
+    class Chunks extends ChunkConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new UdpFabrics();
+        }
+    }
+
+    @Nested
+    class Rpc extends RpcConformance {
+        @Override
+        protected FabricFactory fabrics() {
+            return new UdpFabrics();
+        }
+    }
+}
