@@ -14,6 +14,7 @@ import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.fabric.SocketAddressText;
 
 /**
  * The fabric named {@code udp}: the EFA fabric on an EFA RDM endpoint over a {@link UdpDevice}, so
@@ -57,7 +58,7 @@ public final class UdpFabricProvider implements FabricProvider {
             throw new IllegalArgumentException("a UDP fabric needs the address of this host to bind, its GID "
                     + "(ADDRESS[:PORT])");
         }
-        InetSocketAddress bind = parse(options.listen(), DEFAULT_PORT);
+        InetSocketAddress bind = SocketAddressText.parse(options.listen(), DEFAULT_PORT);
         UdpDevice device = UdpDevice.open(UdpDeviceConfig.builder().withBindAddress(bind).build());
         EfaEndpoint endpoint;
         try {
@@ -90,7 +91,7 @@ public final class UdpFabricProvider implements FabricProvider {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a connid in " + text);
         }
-        InetSocketAddress socket = parse(text.substring(0, slash), DEFAULT_PORT);
+        InetSocketAddress socket = SocketAddressText.parse(text.substring(0, slash), DEFAULT_PORT);
         return EfaFabric.addressOf(new EndpointAddress(UdpAddresses.gidOf(socket.getAddress()), socket.getPort(),
                 connid));
     }
@@ -99,9 +100,7 @@ public final class UdpFabricProvider implements FabricProvider {
     @Override
     public String format(FabricAddress address) {
         EndpointAddress endpoint = EfaFabric.endpointAddressOf(address);
-        InetSocketAddress socket = UdpAddresses.socketAddressOf(endpoint.gid(), endpoint.qpn());
-        String host = socket.getAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + socket.getPort() + "/"
+        return SocketAddressText.format(UdpAddresses.socketAddressOf(endpoint.gid(), endpoint.qpn())) + "/"
                 + Integer.toHexString(endpoint.connid());
     }
 
@@ -125,32 +124,5 @@ public final class UdpFabricProvider implements FabricProvider {
             }
             return null;
         });
-    }
-
-    /** {@code ADDRESS[:PORT]}, {@code [IPv6]:PORT}, or a bare IPv6 address. */
-    static InetSocketAddress parse(String text, int defaultPort) {
-        String host = text;
-        int port = defaultPort;
-        int colon = text.lastIndexOf(':');
-        boolean bracketed = text.startsWith("[");
-        if (colon > 0 && (bracketed ? text.lastIndexOf(']') < colon : text.indexOf(':') == colon)) {
-            host = text.substring(0, colon);
-            try {
-                port = Integer.parseInt(text.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not a port in " + text);
-            }
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port out of range in " + text);
-            }
-        }
-        if (bracketed) {
-            host = host.substring(1, host.length() - 1);
-        }
-        InetSocketAddress address = new InetSocketAddress(host, port);
-        if (address.isUnresolved()) {
-            throw new IllegalArgumentException("unknown host in " + text);
-        }
-        return address;
     }
 }

@@ -5,6 +5,7 @@ import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.fabric.SocketAddressText;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -51,39 +52,15 @@ public final class RcFabricProvider implements FabricProvider {
     /** @return {@code ADDRESS:PORT} ({@code [IPv6]:PORT}), what {@link #peer} reads */
     @Override
     public String format(FabricAddress address) {
-        InetSocketAddress socket = RcFabric.socketAddressOf(address);
-        String host = socket.getAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + socket.getPort();
+        return SocketAddressText.format(RcFabric.socketAddressOf(address));
     }
 
     /**
      * @param text {@code ADDRESS[:PORT]}, {@code [IPv6]:PORT}, or a bare IPv6 address
      * @return the socket address, its port {@link RcFabric#NFS_RDMA_PORT} when none is given
-     * @throws IllegalArgumentException if the port is not a number from 1 to 65535 or the host is unknown
+     * @throws IllegalArgumentException if the port is not a number from 0 to 65535 or the host is unknown
      */
     static InetSocketAddress parse(String text) {
-        String host = text;
-        int port = RcFabric.NFS_RDMA_PORT;
-        int colon = text.lastIndexOf(':');
-        boolean bracketed = text.startsWith("[");
-        if (colon > 0 && (bracketed ? text.lastIndexOf(']') < colon : text.indexOf(':') == colon)) {
-            host = text.substring(0, colon);
-            try {
-                port = Integer.parseInt(text.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not a port in " + text);
-            }
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("port out of range in " + text);
-            }
-        }
-        if (bracketed) {
-            host = host.substring(1, host.length() - 1);
-        }
-        InetSocketAddress address = new InetSocketAddress(host, port);
-        if (address.isUnresolved()) {
-            throw new IllegalArgumentException("unknown host in " + text);
-        }
-        return address;
+        return SocketAddressText.parse(text, RcFabric.NFS_RDMA_PORT);
     }
 }
