@@ -21,6 +21,7 @@ import org.rpcrdma4j.efa.device.DeviceAddress;
 import org.rpcrdma4j.efa.device.DeviceAttributes;
 import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.MemoryRegistrations;
 import org.rpcrdma4j.efa.device.Opcode;
 import org.rpcrdma4j.efa.device.RmaIov;
 
@@ -44,16 +45,6 @@ import org.rpcrdma4j.efa.device.RmaIov;
  */
 public final class SimDevice implements Device {
 
-    /**
-     * Where registrations start. Above 2^63 on purpose, so that any signed comparison of
-     * addresses in a caller goes wrong in tests rather than in production (RPC-over-RDMA offsets
-     * above 2^63 are common: Linux puts the XID in their upper half).
-     */
-    static final long FIRST_REGION_ADDRESS = 0x8000_0000_0000_0000L;
-
-    /** Registrations start on page boundaries, as pinned memory does. */
-    static final long PAGE_SIZE = 4096;
-
     private final SimFabric fabric;
     private final Gid gid;
     private final int qpn;
@@ -62,7 +53,7 @@ public final class SimDevice implements Device {
     private final ArrayDeque<PostedRecv> recvQueue = new ArrayDeque<>();
     private final ArrayDeque<Completion> completionQueue = new ArrayDeque<>();
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
-    private final Map<Integer, Registration> registrations = new HashMap<>();
+    private final MemoryRegistrations registrations;
     /** What earlier incarnations made and their user has not freed yet: gone with them. */
     /** By identity: another device's handle may be equal in value (same AHN, same GID). */
     private final Set<AddressHandle> goneHandles = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -74,15 +65,13 @@ public final class SimDevice implements Device {
     private int sendQueueUsed;
     private int recvQueueUsed;
     private int nextAhn = 1;
-    private int nextKey;
-    private long nextAddress = FIRST_REGION_ADDRESS;
 
     SimDevice(SimFabric fabric, Gid gid, int qpn, int qkey, int firstKey, SimDeviceConfig config) {
         this.fabric = fabric;
         this.gid = gid;
         this.qpn = qpn;
         this.qkey = qkey;
-        this.nextKey = firstKey;
+        this.registrations = new MemoryRegistrations(firstKey, config.maxRegistrations());
         this.config = config;
         this.attributes = config.attributes();
         for (DropReason reason : DropReason.values()) {
@@ -139,19 +128,7 @@ public final class SimDevice implements Device {
     @Override
     public MemoryRegion registerMemory(ByteBuffer memory, Set<Access> access) {
         requireOpen();
-        Objects.requireNonNull(memory, "memory");
-        Objects.requireNonNull(access, "access");
-        if (memory.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
-            throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
-        }
-        if (registrations.size() >= config.maxRegistrations()) {
-            return null;
-        }
-        final MemoryRegion region = new MemoryRegion(nextKey++, nextAddress, memory.remaining(), access);
-        // Move past the region to a page boundary with a gap, so no two registrations touch.
-        nextAddress += (region.length() / PAGE_SIZE + 1) * PAGE_SIZE;
-        registrations.put(region.key(), new Registration(region, memory.slice()));
-        return region;
+        return registrations.register(memory, access);
     }
 
     @Override
@@ -161,11 +138,9 @@ public final class SimDevice implements Device {
         if (goneRegions.remove(region)) {
             return;
         }
-        final Registration registration = registrations.get(region.key());
-        if (registration == null || !registration.region().equals(region)) {
+        if (!registrations.deregister(region)) {
             throw new IllegalArgumentException("not registered with " + this + ": " + region);
         }
-        registrations.remove(region.key());
     }
 
     @Override
@@ -332,10 +307,7 @@ public final class SimDevice implements Device {
         completionQueue.clear();
         goneHandles.addAll(handles.values());
         handles.clear();
-        for (Registration registration : registrations.values()) {
-            goneRegions.add(registration.region());
-        }
-        registrations.clear();
+        goneRegions.addAll(registrations.clear());
         sendQueueUsed = 0;
         recvQueueUsed = 0;
     }
@@ -462,27 +434,12 @@ public final class SimDevice implements Device {
 
     /** @return the local bytes of an RDMA request, or null if its registration refuses them */
     private ByteBuffer localRange(WorkRequest wr, Access needed) {
-        final MemoryRegion region = wr.local();
-        final Registration registration = registrations.get(region.key());
-        final long length = wr.remote().length();
-        if (registration == null || !registration.region().equals(region)
-                || (needed != null && !region.access().contains(needed))
-                || wr.localOffset() > region.length()
-                || !region.contains(region.address() + wr.localOffset(), length)) {
-            return null;
-        }
-        return registration.memory().slice(Math.toIntExact(wr.localOffset()), Math.toIntExact(length));
+        return registrations.localRange(wr.local(), wr.localOffset(), wr.remote().length(), needed);
     }
 
     /** @return the registered bytes a peer names, or null if key, bounds or rights refuse them */
     private ByteBuffer remoteRange(RmaIov iov, Access needed) {
-        final Registration registration = registrations.get(iov.key());
-        if (registration == null || !registration.region().access().contains(needed)
-                || !registration.region().contains(iov.address(), iov.length())) {
-            return null;
-        }
-        final long offset = iov.address() - registration.region().address();
-        return registration.memory().slice(Math.toIntExact(offset), Math.toIntExact(iov.length()));
+        return registrations.remoteRange(iov.key(), iov.address(), iov.length(), needed);
     }
 
     private CompletionStatus drop(DropReason reason, CompletionStatus status) {
@@ -492,9 +449,5 @@ public final class SimDevice implements Device {
 
     /** A receive buffer waiting for a packet; the buffer is a duplicate, so its bounds are fixed. */
     private record PostedRecv(ByteBuffer buffer, long wrId) {
-    }
-
-    /** A registration and the bytes it covers. */
-    private record Registration(MemoryRegion region, ByteBuffer memory) {
     }
 }

@@ -16,6 +16,7 @@ import org.rpcrdma4j.efa.device.Capability;
 import org.rpcrdma4j.efa.device.Completion;
 import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.MemoryRegistrations;
 import org.rpcrdma4j.efa.device.Opcode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,7 +92,7 @@ final class SrdEngine {
     private final Prober prober;
     private final Counters counters;
     private final Queue<PostedRecv> receives;
-    private final Map<Integer, Registration> registrations;
+    private final MemoryRegistrations registrations;
     private final Queue<Completion> completions;
     private final Set<InetSocketAddress> refuseFrom;
     private final Map<InetSocketAddress, Peer> peers = new HashMap<>();
@@ -116,7 +117,7 @@ final class SrdEngine {
      * @param refuseFrom peers whose sends are refused with receiver-not-ready (a fault)
      */
     SrdEngine(UdpDeviceConfig config, int qkey, int mtu, DatagramSink sink, Prober prober, Counters counters,
-              Queue<PostedRecv> receives, Map<Integer, Registration> registrations, Queue<Completion> completions,
+              Queue<PostedRecv> receives, MemoryRegistrations registrations, Queue<Completion> completions,
               Set<InetSocketAddress> refuseFrom) {
         this.config = config;
         this.qkey = qkey;
@@ -348,7 +349,7 @@ final class SrdEngine {
         final long address = d.getLong(SrdFrame.ADDRESS_OFFSET);
         final long total = d.getLong(SrdFrame.TOTAL_OFFSET);
         final CompletionStatus refusal = refuseRdma(destQkey, Capability.RDMA_READ);
-        final ByteBuffer source = refusal == null ? remoteRange(rkey, address, total, Access.REMOTE_READ) : null;
+        final ByteBuffer source = refusal == null ? registrations.remoteRange(rkey, address, total, Access.REMOTE_READ) : null;
         if (refusal != null || source == null) {
             counters.add(UdpCounter.REMOTE_ACCESS_REFUSED);
             answer(peer, token, refusal != null ? refusal : CompletionStatus.REMOTE_ERROR_BAD_ADDRESS);
@@ -371,7 +372,7 @@ final class SrdEngine {
         InboundWrite write = peer.writes.get(token);
         if (write == null) {
             final CompletionStatus refusal = refuseRdma(destQkey, Capability.RDMA_WRITE);
-            final ByteBuffer target = refusal == null ? remoteRange(d.getInt(SrdFrame.RKEY_OFFSET),
+            final ByteBuffer target = refusal == null ? registrations.remoteRange(d.getInt(SrdFrame.RKEY_OFFSET),
                     d.getLong(SrdFrame.ADDRESS_OFFSET), total, Access.REMOTE_WRITE) : null;
             write = new InboundWrite(total, target);
             peer.writes.put(token, write);
@@ -430,17 +431,6 @@ final class SrdEngine {
             return CompletionStatus.REMOTE_ERROR_FEATURE_MISMATCH;
         }
         return null;
-    }
-
-    /** @return the registered bytes a peer names, or null if key, bounds or rights refuse them */
-    private ByteBuffer remoteRange(int key, long address, long length, Access needed) {
-        final Registration registration = registrations.get(key);
-        if (registration == null || !registration.region().access().contains(needed)
-                || !registration.region().contains(address, length)) {
-            return null;
-        }
-        final long offset = address - registration.region().address();
-        return registration.memory().slice((int) offset, (int) length);
     }
 
     // ---------------------------------------------------------------- acknowledgements

@@ -43,6 +43,7 @@ import org.rpcrdma4j.efa.device.DeviceAddress;
 import org.rpcrdma4j.efa.device.DeviceAttributes;
 import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.MemoryRegistrations;
 import org.rpcrdma4j.efa.device.Opcode;
 import org.rpcrdma4j.efa.device.RmaIov;
 import org.slf4j.Logger;
@@ -88,9 +89,6 @@ public final class UdpDevice implements Device {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpDevice.class);
 
-    /** Where registrations start: above 2^63, as on the simulated device, to catch signed comparisons. */
-    static final long FIRST_REGION_ADDRESS = 0x8000_0000_0000_0000L;
-    private static final long PAGE_SIZE = 4096;
     /** Datagrams one epoll read takes at most (recvmmsg). */
     private static final int DATAGRAMS_PER_READ = 16;
     private static final int RECEIVE_SIZE = 65_536;
@@ -102,7 +100,7 @@ public final class UdpDevice implements Device {
     private final String transport;
     private final Counters counters = new Counters();
     private final ConcurrentLinkedQueue<PostedRecv> receives = new ConcurrentLinkedQueue<>();
-    private final Map<Integer, Registration> registrations = new ConcurrentHashMap<>();
+    private final MemoryRegistrations registrations;
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     private final Set<InetSocketAddress> refuseFrom = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedQueue<UdpOp> commands = new ConcurrentLinkedQueue<>();
@@ -120,8 +118,6 @@ public final class UdpDevice implements Device {
     private int sendQueueUsed;
     private int recvQueueUsed;
     private int nextAhn = 1;
-    private int nextKey;
-    private long nextAddress = FIRST_REGION_ADDRESS;
 
     private UdpDevice(UdpDeviceConfig config, boolean epoll, EventLoopGroup group, Channel channel, int qkey,
                       int firstKey) {
@@ -135,7 +131,7 @@ public final class UdpDevice implements Device {
                 UdpDeviceConfig.MAX_RDMA_SIZE, config.capabilities());
         this.address = new DeviceAddress(UdpAddresses.gidOf(socketAddress.getAddress()), socketAddress.getPort(),
                 qkey);
-        this.nextKey = firstKey;
+        this.registrations = new MemoryRegistrations(firstKey, config.maxRegistrations());
         this.faults = new FaultInjector(this::write, config.faults(), config.faultSeed(), counters);
         this.engine = new SrdEngine(config, qkey, mtu, faults, Prober.ofJdk(socketAddress.getAddress()), counters,
                 receives, registrations, completions, refuseFrom);
@@ -318,29 +314,15 @@ public final class UdpDevice implements Device {
     @Override
     public MemoryRegion registerMemory(ByteBuffer memory, Set<Access> access) {
         requireOpen();
-        Objects.requireNonNull(memory, "memory");
-        Objects.requireNonNull(access, "access");
-        if (memory.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
-            throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
-        }
-        if (registrations.size() >= config.maxRegistrations()) {
-            return null;
-        }
-        final MemoryRegion region = new MemoryRegion(nextKey++, nextAddress, memory.remaining(), access);
-        nextAddress += (region.length() / PAGE_SIZE + 1) * PAGE_SIZE;
-        registrations.put(region.key(), new Registration(region, memory.slice()));
-        return region;
+        return registrations.register(memory, access);
     }
 
     @Override
     public void deregisterMemory(MemoryRegion region) {
         requireOpen();
-        Objects.requireNonNull(region, "region");
-        final Registration registration = registrations.get(region.key());
-        if (registration == null || !registration.region().equals(region)) {
+        if (!registrations.deregister(region)) {
             throw new IllegalArgumentException("not registered with " + this + ": " + region);
         }
-        registrations.remove(region.key());
     }
 
     @Override
@@ -467,16 +449,12 @@ public final class UdpDevice implements Device {
             completeAtOnce(wrId, opcode, CompletionStatus.LOCAL_ERROR_BAD_LENGTH);
             return true;
         }
-        final Registration registration = registrations.get(local.key());
-        final long length = remote.length();
-        if (registration == null || !registration.region().equals(local)
-                || (localAccess != null && !local.access().contains(localAccess))
-                || localOffset > local.length() || !local.contains(local.address() + localOffset, length)) {
+        final ByteBuffer bytes = registrations.localRange(local, localOffset, remote.length(), localAccess);
+        if (bytes == null) {
             completeAtOnce(wrId, opcode, CompletionStatus.LOCAL_ERROR_INVALID_LKEY);
             return true;
         }
-        final ByteBuffer bytes = registration.memory().slice((int) localOffset, (int) length);
-        submit(new UdpOp(opcode, wrId, to, qkey, bytes, remote, (int) length));
+        submit(new UdpOp(opcode, wrId, to, qkey, bytes, remote, bytes.remaining()));
         return true;
     }
 

@@ -12,7 +12,6 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +25,7 @@ import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.Completion;
 import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.MemoryRegion;
+import org.rpcrdma4j.efa.device.MemoryRegistrations;
 import org.rpcrdma4j.efa.device.Opcode;
 import org.rpcrdma4j.efa.device.RmaIov;
 
@@ -49,12 +49,11 @@ class SrdEngineTest {
         final InetSocketAddress address;
         final Counters counters = new Counters();
         final ConcurrentLinkedQueue<PostedRecv> receives = new ConcurrentLinkedQueue<>();
-        final Map<Integer, Registration> registrations = new ConcurrentHashMap<>();
+        final MemoryRegistrations registrations = new MemoryRegistrations(1, Integer.MAX_VALUE);
         final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
         final Set<InetSocketAddress> refuse = ConcurrentHashMap.newKeySet();
         final SrdEngine engine;
         int probeVerdict = Prober.PENDING;
-        int nextKey = 1;
 
         Node(InetSocketAddress address, int qkey, UdpDeviceConfig config) {
             this.address = address;
@@ -77,10 +76,7 @@ class SrdEngineTest {
         }
 
         MemoryRegion register(ByteBuffer memory, Set<Access> access) {
-            final MemoryRegion region = new MemoryRegion(nextKey++, 0x8000_0000_0000_0000L + nextKey * 0x100_0000L,
-                    memory.remaining(), access);
-            registrations.put(region.key(), new Registration(region, memory.slice()));
-            return region;
+            return registrations.register(memory, access);
         }
 
         List<Completion> drain() {
