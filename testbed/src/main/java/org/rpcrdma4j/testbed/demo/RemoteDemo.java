@@ -2,7 +2,6 @@ package org.rpcrdma4j.testbed.demo;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -18,11 +17,12 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.rpc.net.InetSocketAddresses;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.SocketAddressText;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
-import org.rpcrdma4j.fabric.Fabric;
-import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
@@ -83,10 +83,11 @@ public final class RemoteDemo {
             Nfs3Client mount = new Nfs3Client(connect(tcp, "MOUNT at " + mountd), auth, CALL_TIMEOUT_S,
                     TimeUnit.SECONDS);
             byte[] root = mount.mount(exportPath);
-            out.printf("MOUNT v3 over TCP at %s: %s mounted as uid %d%n", text(mountd), exportPath, auth.uid());
+            out.printf("MOUNT v3 over TCP at %s: %s mounted as uid %d%n", SocketAddressText.format(mountd), exportPath,
+                    auth.uid());
             try (RdmaRpcClient client = connectRdma(fabric, rdma, server)) {
                 out.printf("NFSv3 over RPC-over-RDMA v1 to %s (inline thresholds %d/%d, %d credits asked)%n",
-                        text(server),
+                        SocketAddressText.format(server),
                         TransportConfig.DEFAULT_INLINE_SIZE, TransportConfig.DEFAULT_INLINE_SIZE,
                         TransportConfig.DEFAULT.requesterCredits());
                 try {
@@ -115,12 +116,6 @@ public final class RemoteDemo {
         out.println(ok ? "all checks passed" : "SOME CHECKS FAILED");
         out.flush();
         return ok;
-    }
-
-    /** An address as {@code --server} takes one: {@code 10.99.0.1:20049}, {@code [fe80::1]:20049}. */
-    private static String text(InetSocketAddress address) {
-        String host = address.getAddress().getHostAddress();
-        return (address.getAddress() instanceof Inet6Address ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 
     /**
