@@ -9,10 +9,10 @@ import org.rpcrdma4j.testbed.cli.FabricsCommand;
 import org.rpcrdma4j.testbed.cli.ReplayCommand;
 import org.rpcrdma4j.testbed.cli.ServeCommand;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 /** Entry point of {@code testbed.jar}: one picocli subcommand per task. */
 @Command(

@@ -7,8 +7,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
 
 /**

@@ -1,7 +1,5 @@
 package org.rpcrdma4j.testbed.bench;
 
-import com.sun.management.OperatingSystemMXBean;
-import com.sun.management.ThreadMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -30,6 +28,8 @@ import java.util.function.LongSupplier;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;

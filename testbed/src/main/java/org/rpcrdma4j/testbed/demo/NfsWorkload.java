@@ -17,12 +17,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
 import org.rpcrdma4j.testbed.nfs.Nfs3Results.Entry;
 import org.rpcrdma4j.testbed.term.Progress;
 import org.rpcrdma4j.transport.MessageShape;
-import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.transport.TransportStatistics;
 
 /**

@@ -9,9 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.testbed.Main;
 import org.rpcrdma4j.testbed.demo.NfsWorkload;
-import org.rpcrdma4j.fabric.FabricStatistics;
 
 /**
  * {@code testbed serve}'s command line: its stop summary and the refusals (a fabric that is not on the

@@ -9,9 +9,9 @@ import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
-import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.conformance.TestProgram.Opaque;
+import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.XdrItem;
 

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Capability;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
-import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
+import org.rpcrdma4j.transport.RdmaTransportException;
 
 /**
  * Each fabric's device is built as its {@link SimDeviceConfig} says ({@link SimulatedEfa#newFabric(SimDeviceConfig)}

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
+import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 
 /**

@@ -9,8 +9,8 @@ import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointLimits;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
-import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
+import org.rpcrdma4j.transport.RdmaTransportException;
 
 /**
  * Faults put on a link while the network runs ({@link SimulatedEfa#setLinkFaults}) act on what one fabric

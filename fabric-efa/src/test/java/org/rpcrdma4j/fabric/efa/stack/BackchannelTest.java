@@ -13,12 +13,12 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.RdmaTransportException;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.fabric.conformance.BackchannelProgram;
 import org.rpcrdma4j.fabric.conformance.CallbackProgram;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /** Backward calls (RFC 8167) from a server program to the client's callback service on the simulated fabric. */

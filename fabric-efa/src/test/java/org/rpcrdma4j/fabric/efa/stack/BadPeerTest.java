@@ -7,15 +7,15 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
+import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
-import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
  * A peer that connects properly and then sends malformed RPC-over-RDMA headers gets the answers Linux

@@ -19,21 +19,21 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.conformance.ChunkProgram;
+import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
+import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.fabric.conformance.ChunkProgram;
-import org.rpcrdma4j.fabric.conformance.HangGuard;
-import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.ReadSegment;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.Segment;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
  * Every chunk combination (RFC 8166 §3.4–§3.5) end to end on the simulated fabric, with data compared

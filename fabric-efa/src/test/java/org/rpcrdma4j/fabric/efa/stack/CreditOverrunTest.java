@@ -14,16 +14,16 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.fabric.FabricStatus;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**

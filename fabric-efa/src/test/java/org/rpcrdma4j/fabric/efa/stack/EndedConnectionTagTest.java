@@ -5,15 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
-import org.rpcrdma4j.fabric.efa.SimulatedEfa;
 import org.rpcrdma4j.fabric.efa.EfaFabricStatistics;
+import org.rpcrdma4j.fabric.efa.SimulatedEfa;
 
 /**
  * Messages a peer sent on a connection that no receive took are dropped when the connection ends,

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /** Clients come and go: what each held on the server, and in this JVM, is released when it goes. */

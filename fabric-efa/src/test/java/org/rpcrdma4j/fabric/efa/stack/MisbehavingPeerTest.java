@@ -11,18 +11,18 @@ import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.FabricConnection;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.xdr.DecodedHeader;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
  * Peers that break the rules without breaking the wire format: a responder that answers a call twice

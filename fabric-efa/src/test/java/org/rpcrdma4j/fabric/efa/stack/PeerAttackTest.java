@@ -19,23 +19,23 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointLimits;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.fabric.FabricStatus;
-import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
  * Peers that attack a server beside well-behaved clients: the good clients' completed calls keep

@@ -26,15 +26,15 @@ import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.RawPeer;
+import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.fabric.conformance.HangGuard;
-import org.rpcrdma4j.fabric.conformance.TestProgram;
-import org.rpcrdma4j.fabric.efa.EfaFabric;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /** oncrpc4j programs served over RPC-over-RDMA on the simulated EFA fabric, called by oncrpc4j clients. */

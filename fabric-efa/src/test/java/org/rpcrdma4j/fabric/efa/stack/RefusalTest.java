@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.FabricStatus;
-import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /** What the transport refuses, and how: security it has no filter for, and connections beyond its limit. */
 class RefusalTest extends SimTest {

@@ -15,18 +15,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.fabric.FabricAddress;
-import org.rpcrdma4j.transport.RdmaTransportException;
-import org.rpcrdma4j.transport.ReconnectPolicy;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
-import org.rpcrdma4j.fabric.efa.SimulatedEfa;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.fabric.efa.EfaFabricStatistics;
+import org.rpcrdma4j.fabric.efa.SimulatedEfa;
+import org.rpcrdma4j.transport.RdmaTransportException;
+import org.rpcrdma4j.transport.ReconnectPolicy;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
  * A restart ({@link SimulatedEfa#restart}) is the death of a process and the start of a new one on the

@@ -17,8 +17,8 @@ import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /** {@link RdmaRpcSvcBuilder#withSameThreadIoStrategy}: programs run on the progress thread, with oncrpc4j's semantics. */

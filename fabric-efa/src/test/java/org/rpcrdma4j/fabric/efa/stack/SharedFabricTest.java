@@ -12,10 +12,10 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.fabric.Fabric;
-import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**

@@ -2,8 +2,8 @@ package org.rpcrdma4j.fabric.efa.stack;
 
 import java.io.IOException;
 import org.junit.jupiter.api.AfterEach;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 
 /** A test of a service and a client on a {@link SimHarness}: whichever of them a test started ends after it. */
 abstract class SimTest {

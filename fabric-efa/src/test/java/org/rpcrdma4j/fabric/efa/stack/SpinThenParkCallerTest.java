@@ -15,11 +15,11 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
-import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
 
 /** {@link SpinThenParkCaller}: oncrpc4j's blocking call, results and failures alike, whether the reply comes in the spin or after. */
 class SpinThenParkCallerTest extends SimTest {
