@@ -22,11 +22,11 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * <h2>Threads</h2>
  * A fabric has one progress thread. Every method of a fabric and its connections may only be called
  * on it, that is from {@link ConnectionListener} and connect-request callbacks or from commands handed
- * to {@link #execute}, except {@link #execute}, {@link #onProgressThread}, {@link #localAddress} and
- * {@link #statistics}, which never waits for the progress thread. A fabric may let the thread that
- * hands over a command run it itself while the progress thread idles, in a {@link ProgressTurn} that
- * the progress thread holds whenever it works: that thread then stands for the progress thread until
- * the command returns.
+ * to {@link #execute}, except {@link #execute}, {@link #onProgressThread}, {@link #localAddress},
+ * {@link #messageBuffers} and {@link #statistics}, which never waits for the progress thread. A
+ * fabric may let the thread that hands over a command run it itself while the progress thread idles,
+ * in a {@link ProgressTurn} that the progress thread holds whenever it works: that thread then stands
+ * for the progress thread until the command returns.
  *
  * <h2>Buffer ownership</h2>
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
@@ -92,6 +92,14 @@ public interface Fabric extends AutoCloseable {
      */
     FabricConnection connect(FabricAddress peer, ConnectPrivateData privateData, List<ByteBuffer> receives,
                              ConnectionListener listener);
+
+    /**
+     * @return where to allocate buffers this fabric sends from and receives into without copying them;
+     *     {@link MessageBuffers#HEAP} for a fabric that copies every message anyway. Any thread
+     */
+    default MessageBuffers messageBuffers() {
+        return MessageBuffers.HEAP;
+    }
 
     /**
      * Registers local memory for RDMA (RFC 8166 §3.4.3).

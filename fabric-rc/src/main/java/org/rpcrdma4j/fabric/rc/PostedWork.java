@@ -43,7 +43,7 @@ final class PostedWork {
             return context;
         }
 
-        /** @return the message slot of a receive or Send, else -1 */
+        /** @return the bounce slot of a receive or Send of heap memory, else -1 */
         int slot() {
             return slot;
         }

@@ -221,10 +221,18 @@ final class RcConnection implements FabricConnection {
             fabric.receivesPosted(1);
             return true;
         }
-        checkFits(buffer.remaining(), receiveSlots);
-        int slot = receiveSlots.take();
-        if (slot < 0) {
-            return false;
+        MemorySegment bytes = MemorySegment.ofBuffer(buffer);
+        int lkey = fabric.messages().lkey(bytes);
+        int slot = -1;
+        if (lkey < 0) {
+            // Heap memory: received in a slot and copied out.
+            checkFits(buffer.remaining(), receiveSlots);
+            slot = receiveSlots.take();
+            if (slot < 0) {
+                return false;
+            }
+            bytes = receiveSlots.slot(slot);
+            lkey = receiveSlots.lkey();
         }
         long wrId = ops.add(Kind.RECEIVE, buffer, 0, slot, null);
         fabric.receivesPosted(1);
@@ -233,8 +241,7 @@ final class RcConnection implements FabricConnection {
             return true;
         }
         try {
-            return posted(wrId, device.postReceive(id, wrId, receiveSlots.address(slot), buffer.remaining(),
-                    receiveSlots.lkey()));
+            return posted(wrId, device.postReceive(id, wrId, bytes.address(), buffer.remaining(), lkey));
         } catch (VerbsException e) {
             return failedToPost(wrId, "ibv_post_recv failed: " + e.getMessage());
         }
@@ -263,13 +270,21 @@ final class RcConnection implements FabricConnection {
         if (!readyToSend()) {
             return false;
         }
-        checkFits(message.remaining(), sendSlots);
-        int slot = sendSlots.take();
-        if (slot < 0) {
-            return false;
+        MemorySegment bytes = MemorySegment.ofBuffer(message);
+        int lkey = fabric.messages().lkey(bytes);
+        int slot = -1;
+        if (lkey < 0) {
+            // Heap memory: copied into a slot and sent from it.
+            checkFits(message.remaining(), sendSlots);
+            slot = sendSlots.take();
+            if (slot < 0) {
+                return false;
+            }
+            MemorySegment.copy(bytes, 0, sendSlots.slot(slot), 0, message.remaining());
+            fabric.memory().copied(message.remaining());
+            bytes = sendSlots.slot(slot);
+            lkey = sendSlots.lkey();
         }
-        MemorySegment.copy(MemorySegment.ofBuffer(message), 0, sendSlots.slot(slot), 0, message.remaining());
-        fabric.memory().copied(message.remaining());
         long wrId = ops.add(Kind.SEND, null, context, slot, null);
         sendsPosted(1);
         if (state == State.ENDING) {
@@ -278,9 +293,8 @@ final class RcConnection implements FabricConnection {
         }
         try {
             return posted(wrId, invalidate
-                    ? device.postSendWithInvalidate(id, wrId, sendSlots.address(slot), message.remaining(),
-                            sendSlots.lkey(), rkey)
-                    : device.postSend(id, wrId, sendSlots.address(slot), message.remaining(), sendSlots.lkey()));
+                    ? device.postSendWithInvalidate(id, wrId, bytes.address(), message.remaining(), lkey, rkey)
+                    : device.postSend(id, wrId, bytes.address(), message.remaining(), lkey));
         } catch (VerbsException e) {
             return failedToPost(wrId, "ibv_post_send failed: " + e.getMessage());
         }
@@ -509,11 +523,15 @@ final class RcConnection implements FabricConnection {
     private void release(PostedWork.Work op) {
         switch (op.kind()) {
             case RECEIVE -> {
-                receiveSlots.give(op.slot());
+                if (op.slot() >= 0) {
+                    receiveSlots.give(op.slot());
+                }
                 fabric.receivesPosted(-1);
             }
             case SEND -> {
-                sendSlots.give(op.slot());
+                if (op.slot() >= 0) {
+                    sendSlots.give(op.slot());
+                }
                 sendsPosted(-1);
             }
             case READ, WRITE -> sendsPosted(-1);
@@ -563,8 +581,10 @@ final class RcConnection implements FabricConnection {
         switch (kind) {
             case RECEIVE -> {
                 if (status.ok()) {
-                    MemorySegment.copy(receiveSlots.slot(slot), 0, MemorySegment.ofBuffer(buffer), 0, byteLength);
-                    fabric.memory().copied(byteLength);
+                    if (slot >= 0) {
+                        MemorySegment.copy(receiveSlots.slot(slot), 0, MemorySegment.ofBuffer(buffer), 0, byteLength);
+                        fabric.memory().copied(byteLength);
+                    }
                     if (state == State.CONNECTING) {
                         beforeEstablished.add(new Held(buffer, byteLength));
                     } else {

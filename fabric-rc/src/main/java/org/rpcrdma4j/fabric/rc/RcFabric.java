@@ -21,6 +21,7 @@ import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.fabric.ProgressAgent;
 import org.rpcrdma4j.fabric.ProgressRunner;
 import org.rpcrdma4j.fabric.ProgressTurn;
@@ -184,6 +185,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
     /** The RFC 8797 private data of requesters waiting for their route, for their REQ. */
     private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
     private final RcMemory memory;
+    private final RcMessageBuffers messages;
     private final Events events = new Events();
     private final ProgressRunner runner;
     private final Reaper reaper;
@@ -232,6 +234,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.bind = Objects.requireNonNull(bind, "bind");
         this.localAddress = addressOf(bind);
         this.memory = new RcMemory(device, config.chunkPoolBytes());
+        this.messages = new RcMessageBuffers(device, config.slotSize());
         this.reaper = new Reaper("rc-reaper " + bind);
         this.runner = ProgressRunner.start("rc-fabric " + bind, new Progress(), work -> Thread.onSpinWait(),
                 IDLE_SPIN_NANOS, new Sleep());
@@ -394,6 +397,17 @@ public final class RcFabric implements Fabric, AutoCloseable {
         memory.deregister(registration);
     }
 
+    /** Buffers in memory registered once, which connections receive into and send from without a copy. */
+    @Override
+    public MessageBuffers messageBuffers() {
+        return messages;
+    }
+
+    /** @return the message buffers, with the keys of their memory */
+    RcMessageBuffers messages() {
+        return messages;
+    }
+
     /** @return the fabric's memory: registrations, pools, windows' parking */
     RcMemory memory() {
         return memory;
@@ -427,6 +441,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
         gauges.put(RcGauge.WINDOW_POOL_BYTES_IN_USE, memory.windowPool().bytesInUse());
         gauges.put(RcGauge.WINDOW_POOL_BYTES_REGISTERED, memory.windowPool().registeredBytes());
         gauges.put(RcGauge.MEMORY_WINDOWS, memoryWindows);
+        gauges.put(RcGauge.MESSAGE_BUFFERS_IN_USE, messages.inUse());
+        gauges.put(RcGauge.MESSAGE_BUFFER_BYTES_REGISTERED, messages.registeredBytes());
         return new RcFabricStatistics(connectionCount, memory.registrations(), counters, events, gauges);
     }
 
@@ -600,6 +616,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
                 device.destroy(listenId);
             }
             memory.close();
+            messages.close();
             device.close();
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("shutting the RC fabric down: {}", e.toString());

@@ -17,5 +17,9 @@ public enum RcGauge {
     /** Bytes registered for the window pool: whole slabs, free or in use. */
     WINDOW_POOL_BYTES_REGISTERED,
     /** Memory windows allocated by the connections, bound or free. */
-    MEMORY_WINDOWS
+    MEMORY_WINDOWS,
+    /** Message buffers in registered memory taken by the transport and not yet given back. */
+    MESSAGE_BUFFERS_IN_USE,
+    /** Bytes registered for message buffers: whole slabs, free or in use; 0 once the fabric is closed. */
+    MESSAGE_BUFFER_BYTES_REGISTERED
 }

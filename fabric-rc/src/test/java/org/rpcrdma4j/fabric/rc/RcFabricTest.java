@@ -631,6 +631,50 @@ class RcFabricTest {
     }
 
     @Test
+    void aMessageInTheFabricsMessageBuffersIsSentAndReceivedWithoutACopy() throws Exception {
+        on(server, () -> {
+            server.listen(request -> {
+                EventRecorder recorder = new EventRecorder();
+                List<ByteBuffer> receives = List.of(server.messageBuffers().allocate(1024),
+                        server.messageBuffers().allocate(1024));
+                accepted.add(new Accepted(request.peer(), request.privateData(),
+                        request.accept(SERVER_DATA, receives, recorder), recorder));
+            });
+            return null;
+        });
+        EventRecorder clientEvents = new EventRecorder();
+        FabricConnection clientSide = connect(client, clientEvents, 2);
+        Accepted a = nextAccepted();
+        clientEvents.established.get(10, TimeUnit.SECONDS);
+        ByteBuffer message = client.messageBuffers().allocate(100);
+        assertTrue(message.isDirect(), "a buffer in the fabric's registered memory");
+        message.put("y".repeat(100).getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
+
+        on(client, () -> clientSide.send(message, 1));
+
+        // The device read the sender's buffer and wrote the receiver's: neither side copied.
+        assertEquals("received " + "y".repeat(100), a.recorder().next());
+        assertEquals("send 1 SUCCESS", clientEvents.next());
+        assertEquals(0, counter(client.statistics(), RcCounter.BYTES_COPIED));
+        assertEquals(0, counter(server.statistics(), RcCounter.BYTES_COPIED));
+        assertEquals(1, gauge(client.statistics(), RcGauge.MESSAGE_BUFFERS_IN_USE));
+        assertEquals(2, gauge(server.statistics(), RcGauge.MESSAGE_BUFFERS_IN_USE));
+        assertEquals(RcMessageBuffers.SLAB_BUFFERS * (long) CONFIG.slotSize(),
+                gauge(client.statistics(), RcGauge.MESSAGE_BUFFER_BYTES_REGISTERED), "one slab");
+
+        // A heap message still goes, through a slot: copied once.
+        on(client, () -> clientSide.send(message("z"), 2));
+        assertEquals("received z", a.recorder().next());
+        assertEquals(1, counter(client.statistics(), RcCounter.BYTES_COPIED));
+
+        client.messageBuffers().release(message);
+        assertEquals(0, gauge(client.statistics(), RcGauge.MESSAGE_BUFFERS_IN_USE));
+        // Larger than a slot: of the heap, which the fabric copies as any heap buffer.
+        assertFalse(client.messageBuffers().allocate(CONFIG.slotSize() + 1).isDirect());
+        assertEquals(0, gauge(client.statistics(), RcGauge.MESSAGE_BUFFERS_IN_USE));
+    }
+
+    @Test
     void rdmaReadAndWriteBytesAreInTheHeapBufferOnceDeregistered() throws Exception {
         acceptAll(4);
         EventRecorder clientEvents = new EventRecorder();

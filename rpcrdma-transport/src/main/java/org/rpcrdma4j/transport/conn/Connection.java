@@ -145,13 +145,13 @@ public final class Connection {
     }
 
     /**
-     * Posts a receive buffer again, emptied, unless the connection is closed. Progress thread only.
+     * Posts a receive buffer again, emptied. Progress thread only.
      *
      * @param buffer the buffer whose message was handled
      * @return false if the fabric had no room for it (the connection receives with one fewer)
      */
     boolean repost(ByteBuffer buffer) {
-        return state == State.CLOSED || fabricConnection.postReceive(buffer.clear());
+        return fabricConnection.postReceive(buffer.clear());
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.xdr.DecodeLimits;
 import org.rpcrdma4j.xdr.RpcRdmaDecodeException;
 import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * dropped. Send and RDMA completions end their work on the connection's {@link Connection#work queue}.
  *
  * <p>Buffer ownership: a received buffer belongs to the router during {@link #onMessage}; what a role
- * keeps of it, it copies ({@link #payload}, counted).
+ * keeps of it, it copies ({@link #payload}, counted). The receive buffers come from the fabric's
+ * {@link MessageBuffers}, which they go back to once the fabric returns them unused (flushed) or the
+ * connection has closed.
  *
  * <p>Progress thread only.
  */
@@ -30,6 +33,7 @@ abstract class ConnectionEvents implements ConnectionListener {
 
     /** The view of the message being handled; valid during {@link #onMessage}. */
     final RpcRdmaHeaderFlyweight header;
+    private final MessageBuffers buffers;
     private final LongAdder copied;
     private final LongAdder dropped;
     /** Set once the fabric has made the connection, before any of its events. */
@@ -37,11 +41,13 @@ abstract class ConnectionEvents implements ConnectionListener {
 
     /**
      * @param limits  the bounds on counts read from the wire
+     * @param buffers where the receive buffers come from: the fabric's
      * @param copied  counts the bytes copied out of receive buffers
      * @param dropped counts the messages dropped without an answer
      */
-    ConnectionEvents(DecodeLimits limits, LongAdder copied, LongAdder dropped) {
+    ConnectionEvents(DecodeLimits limits, MessageBuffers buffers, LongAdder copied, LongAdder dropped) {
         this.header = new RpcRdmaHeaderFlyweight(limits);
+        this.buffers = buffers;
         this.copied = copied;
         this.dropped = dropped;
     }
@@ -59,13 +65,13 @@ abstract class ConnectionEvents implements ConnectionListener {
      * @param size     the inline receive size
      * @return new receive buffers to post for a connection
      */
-    static List<ByteBuffer> receiveBuffers(int messages, int size) {
+    final List<ByteBuffer> receiveBuffers(int messages, int size) {
         int count = messages + 1;
-        List<ByteBuffer> buffers = new ArrayList<>(count);
+        List<ByteBuffer> receives = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            buffers.add(ByteBuffer.allocate(size));
+            receives.add(buffers.allocate(size));
         }
-        return buffers;
+        return receives;
     }
 
     /**
@@ -126,6 +132,8 @@ abstract class ConnectionEvents implements ConnectionListener {
             drop();
             repost(buffer);
             onOversized();
+        } else {
+            buffers.release(buffer);
         }
     }
 
@@ -140,7 +148,10 @@ abstract class ConnectionEvents implements ConnectionListener {
     }
 
     private void repost(ByteBuffer buffer) {
-        if (!connection.repost(buffer)) {
+        if (connection.state() == Connection.State.CLOSED) {
+            buffers.release(buffer);
+        } else if (!connection.repost(buffer)) {
+            buffers.release(buffer);
             LOG.warn("the fabric has no room for another receive on {}; it receives with one fewer", connection);
         }
     }

@@ -199,9 +199,9 @@ public final class Requester {
      * @return {@code null}, or why the fabric cannot open it now
      */
     private RdmaTransportException open() {
-        List<ByteBuffer> receives = ConnectionEvents.receiveBuffers(
-                credits.requested() + config.backwardResponderCredits(), config.inlineReceiveSize());
         Events events = new Events();
+        List<ByteBuffer> receives = events.receiveBuffers(
+                credits.requested() + config.backwardResponderCredits(), config.inlineReceiveSize());
         try {
             connection = new Connection(fabric.connect(responder, config.privateData(), receives, events));
         } catch (IllegalStateException e) {
@@ -445,7 +445,7 @@ public final class Requester {
     private final class Events extends ConnectionEvents {
 
         Events() {
-            super(config.decodeLimits(), copied, dropped);
+            super(config.decodeLimits(), fabric.messageBuffers(), copied, dropped);
         }
 
         /** @return whether this is the current connection's, not one replaced since */

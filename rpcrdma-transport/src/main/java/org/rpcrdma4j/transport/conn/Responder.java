@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Buffer management</h2>
  * Each connection gets receive buffers of the inline receive size when it is accepted, one per
  * credit granted, one per backward credit asked for (RFC 8167: the backward replies need receives
- * too) and a spare ({@link ConnectionEvents#receiveBuffers}), as svcrdma posts receives per connection. Received buffers are handled by each connection's
+ * too) and a spare ({@link ConnectionEvents#receiveBuffers}, from the fabric's {@code MessageBuffers}), as svcrdma posts receives per connection. Received buffers are handled by each connection's
  * {@code ConnectionEvents}: the RPC message is copied out for the worker and the buffer posted again
  * at once. A call with Read chunks is rebuilt in a new
  * array registered for the reads and deregistered when they end; the array then belongs to the
@@ -242,9 +242,9 @@ public final class Responder {
             request.reject();
             return;
         }
-        List<ByteBuffer> buffers = ConnectionEvents.receiveBuffers(
-                credits.receivesFor(1) + config.backwardRequesterCredits(), config.inlineReceiveSize());
         Served connection = new Served(InlineThresholds.of(config.privateData(), request.privateData()));
+        List<ByteBuffer> buffers = connection.receiveBuffers(
+                credits.receivesFor(1) + config.backwardRequesterCredits(), config.inlineReceiveSize());
         FabricConnection accepted = request.accept(config.privateData(), buffers, connection);
         // svcrdma's sc_snd_w_inv: the requester offered remote invalidation and the fabric can do it.
         connection.remoteInvalidation = request.privateData().remoteInvalidate() && accepted.remoteInvalidation();
@@ -264,7 +264,7 @@ public final class Responder {
         int protocolErrors;
 
         Served(InlineThresholds thresholds) {
-            super(config.decodeLimits(), copied, dropped);
+            super(config.decodeLimits(), fabric.messageBuffers(), copied, dropped);
             this.thresholds = thresholds;
         }
 
