@@ -2,7 +2,6 @@ package org.rpcrdma4j.fabric.rc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.EnumSet;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -21,7 +20,9 @@ final class BounceSlots {
     private final MemorySegment memory;
     private final RcDevice.Memory registration;
     private final int slotSize;
-    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /** The free slots' numbers, a stack in {@code free[0..freeCount)}: no boxing per post. */
+    private final int[] free;
+    private int freeCount;
 
     /**
      * @param count    slots
@@ -37,9 +38,11 @@ final class BounceSlots {
             arena.close();
             throw e;
         }
+        this.free = new int[count];
         for (int i = 0; i < count; i++) {
-            free.add(i);
+            free[i] = count - 1 - i;
         }
+        freeCount = count;
     }
 
     /** @return bytes per slot */
@@ -49,13 +52,12 @@ final class BounceSlots {
 
     /** @return a free slot, or -1 if all are in use */
     int take() {
-        Integer slot = free.poll();
-        return slot == null ? -1 : slot;
+        return freeCount == 0 ? -1 : free[--freeCount];
     }
 
     /** Returns a slot taken before. */
     void give(int slot) {
-        free.add(slot);
+        free[freeCount++] = slot;
     }
 
     /** @return the native address of a slot */
