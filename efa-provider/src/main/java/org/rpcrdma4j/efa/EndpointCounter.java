@@ -84,5 +84,15 @@ public enum EndpointCounter {
     /** Direct RDMA reads started (§4.1 "Direct read"). */
     DIRECT_READS,
     /** Direct RDMA writes started (§4.6 "Direct write"). */
-    DIRECT_WRITES
+    DIRECT_WRITES,
+    /**
+     * Message payload bytes the endpoint copied, counted at every copy: a send's bytes into its
+     * packets (EAGER_RTM, MEDIUM_RTM, LONGCTS_RTM, CTSDATA); a received packet's payload into the
+     * receive buffer or, while no receive has matched its message, into the message's staging copy;
+     * that staging copy into the receive buffer at the match; the payload of an RTM the reorder window
+     * holds (not the headers held with it). So a message that arrives before its receive counts twice
+     * at the receiver, and a packet held for the reorder window once more. Not counted: headers the
+     * endpoint writes, and bytes the device moves (packets on the wire, long-read and direct RDMA).
+     */
+    BYTES_COPIED
 }

@@ -16,6 +16,13 @@ public interface FabricStatistics {
     /** @return memory registrations held now, whoever made them */
     int registrations();
 
+    /**
+     * @return payload bytes the fabric has copied between the transport's buffers and the memory the
+     *     device reads or writes, and within its own layer (a message held before a receive takes it);
+     *     RDMA Reads and Writes and the device's own transfers are not copies
+     */
+    long bytesCopied();
+
     /** @return the fabric's own counters by name, in the order to show them */
     Map<String, Long> counters();
 

@@ -12,8 +12,12 @@ final class Counters {
     private final AtomicLongArray values = new AtomicLongArray(EndpointCounter.values().length);
 
     void increment(EndpointCounter counter) {
+        add(counter, 1);
+    }
+
+    void add(EndpointCounter counter, long n) {
         final int slot = counter.ordinal();
-        values.set(slot, values.get(slot) + 1);
+        values.set(slot, values.get(slot) + n);
     }
 
     long get(EndpointCounter counter) {

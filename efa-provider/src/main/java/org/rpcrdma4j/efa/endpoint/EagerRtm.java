@@ -1,6 +1,7 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.EagerRtmFlyweight;
 import org.rpcrdma4j.efa.wire.PacketType;
@@ -15,10 +16,12 @@ final class EagerRtm {
     private final EagerRtmFlyweight rtm = new EagerRtmFlyweight();
     private final ReqHeader header;
     private final RxSide rx;
+    private final Counters counters;
 
-    EagerRtm(ReqHeader header, RxSide rx) {
+    EagerRtm(ReqHeader header, RxSide rx, Counters counters) {
         this.header = header;
         this.rx = rx;
+        this.counters = counters;
     }
 
     /** Builds the one packet of an eager message. */
@@ -31,6 +34,7 @@ final class EagerRtm {
             rtm.tag(tx.tag);
         }
         buffer.put(at, tx.data, 0, tx.length);
+        counters.add(EndpointCounter.BYTES_COPIED, tx.length);
         packet.length = at + tx.length;
         packet.dataLength = tx.length;
         tx.bytesBuilt = tx.length;
@@ -46,7 +50,7 @@ final class EagerRtm {
         if (entry == null) {
             return;
         }
-        entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());
+        counters.add(EndpointCounter.BYTES_COPIED, entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength()));
         rx.afterData(entry);
     }
 }

@@ -79,7 +79,7 @@ final class LongCtsReceiver {
     private void start(RxEntry entry, ByteBuffer buffer, DecodedPacket packet) {
         entry.sendId = (int) rtm.sendId();
         entry.creditRequest = rtm.creditRequest();
-        entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength());
+        counters.add(EndpointCounter.BYTES_COPIED, entry.place(0, buffer, packet.payloadOffset(), packet.payloadLength()));
         entry.windowEnd = entry.bytesReceived;
         rx.afterData(entry);
     }
@@ -96,7 +96,8 @@ final class LongCtsReceiver {
             counters.increment(EndpointCounter.MALFORMED_PACKETS);
             return;
         }
-        entry.place(data.segOffset(), buffer, packet.payloadOffset(), (int) data.segLength());
+        counters.add(EndpointCounter.BYTES_COPIED,
+                entry.place(data.segOffset(), buffer, packet.payloadOffset(), (int) data.segLength()));
         rx.afterData(entry);
     }
 

@@ -85,6 +85,7 @@ final class LongCtsSender {
             rtm.tag(tx.tag);
         }
         buffer.put(at, tx.data, 0, first);
+        counters.add(EndpointCounter.BYTES_COPIED, first);
         packet.length = at + first;
         packet.dataLength = first;
         tx.bytesBuilt = first;
@@ -106,6 +107,7 @@ final class LongCtsSender {
             data.connid(Integer.toUnsignedLong(self.connid())).connidPadding(0);
         }
         buffer.put(at, tx.data, tx.bytesBuilt, segment);
+        counters.add(EndpointCounter.BYTES_COPIED, segment);
         packet.length = at + segment;
         packet.dataLength = segment;
         tx.bytesBuilt += segment;

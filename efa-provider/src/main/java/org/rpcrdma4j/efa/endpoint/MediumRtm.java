@@ -48,6 +48,7 @@ final class MediumRtm {
             rtm.tag(tx.tag);
         }
         buffer.put(at, tx.data, tx.bytesBuilt, segment);
+        counters.add(EndpointCounter.BYTES_COPIED, segment);
         packet.length = at + segment;
         packet.dataLength = segment;
         tx.bytesBuilt += segment;
@@ -73,7 +74,8 @@ final class MediumRtm {
         if (entry == null) {
             return;
         }
-        entry.place(rtm.segOffset(), buffer, packet.payloadOffset(), packet.payloadLength());
+        counters.add(EndpointCounter.BYTES_COPIED,
+                entry.place(rtm.segOffset(), buffer, packet.payloadOffset(), packet.payloadLength()));
         if (!entry.isComplete()) {
             peer.mediumInProgress.put(msgId, entry);
         }
@@ -87,7 +89,8 @@ final class MediumRtm {
             counters.increment(EndpointCounter.MALFORMED_PACKETS);
             return;
         }
-        entry.place(rtm.segOffset(), buffer, packet.payloadOffset(), packet.payloadLength());
+        counters.add(EndpointCounter.BYTES_COPIED,
+                entry.place(rtm.segOffset(), buffer, packet.payloadOffset(), packet.payloadLength()));
         rx.afterData(entry);
     }
 

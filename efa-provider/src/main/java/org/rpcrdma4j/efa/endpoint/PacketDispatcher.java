@@ -177,6 +177,7 @@ final class PacketDispatcher {
                 counters.increment(EndpointCounter.REORDERED_PACKETS);
                 final ByteBuffer copy = ByteBuffer.allocate(length);
                 copy.put(0, buffer, packet.offset(), length);
+                counters.add(EndpointCounter.BYTES_COPIED, packet.payloadLength());
                 peer.reorder.hold(msgId, new ReorderWindow.Held(copy, new DecodedPacket(packet.type(), packet.flags(),
                         0, packet.mandatoryHeaderLength(), packet.headerLength(), packet.readIovCount(),
                         packet.payloadLength())));

@@ -99,7 +99,7 @@ public final class ProgressEngine {
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
         this.selector = new ProtocolSelector(config, mtu, canRead, device.attributes().maxRdmaSize());
-        final EagerRtm eager = new EagerRtm(reqHeader, rx);
+        final EagerRtm eager = new EagerRtm(reqHeader, rx, counters);
         final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu, config.mediumMaxSize(), counters);
         final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, counters, mtu,
                 config.longCtsCredits());

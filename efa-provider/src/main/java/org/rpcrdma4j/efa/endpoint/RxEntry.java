@@ -69,17 +69,20 @@ final class RxEntry {
     /**
      * Places data at a message offset: into the application's buffer as far as it reaches, or
      * before the match into the staging copy.
+     *
+     * @return the bytes copied, those that fit
      */
-    void place(long offset, ByteBuffer from, int fromIndex, int count) {
+    int place(long offset, ByteBuffer from, int fromIndex, int count) {
         final ByteBuffer into = isMatched() ? buffer : staging;
-        final long room = into.capacity() - offset;
-        if (room > 0) {
-            into.put((int) offset, from, fromIndex, (int) Math.min(count, room));
+        final int copied = (int) Math.max(0, Math.min(count, into.capacity() - offset));
+        if (copied > 0) {
+            into.put((int) offset, from, fromIndex, copied);
         }
         bytesReceived += count;
+        return copied;
     }
 
-    /** Matches an unexpected entry to what the application posted, and hands over the staged bytes. */
+    /** Matches an entry to what the application posted. */
     void attach(RxEntry posted) {
         id = posted.id;
         buffer = posted.buffer;
@@ -88,10 +91,18 @@ final class RxEntry {
         tag = posted.tag;
         ignore = posted.ignore;
         source = posted.source;
-        if (staging != null) {
-            final int count = Math.min(staging.capacity(), buffer.capacity());
-            buffer.put(0, staging, 0, count);
-            staging = null;
-        }
+    }
+
+    /**
+     * Hands an unexpected message's staged bytes over to the receive that matched it: copies them into
+     * the application's buffer, as far as it reaches, and drops the staging copy.
+     *
+     * @return the bytes copied
+     */
+    int unstage() {
+        final int count = Math.min(staging.capacity(), buffer.capacity());
+        buffer.put(0, staging, 0, count);
+        staging = null;
+        return count;
     }
 }

@@ -82,6 +82,7 @@ final class RxSide {
             release(message.peer, 1, message.staging.capacity());
             posted.id = message.id;
             message.attach(posted);
+            counters.add(EndpointCounter.BYTES_COPIED, message.unstage());
             afterData(message);
             return true;
         }

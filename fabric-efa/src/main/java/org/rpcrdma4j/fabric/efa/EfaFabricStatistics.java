@@ -3,6 +3,7 @@ package org.rpcrdma4j.fabric.efa;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointStatistics;
 import org.rpcrdma4j.fabric.FabricStatistics;
 
@@ -22,6 +23,15 @@ public record EfaFabricStatistics(int connections, int registrations, EndpointSt
     public static final String PROGRESS_LOOP_FAILURES = "PROGRESS_LOOP_FAILURES";
     /** The name of {@link #overrunConnections} among {@link #counters()}. */
     public static final String OVERRUN_CONNECTIONS = "OVERRUN_CONNECTIONS";
+
+    /**
+     * @return the endpoint's {@link EndpointCounter#BYTES_COPIED}, its connections' messages and the
+     *     fabric's control messages: the fabric hands the endpoint the transport's buffers as they are
+     */
+    @Override
+    public long bytesCopied() {
+        return endpoint.counter(EndpointCounter.BYTES_COPIED);
+    }
 
     /** @return the endpoint's counters by their names, then {@link #PROGRESS_LOOP_FAILURES} and {@link #OVERRUN_CONNECTIONS} */
     @Override

@@ -2,7 +2,11 @@ package org.rpcrdma4j.fabric.efa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.rpcrdma4j.fabric.conformance.FabricCalls.on;
+import static org.rpcrdma4j.fabric.conformance.FabricCalls.receives;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -14,11 +18,17 @@ import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.EndpointCounter;
+import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.conformance.EventRecorder;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 
-/** A monitor reads a fabric's statistics while its progress thread is stuck, and is answered at once. */
+/**
+ * A monitor reads a fabric's statistics while its progress thread is stuck, and is answered at once; a
+ * message over a connection shows in both ends' bytes copied.
+ */
 class EfaFabricStatisticsTest {
 
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
@@ -61,6 +71,36 @@ class EfaFabricStatisticsTest {
             }
         } finally {
             workers.shutdownNow();
+        }
+    }
+
+    @Test
+    void aMessageIsCopiedOnceAtEachEndOfItsConnection() throws Exception {
+        ConnectPrivateData data = new ConnectPrivateData(false, 4096, 4096);
+        String text = "x".repeat(1000);
+        try (SimulatedEfa network = SimulatedEfa.start(SEED);
+             EfaFabric server = network.newFabric();
+             EfaFabric client = network.newFabric()) {
+            EventRecorder serverEvents = new EventRecorder();
+            on(server, () -> {
+                server.listen(request -> request.accept(data, receives(1, 4096), serverEvents));
+                return null;
+            });
+            EventRecorder clientEvents = new EventRecorder();
+            FabricConnection clientSide = on(client,
+                    () -> client.connect(server.localAddress(), data, receives(1, 4096), clientEvents));
+            clientEvents.established.get(HANG_GUARD_S, TimeUnit.SECONDS);
+            serverEvents.established.get(HANG_GUARD_S, TimeUnit.SECONDS);
+            long sent = client.statistics().bytesCopied();
+            long received = server.statistics().bytesCopied();
+
+            on(client, () -> clientSide.send(ByteBuffer.wrap(text.getBytes(StandardCharsets.ISO_8859_1)), 1));
+
+            assertThat(clientEvents.next()).isEqualTo("send 1 SUCCESS");
+            assertThat(serverEvents.next()).isEqualTo("received " + text);
+            // Into the eager packet at the client, out of it into the posted receive at the server.
+            assertThat(client.statistics().bytesCopied() - sent).isEqualTo(text.length());
+            assertThat(server.statistics().bytesCopied() - received).isEqualTo(text.length());
         }
     }
 }

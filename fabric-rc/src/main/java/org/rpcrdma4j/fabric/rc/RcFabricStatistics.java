@@ -59,6 +59,12 @@ public record RcFabricStatistics(int connections, int registrations, Map<RcCount
         return levels.get(gauge);
     }
 
+    /** @return the {@link RcCounter#BYTES_COPIED} count: messages through slots, chunks through copies */
+    @Override
+    public long bytesCopied() {
+        return counter(RcCounter.BYTES_COPIED);
+    }
+
     /** @return the {@link RcCounter}s by name, then the RDMA-CM events under what {@code rdma_event_str} calls them */
     @Override
     public Map<String, Long> counters() {

@@ -397,6 +397,26 @@ class RcFabricTest {
     }
 
     @Test
+    void bytesCopiedCountsTheSendIntoASlotAndTheReceiveOutOfOne() throws Exception {
+        EventRecorder clientEvents = new EventRecorder();
+        Sides sides = connectedSides(clientEvents);
+        assertEquals(0, client.statistics().bytesCopied(), "connecting copies no payload");
+        assertEquals(0, server.statistics().bytesCopied(), "connecting copies no payload");
+        String text = "x".repeat(1000);
+
+        assertTrue(on(client, () -> sides.client().send(message(text), 1)));
+        assertEquals("send 1 SUCCESS", clientEvents.next());
+        assertEquals("received " + text, sides.server().recorder().next());
+
+        RcFabricStatistics sent = client.statistics();
+        RcFabricStatistics received = server.statistics();
+        assertEquals(1000, sent.bytesCopied(), "the client's copy into its send slot");
+        assertEquals(1000, received.bytesCopied(), "the server's copy out of its receive slot");
+        assertEquals(counter(sent, RcCounter.BYTES_COPIED), sent.bytesCopied());
+        assertEquals(counter(received, RcCounter.BYTES_COPIED), received.bytesCopied());
+    }
+
+    @Test
     void statisticsAnswerAtOnceWhileTheProgressThreadIsStuck() throws Exception {
         EventRecorder clientEvents = new EventRecorder();
         Accepted a = connectedPair(5, clientEvents, 6);

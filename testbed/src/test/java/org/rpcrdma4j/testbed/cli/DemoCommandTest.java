@@ -44,7 +44,8 @@ class DemoCommandTest {
                         + "entries")
                 .containsPattern("calls: +inline \\d+, Read chunks [1-9]\\d*, Position-zero \\d+; provided Write chunks [1-9]")
                 .containsPattern("replies: inline \\d+, data in Write chunks [1-9]\\d*, whole in Reply chunks [1-9]")
-                .containsPattern("  server: fabric: \\d+ connections, .*EAGER_MESSAGES_SENT=[1-9].*DIRECT_READS=[1-9]")
+                .containsPattern("  server: fabric: \\d+ connections, .*EAGER_MESSAGES_SENT=[1-9].*DIRECT_READS=[1-9].*"
+                        + "BYTES_COPIED=[1-9]")
                 .endsWith("all checks passed" + System.lineSeparator());
     }
 

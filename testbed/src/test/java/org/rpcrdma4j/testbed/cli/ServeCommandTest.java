@@ -20,22 +20,23 @@ import org.rpcrdma4j.testbed.demo.NfsWorkload;
 class ServeCommandTest {
 
     /** A fabric's figures as any fabric gives them. */
-    private record Figures(int connections, int registrations, Map<String, Long> counters, Map<String, Long> gauges)
-            implements FabricStatistics {
+    private record Figures(int connections, int registrations, long bytesCopied, Map<String, Long> counters,
+                           Map<String, Long> gauges) implements FabricStatistics {
     }
 
     @Test
     void theStopSummaryShowsTheFabricsCountersThatAreNotZeroAndEveryGauge() {
         Map<String, Long> counters = new LinkedHashMap<>();
         counters.put("PER_CALL_REGISTRATIONS", 0L);
+        counters.put("BYTES_COPIED", 4096L);
         counters.put("RDMA_CM_EVENT_ESTABLISHED", 3L);
         Map<String, Long> gauges = new LinkedHashMap<>();
         gauges.put("QUEUE_PAIRS", 0L);
         gauges.put("CHUNK_POOL_BYTES_REGISTERED", 1048576L);
 
-        assertThat(NfsWorkload.fabricSummary(new Figures(2, 1, counters, gauges)))
-                .isEqualTo("fabric: 2 connections, 1 registrations, RDMA_CM_EVENT_ESTABLISHED=3, QUEUE_PAIRS=0, "
-                        + "CHUNK_POOL_BYTES_REGISTERED=1048576");
+        assertThat(NfsWorkload.fabricSummary(new Figures(2, 1, 4096, counters, gauges)))
+                .isEqualTo("fabric: 2 connections, 1 registrations, BYTES_COPIED=4096, RDMA_CM_EVENT_ESTABLISHED=3, "
+                        + "QUEUE_PAIRS=0, CHUNK_POOL_BYTES_REGISTERED=1048576");
     }
 
     @Test
