@@ -14,14 +14,14 @@ import org.rpcrdma4j.fabric.conformance.FabricFactory;
 import org.rpcrdma4j.fabric.conformance.RpcConformance;
 import org.rpcrdma4j.fabric.conformance.SeamConformance;
 
-/** The fabric conformance kit on the RC fabric over {@link FakeRcNetwork}. */
+/** The fabric conformance kit on the RC fabric over {@link SimulatedRc}. */
 class RcFabricConformanceTest {
 
-    /** RC fabrics on devices of one fake network, each on a host of its own; a broken connection is a fatal queue pair. */
+    /** RC fabrics on devices of one simulated network, each on a host of its own; a broken connection is a fatal queue pair. */
     private static final class RcFabrics implements FabricFactory {
 
-        private final FakeRcNetwork network = new FakeRcNetwork();
-        private final Map<RcFabric, FakeRcNetwork.Device> devices = new LinkedHashMap<>();
+        private final SimulatedRc network = new SimulatedRc();
+        private final Map<RcFabric, SimulatedRc.Device> devices = new LinkedHashMap<>();
 
         @Override
         public Fabric server() {
@@ -40,7 +40,7 @@ class RcFabricConformanceTest {
             } catch (UnknownHostException e) {
                 throw new AssertionError(e);
             }
-            FakeRcNetwork.Device device = network.device(ip);
+            SimulatedRc.Device device = network.device(ip);
             RcFabric fabric = new RcFabric(device, new InetSocketAddress(ip, port), RcFabric.Config.DEFAULT);
             devices.put(fabric, device);
             return fabric;
@@ -55,7 +55,7 @@ class RcFabricConformanceTest {
 
         @Override
         public void breakConnections(Fabric fabric) {
-            FakeRcNetwork.Device device = devices.get(fabric);
+            SimulatedRc.Device device = devices.get(fabric);
             device.connectedQueuePairs().forEach(device::fatal);
         }
 
