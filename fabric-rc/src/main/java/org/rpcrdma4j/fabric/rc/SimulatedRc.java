@@ -61,7 +61,7 @@ import org.rpcrdma4j.verbs.WcStatus;
  * for the faults a device brings and the figures they check: ESTABLISHED held back, destroys that
  * block, RDMA Reads held in flight, full queues, a queue pair made fatal, the device removed, no memory
  * windows or no Send with Invalidate, smaller queue and scatter/gather limits; and what was posted,
- * sent, invalidated and left behind.
+ * sent, invalidated, failed and left behind.
  *
  * <p>One lock guards the whole network. It has no thread: a device hands its events over in
  * {@link RcDevice#poll} on the fabric's thread, and wakes that thread itself.
@@ -204,6 +204,7 @@ public final class SimulatedRc {
         private final List<Integer> invalidatedKeys = new ArrayList<>();
         private final List<Integer> sentWithInvalidate = new ArrayList<>();
         private final List<int[]> queueDepths = new ArrayList<>();
+        private final List<WcStatus> failedCompletions = new ArrayList<>();
 
         Device(InetAddress address) {
             this.address = address;
@@ -234,6 +235,9 @@ public final class SimulatedRc {
         }
 
         private void completion(Id id, long wrId, WcStatus status, int length, long invalidated) {
+            if (status != WcStatus.SUCCESS && status != WcStatus.WR_FLUSH_ERR) {
+                id.device.failedCompletions.add(status);
+            }
             int qpNum = id.qpNum;
             id.device.report(events -> events.completion(qpNum, wrId, status, length, invalidated));
         }
@@ -445,6 +449,13 @@ public final class SimulatedRc {
         List<Integer> sentWithInvalidate() {
             synchronized (SimulatedRc.this) {
                 return List.copyOf(sentWithInvalidate);
+            }
+        }
+
+        /** @return the statuses of this device's completions that failed (flushes not counted), in order */
+        List<WcStatus> failedCompletions() {
+            synchronized (SimulatedRc.this) {
+                return List.copyOf(failedCompletions);
             }
         }
 

@@ -31,6 +31,7 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -477,6 +478,7 @@ class TransportOverRcFabricTest {
             peer.send(message(call, new byte[0]));
             // The RDMA Read fails (remote access error): the server closes the connection, as svcrdma does.
             peer.awaitDisconnected();
+            assertEquals(List.of(WcStatus.REM_ACCESS_ERR), serverDevice.failedCompletions());
             othersUnharmed();
         }
     }
@@ -493,6 +495,7 @@ class TransportOverRcFabricTest {
             peer.nextMessage();
             peer.nextMessage();
             peer.awaitDisconnected();
+            assertEquals(List.of(WcStatus.RNR_RETRY_EXC_ERR), serverDevice.failedCompletions());
             othersUnharmed();
         }
     }
