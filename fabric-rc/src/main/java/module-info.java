@@ -1,7 +1,8 @@
 /**
  * The transport's fabric on RC queue pairs and RDMA-CM ({@code org.rpcrdma4j.fabric.rc}), the one the
- * Linux kernel's NFS/RDMA client and server speak, found by the name {@code verbs}. On the module path
- * it needs {@code --enable-native-access=org.rpcrdma4j.verbs}.
+ * Linux kernel's NFS/RDMA client and server speak, found by the name {@code verbs}, and on a simulated
+ * RC network in the JVM, found by the name {@code rc-sim}. On the module path the {@code verbs} fabric
+ * needs {@code --enable-native-access=org.rpcrdma4j.verbs}.
  */
 module org.rpcrdma4j.fabric.rc {
     requires transitive org.rpcrdma4j.transport;
@@ -10,5 +11,6 @@ module org.rpcrdma4j.fabric.rc {
 
     exports org.rpcrdma4j.fabric.rc;
 
-    provides org.rpcrdma4j.fabric.FabricProvider with org.rpcrdma4j.fabric.rc.RcFabricProvider;
+    provides org.rpcrdma4j.fabric.FabricProvider with org.rpcrdma4j.fabric.rc.RcFabricProvider,
+            org.rpcrdma4j.fabric.rc.RcSimFabricProvider;
 }

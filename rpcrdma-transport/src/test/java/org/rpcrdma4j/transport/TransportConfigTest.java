@@ -15,6 +15,12 @@ class TransportConfigTest {
                 .maxSegmentsPerChunk()).isEqualTo(257);
     }
 
+    /** Whether a peer may invalidate this side's keys is the fabric's to say, which binds them. */
+    @Test
+    void thePrivateDataOffersNoRemoteInvalidation() {
+        assertThat(TransportConfig.DEFAULT.privateData().remoteInvalidate()).isFalse();
+    }
+
     @Test
     void aResponderTakesWhatTheLinuxClientSendsWhateverItsOwnLargestIo() {
         assertThat(TransportConfig.DEFAULT.withMaxMessageSize(65536).maxSegmentsPerChunk())

@@ -12,9 +12,9 @@ import org.rpcrdma4j.verbs.WcStatus;
 /**
  * The verbs objects the RC fabric drives, narrowed to what it needs: RDMA-CM ids named by a number,
  * one RC queue pair per id on one shared completion queue, memory registrations, and one call that
- * hands over what happened. {@link VerbsRcDevice} is the real one over libibverbs and librdmacm; the
- * unit tests put an in-JVM fake behind it, so that the fabric's logic (connection states, completion
- * routing, flush accounting, private data) runs without an RDMA device.
+ * hands over what happened. {@link VerbsRcDevice} is the real one over libibverbs and librdmacm; a
+ * {@link SimulatedRc} network's devices are simulated in the JVM, so that the fabric's logic
+ * (connection states, completion routing, flush accounting, private data) runs without an RDMA device.
  *
  * <p>Not thread-safe: only the thread in the fabric's turn calls it, except {@link #wakeup()} and what
  * tears an ended connection down, {@link #destroy}, {@link #deallocateWindow} and {@link #deregister},

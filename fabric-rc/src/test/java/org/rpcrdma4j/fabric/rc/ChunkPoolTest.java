@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 /** The chunk pool's size classes, its bound, reuse and release. */
 class ChunkPoolTest {
 
-    private final FakeRcNetwork.Device device;
+    private final SimulatedRc.Device device;
 
     ChunkPoolTest() throws Exception {
-        device = new FakeRcNetwork().device(InetAddress.getByAddress(new byte[] {10, 0, 2, 1}));
+        device = new SimulatedRc().device(InetAddress.getByAddress(new byte[] {10, 0, 2, 1}));
     }
 
     @Test

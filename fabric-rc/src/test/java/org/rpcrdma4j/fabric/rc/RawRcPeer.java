@@ -14,7 +14,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 
 /**
- * Test helper: a requester that drives a {@link FakeRcNetwork} device by hand, below any fabric, to
+ * Test helper: a requester that drives a {@link SimulatedRc} device by hand, below any fabric, to
  * play a peer that misbehaves: garbage private data in its CM REQ, chunks it never registered, or
  * receives it never posts again. Single-threaded: each method polls the device until what it waits
  * for arrives (or a hang guard runs out).
@@ -24,7 +24,7 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
     private static final long HANG_GUARD_MS = 10_000;
     private static final int SLOT = 4096;
 
-    private final FakeRcNetwork.Device device;
+    private final SimulatedRc.Device device;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment slots;
     private final RcDevice.Memory registration;
@@ -37,7 +37,7 @@ final class RawRcPeer implements RcDevice.Events, AutoCloseable {
     private byte[] repData;
 
     /** @param device a device of its own on the network */
-    RawRcPeer(FakeRcNetwork.Device device, int slots) throws VerbsException {
+    RawRcPeer(SimulatedRc.Device device, int slots) throws VerbsException {
         this.device = device;
         this.slots = arena.allocate((long) slots * SLOT, 4096);
         this.registration = device.register(this.slots, EnumSet.of(MemoryAccess.LOCAL_WRITE));

@@ -1,12 +1,5 @@
 package org.rpcrdma4j.fabric.rc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.conformance.ChunkConformance;
@@ -14,49 +7,33 @@ import org.rpcrdma4j.fabric.conformance.FabricFactory;
 import org.rpcrdma4j.fabric.conformance.RpcConformance;
 import org.rpcrdma4j.fabric.conformance.SeamConformance;
 
-/** The fabric conformance kit on the RC fabric over {@link FakeRcNetwork}. */
+/** The fabric conformance kit on the RC fabric over {@link SimulatedRc}. */
 class RcFabricConformanceTest {
 
-    /** RC fabrics on devices of one fake network, each on a host of its own; a broken connection is a fatal queue pair. */
+    /** RC fabrics on one simulated network, each on a host of its own; a broken connection is a fatal queue pair. */
     private static final class RcFabrics implements FabricFactory {
 
-        private final FakeRcNetwork network = new FakeRcNetwork();
-        private final Map<RcFabric, FakeRcNetwork.Device> devices = new LinkedHashMap<>();
+        private final SimulatedHosts hosts = new SimulatedHosts();
 
         @Override
         public Fabric server() {
-            return open(RcFabric.NFS_RDMA_PORT);
+            return hosts.open(RcFabric.NFS_RDMA_PORT);
         }
 
         @Override
         public Fabric client() {
-            return open(0);
-        }
-
-        private RcFabric open(int port) {
-            InetAddress ip;
-            try {
-                ip = InetAddress.getByAddress(new byte[] {10, 0, 2, (byte) (devices.size() + 1)});
-            } catch (UnknownHostException e) {
-                throw new AssertionError(e);
-            }
-            FakeRcNetwork.Device device = network.device(ip);
-            RcFabric fabric = new RcFabric(device, new InetSocketAddress(ip, port), RcFabric.Config.DEFAULT);
-            devices.put(fabric, device);
-            return fabric;
+            return hosts.open(0);
         }
 
         /** Closes the fabric, then checks the device was left with no id, queue pair or registration. */
         @Override
         public void close(Fabric fabric) {
-            ((RcFabric) fabric).close();
-            assertThat(devices.get(fabric).closed()).as("the device released cleanly").isTrue();
+            hosts.close((RcFabric) fabric);
         }
 
         @Override
         public void breakConnections(Fabric fabric) {
-            FakeRcNetwork.Device device = devices.get(fabric);
-            device.connectedQueuePairs().forEach(device::fatal);
+            hosts.breakConnections((RcFabric) fabric);
         }
 
         /** The receiver's local length error puts the queue pair in the error state. */
@@ -67,7 +44,7 @@ class RcFabricConformanceTest {
 
         @Override
         public void close() {
-            devices.keySet().forEach(this::close);
+            hosts.close();
         }
     }
 

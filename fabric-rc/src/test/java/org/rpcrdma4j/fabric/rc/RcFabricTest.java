@@ -43,7 +43,7 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.Segment;
 
 /**
- * The RC fabric's logic over {@link FakeRcNetwork}: connections, routing, flushes and ends, as far as
+ * The RC fabric's logic over {@link SimulatedRc}: connections, routing, flushes and ends, as far as
  * they are verbs RC's own; what every fabric must do is the conformance kit's
  * ({@link RcFabricConformanceTest}).
  */
@@ -53,12 +53,12 @@ class RcFabricTest {
     private static final ConnectPrivateData CLIENT_DATA = new ConnectPrivateData(true, 2048, 3072);
     private static final ConnectPrivateData SERVER_DATA = new ConnectPrivateData(false, 4096, 1024);
 
-    private final FakeRcNetwork network = new FakeRcNetwork();
+    private final SimulatedRc network = new SimulatedRc();
     private final InetAddress serverIp = ip(10, 0, 0, 1);
     private final InetAddress clientIp = ip(10, 0, 0, 2);
     private final InetAddress otherIp = ip(10, 0, 0, 3);
-    private FakeRcNetwork.Device serverDevice;
-    private FakeRcNetwork.Device clientDevice;
+    private SimulatedRc.Device serverDevice;
+    private SimulatedRc.Device clientDevice;
     private RcFabric server;
     private RcFabric client;
     private final LinkedBlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
@@ -249,7 +249,7 @@ class RcFabricTest {
         RcFabric.Config patientConfig = new RcFabric.Config(CONFIG.sendDepth(), CONFIG.slotSize(),
                 CONFIG.chunkPoolBytes(), RcFabric.Config.DEFAULT_RETRY_COUNT, 7,
                 RcFabric.Config.DEFAULT_RESOLVE_TIMEOUT_MILLIS);
-        FakeRcNetwork.Device patientDevice = network.device(otherIp);
+        SimulatedRc.Device patientDevice = network.device(otherIp);
         RcFabric patient = new RcFabric(patientDevice, new InetSocketAddress(otherIp, 0), patientConfig);
         try {
             EventRecorder clientEvents = new EventRecorder();
@@ -303,7 +303,7 @@ class RcFabricTest {
     void garbageOrAbsentPrivateDataMeansTheRfcDefaults() throws Exception {
         acceptAll(1);
         // A requester of another protocol, driven by hand on a device of its own.
-        FakeRcNetwork.Device raw = network.device(otherIp);
+        SimulatedRc.Device raw = network.device(otherIp);
         byte[][] payloads = {
             {1, 2, 3, 4, 5, 6, 7, 8, 9}, // foreign data
             {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 2, 0, 3, 3}, // RFC 8797's magic, another version
@@ -1414,10 +1414,10 @@ class RcFabricTest {
 
     @Test
     void privateDataIsRecognisedByItsMagicInAPaddedRoom() {
-        byte[] req = new byte[FakeRcNetwork.REQ_ROOM];
+        byte[] req = new byte[SimulatedRc.REQ_ROOM];
         System.arraycopy(CLIENT_DATA.toBytes(), 0, req, 0, ConnectPrivateData.ENCODED_LENGTH);
         assertEquals(CLIENT_DATA, CmPrivateData.recognise(req));
-        assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[FakeRcNetwork.REP_ROOM]));
+        assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[SimulatedRc.REP_ROOM]));
         assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[0]));
         assertEquals(ConnectPrivateData.DEFAULT, CmPrivateData.recognise(new byte[] {(byte) 0xf6, (byte) 0xab}));
     }

@@ -31,6 +31,7 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.ErrorCode;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -41,8 +42,8 @@ import org.rpcrdma4j.xdr.Segment;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
- * The transport's oncrpc4j server and client over two RC fabrics on the fake: inline calls, a long
- * call the server pulls by RDMA Read (Position-zero Read chunk) and a long reply the server RDMA-Writes
+ * The transport's oncrpc4j server and client over two RC fabrics on a simulated network: inline calls,
+ * a long call the server pulls by RDMA Read (Position-zero Read chunk) and a long reply the server RDMA-Writes
  * into the client's Reply chunk, data in a Read chunk and a Write chunk, all from and into the
  * transport's heap buffers, the client's chunks reached through memory windows. Then peers that
  * misbehave below the transport (issue 12, section 5), each beside a good client whose calls must
@@ -56,10 +57,10 @@ class TransportOverRcFabricTest {
     /** A call whose rebuilt copy at the server takes three blocks of its chunk pool. */
     private static final int SEVERAL_BLOCKS = 3_000_000;
 
-    private final FakeRcNetwork network = new FakeRcNetwork();
+    private final SimulatedRc network = new SimulatedRc();
     private final ExecutorService workers = Executors.newFixedThreadPool(2);
-    private FakeRcNetwork.Device serverDevice;
-    private FakeRcNetwork.Device clientDevice;
+    private SimulatedRc.Device serverDevice;
+    private SimulatedRc.Device clientDevice;
     private RcFabric serverFabric;
     private RcFabric clientFabric;
     private RdmaRpcSvc svc;
@@ -209,7 +210,7 @@ class TransportOverRcFabricTest {
     @Test
     void aClientWhoseConnectionIsFlushedReconnectsAndSendsItsCallsAgain() throws Exception {
         InetAddress ip = InetAddress.getByAddress(new byte[] {10, 0, 1, 5});
-        FakeRcNetwork.Device device = network.device(ip);
+        SimulatedRc.Device device = network.device(ip);
         RcFabric fabric = new RcFabric(device, new InetSocketAddress(ip, 0), RcFabric.Config.DEFAULT);
         ExecutorService callers = Executors.newFixedThreadPool(3);
         try (RdmaRpcClient again = RdmaRpcClient.builder(fabric, serverFabric.localAddress())
@@ -324,8 +325,8 @@ class TransportOverRcFabricTest {
     }
 
     /**
-     * Memory no peer may touch has rkey 0 on rxe (the fake does the same): the server's RDMA Read
-     * targets of calls in flight together share that key and must still be told apart.
+     * Memory no peer may touch has rkey 0 on rxe (the simulated device does the same): the server's RDMA
+     * Read targets of calls in flight together share that key and must still be told apart.
      */
     @Test
     void chunkedCallsInFlightTogetherArriveIntact() throws Exception {
@@ -477,6 +478,7 @@ class TransportOverRcFabricTest {
             peer.send(message(call, new byte[0]));
             // The RDMA Read fails (remote access error): the server closes the connection, as svcrdma does.
             peer.awaitDisconnected();
+            assertEquals(List.of(WcStatus.REM_ACCESS_ERR), serverDevice.failedCompletions());
             othersUnharmed();
         }
     }
@@ -493,6 +495,7 @@ class TransportOverRcFabricTest {
             peer.nextMessage();
             peer.nextMessage();
             peer.awaitDisconnected();
+            assertEquals(List.of(WcStatus.RNR_RETRY_EXC_ERR), serverDevice.failedCompletions());
             othersUnharmed();
         }
     }

@@ -86,10 +86,10 @@ public final class RawPeer implements ConnectionListener {
         return accepted;
     }
 
-    /** Registers memory for the peer to read or write, as a requester's chunks. */
+    /** Registers memory for the peer of its connection to read or write, as a requester's chunks. */
     public Registration register(ByteBuffer memory, Set<MemoryAccess> access) throws Exception {
         CompletableFuture<Registration> registered = new CompletableFuture<>();
-        fabric.execute(() -> registered.complete(fabric.register(memory, access)));
+        fabric.execute(() -> registered.complete(fabric.register(connection, memory, access)));
         return registered.get(HANG_GUARD_S, TimeUnit.SECONDS);
     }
 

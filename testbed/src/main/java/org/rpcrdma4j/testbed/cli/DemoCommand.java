@@ -39,8 +39,9 @@ import picocli.CommandLine.Spec;
                     + "then print what moved how (inline, Read, Write and Reply chunks).",
             "Without --server: serve the NFSv3 test service in this JVM on the fabric and mount it. With --fabric "
                     + "sim (the default), on the simulated EFA device: about ten seconds of CPU time; the figures "
-                    + "measure the simulation on this CPU. A fabric whose listeners are named by address (verbs) "
-                    + "serves on --listen ADDRESS[:PORT].",
+                    + "measure the simulation on this CPU. With --fabric rc-sim, the RC fabric on a simulated RC "
+                    + "network (JDK 22+, the fabric-rc and verbs jars on the class path). A fabric whose listeners "
+                    + "are named by address (verbs) serves on --listen ADDRESS[:PORT].",
             "--fabric verbs --server ADDRESS[:PORT]: mount the server's --export as Linux's 'mount -o "
                     + "vers=3,proto=rdma' does: MOUNT over TCP at the port its rpcbind gives, NFS over an RC "
                     + "connection to PORT (default 20049) with this user's Unix credentials. Works with "

@@ -14,8 +14,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "List the fabrics found on the class path, one per line: the name --fabric takes and what it is, "
-                    + "then any that failed to load and why. The testbed's jar has sim and udp; verbs needs JDK "
-                    + "22+ and the fabric-rc and verbs jars next to it."
+                    + "then any that failed to load and why. The testbed's jar has sim and udp; verbs and rc-sim "
+                    + "need JDK 22+ and the fabric-rc and verbs jars next to it."
         })
 public final class FabricsCommand implements Callable<Integer> {
 

@@ -38,7 +38,8 @@ import picocli.CommandLine.Spec;
             "--fabric udp: the EFA RDM endpoint on the UDP device bound to --listen (port 0: any), plus MOUNT "
                     + "over TCP as with verbs; it prints the address a client gives 'demo --server', its connid "
                     + "included.",
-            "--fabric sim: on the simulated EFA device inside this JVM, reachable by nothing outside it.",
+            "--fabric sim: on the simulated EFA device inside this JVM, reachable by nothing outside it; "
+                    + "--fabric rc-sim: the same on the RC fabric over a simulated RC network.",
             "Exits 1 if the service could not start; stopped by a signal, it exits as any JVM does (130 for "
                     + "SIGINT, 143 for SIGTERM) after the summary."
         })

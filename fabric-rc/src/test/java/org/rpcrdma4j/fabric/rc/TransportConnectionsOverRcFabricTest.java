@@ -1,9 +1,8 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.fabric.rc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,34 +18,28 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.Fabric;
-import org.rpcrdma4j.fabric.FabricStatistics;
-import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
-import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.fake.RcFakeNetwork;
-import org.rpcrdma4j.xdr.HeaderEncoder;
-import org.rpcrdma4j.xdr.ReadSegment;
-import org.rpcrdma4j.xdr.RpcRdmaHeader;
-import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 
 /**
- * The transport over a connection-oriented fabric (the RC fake: RDMA-CM private data in padded
- * REQ/REP rooms, in-order delivery, RNR, remote access errors, flush on disconnect), unchanged from
- * the EFA fabric above the seam.
+ * The transport's connections over the RC fabric on a simulated network: the addresses oncrpc4j sees,
+ * a server that stops and the clients it disconnects, and a server that comes back, to which a client
+ * sends its calls again with their XIDs. The peers that lose only their own connection (a Read chunk
+ * never registered, receives never posted again) are in {@link TransportOverRcFabricTest}.
  */
-class ConnectionOrientedFabricTest {
+class TransportConnectionsOverRcFabricTest {
 
     private static final long HANG_GUARD_S = 30;
-    private static final int NFS_RDMA_PORT = 20049;
 
-    private final RcFakeNetwork network = new RcFakeNetwork();
-    private final Fabric serverFabric = network.fabric(NFS_RDMA_PORT);
+    private final SimulatedHosts hosts = new SimulatedHosts();
+    private final RcFabric serverFabric = hosts.open(RcFabric.NFS_RDMA_PORT);
     private final ExecutorService workers = Executors.newFixedThreadPool(4);
     private final ChunkProgram program = new ChunkProgram();
     private RdmaRpcSvc svc;
@@ -58,11 +51,11 @@ class ConnectionOrientedFabricTest {
                 .withRpcService(ChunkProgram.PROGRAM, program).withRpcService(TestProgram.PROGRAM, new TestProgram())
                 .withDdpPolicy(ChunkProgram.POLICY).build();
         svc.start();
-        client = connect(network.fabric(0));
+        client = connect(hosts.open(0));
     }
 
     /** A client that does not reconnect: these tests see each connection end. */
-    private RdmaRpcClient connect(Fabric fabric) throws Exception {
+    private RdmaRpcClient connect(RcFabric fabric) throws Exception {
         return RdmaRpcClient.builder(fabric, serverFabric.localAddress()).withDdpPolicy(ChunkProgram.POLICY)
                 .withReconnectPolicy(ReconnectPolicy.NEVER).withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S))
                 .connect();
@@ -75,7 +68,7 @@ class ConnectionOrientedFabricTest {
         }
         svc.stop();
         workers.shutdownNow();
-        network.close();
+        hosts.close();
     }
 
     private <T extends XdrAble> T call(RdmaRpcClient on, int procedure, XdrAble args, T result) throws Exception {
@@ -86,9 +79,9 @@ class ConnectionOrientedFabricTest {
 
     @Test
     void theServersAddressIsItsListeningPortAndEachClientItsOwn() throws Exception {
-        RdmaRpcClient second = connect(network.fabric(0));
+        RdmaRpcClient second = connect(hosts.open(0));
         try {
-            assertThat(client.transport().getRemoteSocketAddress().getPort()).isEqualTo(NFS_RDMA_PORT);
+            assertThat(client.transport().getRemoteSocketAddress().getPort()).isEqualTo(RcFabric.NFS_RDMA_PORT);
             assertThat(client.transport().getRemoteSocketAddress().getAddress().getHostAddress()).startsWith("10.0.0.");
             assertThat(client.transport().getLocalSocketAddress()).isNotEqualTo(second.transport().getLocalSocketAddress())
                     .isSameAs(client.transport().getLocalSocketAddress());
@@ -99,17 +92,17 @@ class ConnectionOrientedFabricTest {
 
     @Test
     void stoppingTheServerDisconnectsItsClients() throws Exception {
-        FabricStatistics serving = serverFabric.statistics();
+        RcFabricStatistics serving = serverFabric.statistics();
         assertThat(serving.connections()).isEqualTo(1);
         // The grant and the backward replies, plus the spare that covers the message being handled.
         TransportConfig config = TransportConfig.DEFAULT;
-        assertThat(serving.gauges().get(RcFakeNetwork.POSTED_RECEIVES))
+        assertThat(serving.gauge(RcGauge.POSTED_RECEIVES))
                 .isEqualTo(config.responderCredits() + config.backwardRequesterCredits() + 1);
         svc.stop();
         HangGuard.waitFor(() -> !client.transport().isOpen() && serverFabric.statistics().connections() == 0);
-        FabricStatistics stopped = serverFabric.statistics();
+        RcFabricStatistics stopped = serverFabric.statistics();
         assertThat(stopped.registrations()).isZero();
-        assertThat(stopped.gauges().get(RcFakeNetwork.POSTED_RECEIVES)).isZero();
+        assertThat(stopped.gauge(RcGauge.POSTED_RECEIVES)).isZero();
         assertThatThrownBy(() -> call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[1]), new XdrInt()))
                 .isInstanceOf(RdmaTransportException.class).hasMessageContaining("closed by the responder");
         svc = new RdmaRpcSvcBuilder().withFabric(serverFabric).withWorkerThreadExecutionService(workers).build();
@@ -122,7 +115,7 @@ class ConnectionOrientedFabricTest {
      */
     @Test
     void aClientWhoseServerComesBackSendsItsCallsAgainWithTheirXids() throws Exception {
-        RdmaRpcClient again = RdmaRpcClient.builder(network.fabric(0), serverFabric.localAddress())
+        RdmaRpcClient again = RdmaRpcClient.builder(hosts.open(0), serverFabric.localAddress())
                 .withDdpPolicy(ChunkProgram.POLICY)
                 .withReconnectPolicy(ReconnectPolicy.withBackoff(Duration.ofMillis(10), Duration.ofMillis(50)))
                 .withConnectTimeout(Duration.ofSeconds(HANG_GUARD_S)).connect();
@@ -161,35 +154,5 @@ class ConnectionOrientedFabricTest {
         } finally {
             again.close();
         }
-    }
-
-    @Test
-    void aReadChunkThePeerNeverRegisteredEndsThatConnectionOnly() throws Exception {
-        RawPeer raw = new RawPeer(network.fabric(0));
-        assertThat(raw.connect(serverFabric.localAddress())).isNotNull();
-        RpcRdmaHeader header = RpcRdmaHeader.nomsg(0x77, 128,
-                List.of(new ReadSegment(0, new Segment(0x7eadbeef, 8192, 0x1000))), null, null);
-        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
-        HeaderEncoder.encode(header, message, 0);
-        raw.send(message.array());
-        // The server's RDMA Read fails with a remote access error: the queue pair, so the connection, is gone.
-        assertThat(RawPeer.next(raw.ends)).isEqualTo(FabricStatus.REMOTE_ACCESS);
-        assertThat(call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[10_000]), new XdrInt()).intValue())
-                .isEqualTo(ChunkProgram.crc(new byte[10_000]));
-    }
-
-    @Test
-    void aRequesterThatStopsReceivingLosesItsConnectionAndNoOneElse() throws Exception {
-        RawPeer raw = new RawPeer(network.fabric(0));
-        assertThat(raw.connect(serverFabric.localAddress())).isNotNull();
-        // More calls than its 32 receives take replies, and it never posts them again.
-        raw.repost = false;
-        for (int i = 0; i < 60; i++) {
-            raw.send(RawPeer.echoCall(0x8000 + i, new byte[] {(byte) i}));
-        }
-        // The server's replies wait for receives until the RNR retries run out: that connection is gone.
-        assertThat(RawPeer.next(raw.ends)).isEqualTo(FabricStatus.RECEIVER_NOT_READY);
-        assertThat(call(client, ChunkProgram.SUM, new TestProgram.Opaque(new byte[5]), new XdrInt()).intValue())
-                .isEqualTo(ChunkProgram.crc(new byte[5]));
     }
 }

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.fabric.rc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,15 +15,16 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.conformance.RawPeer;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
-import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.fake.RcFakeNetwork;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.HeaderEncoder;
 import org.rpcrdma4j.xdr.Proc;
 import org.rpcrdma4j.xdr.ReadSegment;
@@ -32,18 +33,19 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
 
 /**
  * The responder's Send with Invalidate, as svcrdma sends it to a Linux client that offered remote
- * invalidation ({@code f6ab0e18 01 01 ...}): a reply invalidates the one handle its call's chunks
- * carried; two handles, no chunks, an RDMA_ERROR or a requester that did not offer it get a plain
- * Send.
+ * invalidation ({@code f6ab0e18 01 01 ...}), over the RC fabric on a simulated network: a reply
+ * invalidates the one key its call's chunks carried, the requester's memory window, which reaches
+ * nothing from then on; two keys, no chunks, an RDMA_ERROR or a requester that did not offer it get a
+ * plain Send. The Linux client is a {@link RawPeer} on an RC fabric, its chunks windows of its
+ * connection, whose fabric offers remote invalidation.
  */
 class RemoteInvalidationTest {
 
-    private static final int NFS_RDMA_PORT = 20049;
-
-    private final RcFakeNetwork network = new RcFakeNetwork();
-    private final Fabric serverFabric = network.fabric(NFS_RDMA_PORT);
+    private final SimulatedHosts hosts = new SimulatedHosts();
+    private final RcFabric serverFabric = hosts.open(RcFabric.NFS_RDMA_PORT);
+    private final RcFabric linuxFabric = hosts.open(0);
     private final ExecutorService workers = Executors.newFixedThreadPool(2);
-    private final RawPeer linux = new RawPeer(network.fabric(0));
+    private final RawPeer linux = new RawPeer(linuxFabric);
     private RdmaRpcSvc svc;
 
     @BeforeEach
@@ -59,7 +61,14 @@ class RemoteInvalidationTest {
     void tearDown() throws Exception {
         svc.stop();
         workers.shutdownNow();
-        network.close();
+        hosts.close();
+    }
+
+    /** @return the keys the server's Sends with Invalidate named, checked against those the client's device received */
+    private List<Integer> invalidations() {
+        List<Integer> sent = hosts.device(serverFabric).sentWithInvalidate();
+        assertThat(hosts.device(linuxFabric).invalidatedKeys()).as("received as sent").isEqualTo(sent);
+        return sent;
     }
 
     /** The RPC call of the test program's ECHO up to its opaque's data, which follows at 44. */
@@ -93,7 +102,7 @@ class RemoteInvalidationTest {
         linux.send(message(RpcRdmaHeader.msg(0x100, 128, null, null,
                 new ReplyChunk(List.of(reply.segment(0, 4096)))), rpc));
         assertThat(nextReply()).isEqualTo(Proc.RDMA_NOMSG);
-        assertThat(network.invalidations()).containsExactly(reply.handle());
+        assertThat(invalidations()).containsExactly(reply.handle());
     }
 
     @Test
@@ -104,7 +113,7 @@ class RemoteInvalidationTest {
         linux.send(message(RpcRdmaHeader.msg(0x101, 128, List.of(new ReadSegment(44, both.segment(0, 100))), null,
                 new ReplyChunk(List.of(both.segment(4096, 4096)))), echoHead(0x101, 100)));
         assertThat(nextReply()).isEqualTo(Proc.RDMA_NOMSG);
-        assertThat(network.invalidations()).containsExactly(both.handle());
+        assertThat(invalidations()).containsExactly(both.handle());
     }
 
     @Test
@@ -118,7 +127,7 @@ class RemoteInvalidationTest {
         rpc = ByteBuffer.allocate(52).put(echoHead(0x103, 8)).put(new byte[8]).array();
         linux.send(message(RpcRdmaHeader.msg(0x103, 128, null, null, null), rpc));
         assertThat(nextReply()).isEqualTo(Proc.RDMA_MSG);
-        assertThat(network.invalidations()).isEmpty();
+        assertThat(invalidations()).isEmpty();
     }
 
     @Test
@@ -129,24 +138,28 @@ class RemoteInvalidationTest {
         linux.send(message(RpcRdmaHeader.msg(0x104, 128, null, null, new ReplyChunk(List.of(tiny.segment(0, 8)))),
                 rpc));
         assertThat(nextReply()).isEqualTo(Proc.RDMA_ERROR);
-        assertThat(network.invalidations()).isEmpty();
+        assertThat(invalidations()).isEmpty();
     }
 
     @Test
-    void ourRequesterOffersNoRemoteInvalidationSoNothingIsInvalidated() throws Exception {
-        RdmaRpcClient client = RdmaRpcClient.builder(network.fabric(0), serverFabric.localAddress())
+    void aRequesterThatDoesNotOfferRemoteInvalidationGetsPlainSends() throws Exception {
+        // Without memory windows the RC fabric registers each chunk on its own, whose key may not be
+        // invalidated remotely, so it does not offer remote invalidation.
+        RcFabric plain = hosts.open(0);
+        hosts.device(plain).withoutMemoryWindows();
+        RdmaRpcClient client = RdmaRpcClient.builder(plain, serverFabric.localAddress())
                 .withDdpPolicy(ChunkProgram.POLICY).withConnectTimeout(Duration.ofSeconds(30)).connect();
         try {
             byte[] data = ChunkProgram.pattern(100_000);
             XdrInt crc = new XdrInt();
             new RpcCall(ChunkProgram.PROGRAM.getNumber(), ChunkProgram.PROGRAM.getVersion(), new RpcAuthTypeNone(),
                     client.transport()).call(ChunkProgram.PUT, new TestProgram.Opaque(data), crc, 30, TimeUnit.SECONDS);
-            assertThat(crc.intValue()).as("a Read chunk of one handle").isEqualTo(ChunkProgram.crc(data));
+            assertThat(crc.intValue()).as("a Read chunk of one key").isEqualTo(ChunkProgram.crc(data));
         } finally {
             client.close();
         }
-        assertThat(TransportConfig.DEFAULT.privateData().remoteInvalidate()).isFalse();
-        assertThat(network.invalidations()).isEmpty();
+        assertThat(plain.statistics().counter(RcCounter.PER_CALL_REGISTRATIONS)).isEqualTo(1);
+        assertThat(invalidations()).isEmpty();
     }
 
     /** A handle the peer could reach before is refused once a reply invalidated it. */
@@ -161,6 +174,8 @@ class RemoteInvalidationTest {
         rpc = ByteBuffer.allocate(52).put(echoHead(0x106, 8)).put(new byte[8]).array();
         linux.send(message(RpcRdmaHeader.msg(0x106, 128, null, null,
                 new ReplyChunk(List.of(reply.segment(0, 4096)))), rpc));
-        assertThat(RawPeer.next(linux.ends)).isEqualTo(FabricStatus.REMOTE_ACCESS);
+        assertThat(RawPeer.next(linux.ends)).isEqualTo(FabricStatus.CLOSED);
+        assertThat(hosts.device(serverFabric).failedCompletions()).as("the server's RDMA Write")
+                .containsExactly(WcStatus.REM_ACCESS_ERR);
     }
 }

@@ -5,7 +5,10 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,57 +23,99 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 
 /**
- * An in-JVM model of RDMA-CM and RC queue pairs behind {@link RcDevice}, for the RC fabric's unit
- * tests: hosts by IP address, ids, queue pairs, registrations checked by key, access and bounds, and
- * the semantics the fabric must cope with:
+ * A simulated RC network in this JVM: RDMA-CM and RC queue pairs as {@link RcFabric} drives them on an
+ * RDMA device, without one. A fabric {@link #open opened} on it is the real {@code RcFabric} (connection
+ * states, completion routing, flushes, private data, chunk pools and memory windows) on a simulated
+ * device of its own at the address it is given; fabrics of one network reach each other by IP address
+ * and port, and nothing outside this JVM reaches them. The fabric named {@code rc-sim}
+ * ({@link RcSimFabricProvider}) opens its fabrics on one such network.
+ *
+ * <p>What it models, so that the fabric meets what a device and RDMA-CM do:
  * <ul>
  * <li>CONNECT_REQUEST carries a 56-byte room and the requester's ESTABLISHED a 196-byte room,
- *     zero-padded, whatever was sent; no listener is a REJECTED (status 8), a reject REJECTED (28);</li>
+ *     zero-padded, whatever was sent; no listener is a REJECTED (status 8), a reject REJECTED (28); an
+ *     address no device ever had is an ADDR_ERROR;</li>
  * <li>a Send lands in the peer's oldest posted receive; longer than it, the receiver completes
  *     LOC_LEN_ERR and the sender REM_INV_REQ_ERR; no receive, it waits (RNR) while fewer Sends wait
  *     than the RNR retry count the receiver gave in its REQ or REP (7: without end), else the sender
  *     completes RNR_RETRY_EXC_ERR: at once with Linux's count of 0;</li>
  * <li>RDMA Read and Write reach only the peer's memory registered with the right right and within
  *     bounds, otherwise REM_ACCESS_ERR; a bad local key is LOC_PROT_ERR; their scatter/gather lists
- *     are filled or drained in order, and one longer than {@link Device#maxSge} is refused with
- *     EINVAL, as {@code ibv_post_send} refuses it; each request's entries are recorded
- *     ({@link Device#rdmaRequests});</li>
+ *     are filled or drained in order, and one longer than the device's limit is refused with EINVAL,
+ *     as {@code ibv_post_send} refuses it;</li>
  * <li>a failed completion puts the queue pair in the error state: everything posted, and everything
  *     posted afterwards, completes WR_FLUSH_ERR; {@code disconnect} does the same on both ends and
  *     reports DISCONNECTED to both;</li>
- * <li>a Send with Invalidate is delivered like a Send; the receiving device records the key it named
- *     ({@link Device#invalidatedKeys}), the sending one what it posted ({@link Device#sentWithInvalidate});
- *     when the key is one of the receiver's bound windows', the window is invalidated and the receive
- *     completion carries the key ({@code IBV_WC_WITH_INV}); any other key fails the receive
- *     (LOC_QP_OP_ERR) and the Send (REM_OP_ERR), and one of a window not bound is also counted
- *     ({@link Device#freeWindowInvalidations}: rxe 6.1 crashes on it);</li>
+ * <li>a Send with Invalidate is delivered like a Send; when the key is one of the receiver's bound
+ *     windows', the window is invalidated and the receive completion carries the key
+ *     ({@code IBV_WC_WITH_INV}); any other key fails the receive (LOC_QP_OP_ERR) and the Send
+ *     (REM_OP_ERR);</li>
  * <li>type 2 memory windows: bound by a work request over memory registered for windows, with the
  *     window's key index and a new low byte, only when unbound (else MW_BIND_ERR); the key reaches the
  *     bound range with the bound rights, through the queue pair it was bound on only, until a local
  *     invalidate or a Send with Invalidate; a stale key fails the peer's RDMA with REM_ACCESS_ERR;</li>
- * <li>a queue pair deeper than {@link Device#maxQueueDepth} is refused with EINVAL, as
- *     {@code max_qp_wr} refuses it;</li>
- * <li>destroying an id with a queue pair can be made to block ({@link Device#holdDestroys}), as
- *     rdma_rxe's {@code rxe_destroy_qp} has for 30-40 s, without holding up anything else.</li>
+ * <li>registered memory no peer may touch has rkey 0, as on rdma_rxe.</li>
  * </ul>
- * One lock guards the whole network; each device hands its events over in {@link RcDevice#poll}.
+ *
+ * <p>The RC fabric's own tests reach each host's device ({@link Device}, through {@code device(address)})
+ * for the faults a device brings and the figures they check: ESTABLISHED held back, destroys that
+ * block, RDMA Reads held in flight, full queues, a queue pair made fatal, the device removed, no memory
+ * windows or no Send with Invalidate, smaller queue and scatter/gather limits; and what was posted,
+ * sent, invalidated, failed and left behind.
+ *
+ * <p>One lock guards the whole network. It has no thread: a device hands its events over in
+ * {@link RcDevice#poll} on the fabric's thread, and wakes that thread itself.
  */
-final class FakeRcNetwork {
+public final class SimulatedRc {
 
+    /** The REQ's private data room, as librdmacm reports it. */
     static final int REQ_ROOM = 56;
+    /** The REP's private data room, as librdmacm reports it. */
     static final int REP_ROOM = 196;
 
     private final Map<InetSocketAddress, Id> listeners = new HashMap<>();
-    private final Map<InetAddress, Device> hosts = new HashMap<>();
+    /** Every address a device had: a host stays on the network when its fabric closes. */
+    private final Set<InetAddress> hosts = new HashSet<>();
     private int nextQp = 0x11;
     private int nextKey = 0x100;
     private int nextPort = 40000;
 
-    /** @return the device of a host with this address */
+    /** A network with no host yet. */
+    public SimulatedRc() {
+    }
+
+    /**
+     * Opens an RC fabric, with {@link RcFabric.Config#DEFAULT}, on a device of its own at {@code bind}.
+     *
+     * @param bind an IP address for the fabric, not the wildcard, and the port it listens on when asked
+     *             to ({@link RcFabric#NFS_RDMA_PORT} for NFS)
+     * @return the fabric, its progress thread running; closing it releases its device
+     * @throws IllegalArgumentException if {@code bind} has no address of its own
+     */
+    public RcFabric open(InetSocketAddress bind) {
+        return open(bind, RcFabric.Config.DEFAULT);
+    }
+
+    /**
+     * Opens an RC fabric on a device of its own at {@code bind}.
+     *
+     * @param bind   as for {@link #open(InetSocketAddress)}
+     * @param config the sizes of each connection, and its retry counts
+     * @return the fabric, its progress thread running; closing it releases its device
+     * @throws IllegalArgumentException if {@code bind} has no address of its own
+     */
+    public RcFabric open(InetSocketAddress bind, RcFabric.Config config) {
+        if (bind.isUnresolved() || bind.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("a fabric of a simulated RC network needs an address of its own, "
+                    + "not " + bind);
+        }
+        return new RcFabric(device(bind.getAddress()), bind, config);
+    }
+
+    /** @return a new device at this address, for a fabric of its own */
     synchronized Device device(InetAddress address) {
-        Device device = new Device(address);
-        hosts.put(address, device);
-        return device;
+        hosts.add(address);
+        return new Device(address);
     }
 
     /** A registration; {@code forWindows} when only windows bound over it reach it from afar. */
@@ -114,7 +159,7 @@ final class FakeRcNetwork {
         final ArrayDeque<Receive> receives = new ArrayDeque<>();
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
         /** RDMA Reads posted while the device held them, by work request id: how to carry each out. */
-        final Map<Long, Runnable> heldReads = new java.util.LinkedHashMap<>();
+        final Map<Long, Runnable> heldReads = new LinkedHashMap<>();
 
         Id(Device device, long number) {
             this.device = device;
@@ -122,13 +167,16 @@ final class FakeRcNetwork {
         }
     }
 
-    /** One host's device. */
+    /**
+     * One fabric's device: the {@link RcDevice} it drives, plus, for the RC fabric's tests, the faults a
+     * device brings (each from the call on) and the figures they check.
+     */
     final class Device implements RcDevice {
 
         private final InetAddress address;
         private final Map<Long, Id> ids = new HashMap<>();
         private final Map<Integer, Region> regions = new HashMap<>();
-        private final Map<Long, FakeRcNetwork.Window> windows = new HashMap<>();
+        private final Map<Long, SimulatedRc.Window> windows = new HashMap<>();
         private long nextWindow = 1;
         private int freeWindowInvalidations;
         private int destroyedWithBoundWindows;
@@ -138,16 +186,6 @@ final class FakeRcNetwork {
         private Consumer<Events> early;
         private final AtomicInteger awaits = new AtomicInteger();
         private final AtomicInteger wakeups = new AtomicInteger();
-
-        /** @return how many times the fabric's thread went to sleep on this device */
-        int awaits() {
-            return awaits.get();
-        }
-
-        /** @return how many times another thread woke the fabric's thread */
-        int wakeups() {
-            return wakeups.get();
-        }
         private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
         private long nextId = 1;
         private boolean closed;
@@ -162,13 +200,24 @@ final class FakeRcNetwork {
         private int fullPosts;
         private int maxReadSge = 32;
         private int maxWriteSge = 32;
-        private final java.util.List<List<Sge>> rdmaRequests = new java.util.ArrayList<>();
-        private final java.util.List<Integer> invalidatedKeys = new java.util.ArrayList<>();
-        private final java.util.List<Integer> sentWithInvalidate = new java.util.ArrayList<>();
-        private final java.util.List<int[]> queueDepths = new java.util.ArrayList<>();
+        private final List<List<Sge>> rdmaRequests = new ArrayList<>();
+        private final List<Integer> invalidatedKeys = new ArrayList<>();
+        private final List<Integer> sentWithInvalidate = new ArrayList<>();
+        private final List<int[]> queueDepths = new ArrayList<>();
+        private final List<WcStatus> failedCompletions = new ArrayList<>();
 
         Device(InetAddress address) {
             this.address = address;
+        }
+
+        /** @return how many times the fabric's thread went to sleep on this device */
+        int awaits() {
+            return awaits.get();
+        }
+
+        /** @return how many times another thread woke the fabric's thread */
+        int wakeups() {
+            return wakeups.get();
         }
 
         private void report(Consumer<Events> event) {
@@ -186,6 +235,9 @@ final class FakeRcNetwork {
         }
 
         private void completion(Id id, long wrId, WcStatus status, int length, long invalidated) {
+            if (status != WcStatus.SUCCESS && status != WcStatus.WR_FLUSH_ERR) {
+                id.device.failedCompletions.add(status);
+            }
             int qpNum = id.qpNum;
             id.device.report(events -> events.completion(qpNum, wrId, status, length, invalidated));
         }
@@ -206,21 +258,21 @@ final class FakeRcNetwork {
 
         /** @return ids not destroyed, for leak checks */
         int liveIds() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return ids.size();
             }
         }
 
         /** @return registrations not released, for leak checks */
         int liveRegistrations() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return regions.size();
             }
         }
 
         /** @return whether {@link #close()} was called */
         boolean closed() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return closed;
             }
         }
@@ -230,23 +282,26 @@ final class FakeRcNetwork {
          * when the completion queue shows the requester's first message before the CM shows the RTU.
          */
         void holdEstablished() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 holdEstablished = true;
             }
         }
 
         /** Reports the ESTABLISHED events held back. */
         void releaseEstablished() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 holdEstablished = false;
                 heldEstablished.forEach(this::report);
                 heldEstablished.clear();
             }
         }
 
-        /** From now on, destroying an id with a queue pair blocks until {@link #releaseDestroys()}. */
+        /**
+         * From now on, destroying an id with a queue pair blocks until {@link #releaseDestroys()}, as
+         * rdma_rxe's {@code rxe_destroy_qp} has for 30-40 s.
+         */
         void holdDestroys() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 destroyGate = new CountDownLatch(1);
             }
         }
@@ -254,7 +309,7 @@ final class FakeRcNetwork {
         /** Lets the blocked destroys go on, and later ones not block. */
         void releaseDestroys() {
             CountDownLatch gate;
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 gate = destroyGate;
                 destroyGate = null;
             }
@@ -265,14 +320,14 @@ final class FakeRcNetwork {
 
         /** @return destroys blocked now */
         int destroysBlocked() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return destroysBlocked;
             }
         }
 
         /** The device goes away: every connection's id hears DEVICE_REMOVAL. */
         void remove() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 for (Id id : ids.values()) {
                     if (id.hasQp) {
                         cm(id, CmEventType.DEVICE_REMOVAL, 0, new byte[0]);
@@ -286,17 +341,17 @@ final class FakeRcNetwork {
          * peer that went quiet does, until the queue pair fails (they flush) or the peer goes.
          */
         void holdReads() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 holdReads = true;
             }
         }
 
         /** Stops holding RDMA Reads and carries out those held, in order, against the peer's memory now. */
         void releaseReads() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 holdReads = false;
                 for (Id id : ids.values()) {
-                    java.util.List<Runnable> held = new java.util.ArrayList<>(id.heldReads.values());
+                    List<Runnable> held = new ArrayList<>(id.heldReads.values());
                     id.heldReads.clear();
                     held.forEach(Runnable::run);
                 }
@@ -305,49 +360,49 @@ final class FakeRcNetwork {
 
         /** @return the RDMA Reads held in flight now */
         int heldReads() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return ids.values().stream().mapToInt(id -> id.heldReads.size()).sum();
             }
         }
 
         /** Makes the device one without type 2 memory windows. */
         void withoutMemoryWindows() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 memoryWindows = false;
             }
         }
 
         /** @return the numbers of this device's queue pairs that are connected now */
-        java.util.List<Integer> connectedQueuePairs() {
-            synchronized (FakeRcNetwork.this) {
+        List<Integer> connectedQueuePairs() {
+            synchronized (SimulatedRc.this) {
                 return ids.values().stream().filter(id -> id.hasQp && id.connected).map(id -> id.qpNum).toList();
             }
         }
 
         /** @return windows allocated and not deallocated, for leak checks */
         int liveWindows() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return windows.size();
             }
         }
 
         /** Makes the device one without memory management extensions: no Send with Invalidate. */
         void withoutRemoteInvalidation() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 remoteInvalidation = false;
             }
         }
 
-        /** Sets the device's {@code max_qp_wr}. */
+        /** Sets the device's {@code max_qp_wr}: a deeper queue pair is refused with EINVAL. */
         void maxQueueDepth(int depth) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 maxQueueDepth = depth;
             }
         }
 
         /** The next {@code posts} Sends, RDMA requests and receives find their queue full. */
         void fullQueues(int posts) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 fullPosts = posts;
             }
         }
@@ -363,37 +418,44 @@ final class FakeRcNetwork {
 
         /** Sets the scatter/gather entries an RDMA Read and an RDMA Write may have (rxe: 32 each). */
         void maxSge(int read, int write) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 maxReadSge = read;
                 maxWriteSge = write;
             }
         }
 
         /** @return the local scatter/gather list of every RDMA Read and Write posted, in order */
-        java.util.List<List<Sge>> rdmaRequests() {
-            synchronized (FakeRcNetwork.this) {
-                return java.util.List.copyOf(rdmaRequests);
+        List<List<Sge>> rdmaRequests() {
+            synchronized (SimulatedRc.this) {
+                return List.copyOf(rdmaRequests);
             }
         }
 
         /** @return the send and receive depths of every queue pair made, in order */
-        java.util.List<int[]> queueDepths() {
-            synchronized (FakeRcNetwork.this) {
-                return java.util.List.copyOf(queueDepths);
+        List<int[]> queueDepths() {
+            synchronized (SimulatedRc.this) {
+                return List.copyOf(queueDepths);
             }
         }
 
         /** @return the keys the Sends with Invalidate this device received named, in order */
-        java.util.List<Integer> invalidatedKeys() {
-            synchronized (FakeRcNetwork.this) {
-                return java.util.List.copyOf(invalidatedKeys);
+        List<Integer> invalidatedKeys() {
+            synchronized (SimulatedRc.this) {
+                return List.copyOf(invalidatedKeys);
             }
         }
 
         /** @return the keys of the Sends with Invalidate this device posted, in order */
-        java.util.List<Integer> sentWithInvalidate() {
-            synchronized (FakeRcNetwork.this) {
-                return java.util.List.copyOf(sentWithInvalidate);
+        List<Integer> sentWithInvalidate() {
+            synchronized (SimulatedRc.this) {
+                return List.copyOf(sentWithInvalidate);
+            }
+        }
+
+        /** @return the statuses of this device's completions that failed (flushes not counted), in order */
+        List<WcStatus> failedCompletions() {
+            synchronized (SimulatedRc.this) {
+                return List.copyOf(failedCompletions);
             }
         }
 
@@ -404,7 +466,7 @@ final class FakeRcNetwork {
 
         @Override
         public long listen(InetSocketAddress at, int backlog) throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (!at.getAddress().equals(address)) {
                     throw new VerbsException("rdma_bind_addr", 99); // EADDRNOTAVAIL
                 }
@@ -420,16 +482,16 @@ final class FakeRcNetwork {
 
         @Override
         public long createId() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return newId().number;
             }
         }
 
         @Override
         public void resolveAddress(long number, InetSocketAddress peer, int timeoutMillis) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
-                if (!hosts.containsKey(peer.getAddress())) {
+                if (!hosts.contains(peer.getAddress())) {
                     cm(id, CmEventType.ADDR_ERROR, -110, new byte[0]); // -ETIMEDOUT
                     return;
                 }
@@ -441,28 +503,28 @@ final class FakeRcNetwork {
 
         @Override
         public void resolveRoute(long number, int timeoutMillis) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 cm(id(number), CmEventType.ROUTE_RESOLVED, 0, new byte[0]);
             }
         }
 
         @Override
         public InetSocketAddress localAddress(long number) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return id(number).local;
             }
         }
 
         @Override
         public InetSocketAddress peerAddress(long number) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return id(number).peer;
             }
         }
 
         @Override
         public int createQueuePair(long number, int sendDepth, int receiveDepth) throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (sendDepth > maxQueueDepth || receiveDepth > maxQueueDepth) {
                     throw new VerbsException("rdma_create_qp", 22); // EINVAL
                 }
@@ -480,7 +542,7 @@ final class FakeRcNetwork {
         @Override
         public void connect(long number, byte[] privateData, int retryCount, int rnrRetryCount)
                 throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
                 if (!id.hasQp || privateData.length > REQ_ROOM) {
                     throw new VerbsException("rdma_connect", 22); // EINVAL
@@ -502,7 +564,7 @@ final class FakeRcNetwork {
         @Override
         public void accept(long number, byte[] privateData, int retryCount, int rnrRetryCount)
                 throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
                 if (!id.hasQp || id.requester == null || privateData.length > REP_ROOM) {
                     throw new VerbsException("rdma_accept", 22);
@@ -525,7 +587,7 @@ final class FakeRcNetwork {
 
         @Override
         public void reject(long number) throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
                 if (id.requester == null) {
                     throw new VerbsException("rdma_reject", 22);
@@ -536,7 +598,7 @@ final class FakeRcNetwork {
 
         @Override
         public void disconnect(long number) throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
                 if (!id.hasQp) {
                     throw new VerbsException("rdma_disconnect", 22);
@@ -558,7 +620,7 @@ final class FakeRcNetwork {
         @Override
         public void destroy(long number) {
             CountDownLatch gate;
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = ids.get(number);
                 gate = id != null && id.hasQp ? destroyGate : null;
                 if (gate != null) {
@@ -567,11 +629,11 @@ final class FakeRcNetwork {
             }
             if (gate != null) {
                 awaitUninterruptibly(gate);
-                synchronized (FakeRcNetwork.this) {
+                synchronized (SimulatedRc.this) {
                     destroysBlocked--;
                 }
             }
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = ids.remove(number);
                 if (id != null) {
                     listeners.values().remove(id);
@@ -611,7 +673,7 @@ final class FakeRcNetwork {
             if (!memory.isNative()) {
                 throw new IllegalArgumentException("only native memory can be registered");
             }
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 int key = nextKey++;
                 regions.put(key, new Region(memory, Set.copyOf(access), forWindows));
                 // as rxe does: memory no peer may touch has rkey 0, so only the lkey tells such regions apart
@@ -622,7 +684,7 @@ final class FakeRcNetwork {
 
         @Override
         public void deregister(Memory memory) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (regions.remove(memory.lkey()) == null) {
                     throw new IllegalStateException("not registered: " + memory);
                 }
@@ -631,28 +693,28 @@ final class FakeRcNetwork {
 
         @Override
         public boolean memoryWindows(long id) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return memoryWindows;
             }
         }
 
         @Override
         public Window allocateWindow() throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (!memoryWindows) {
                     throw new VerbsException("ibv_alloc_mw", 95); // EOPNOTSUPP
                 }
                 long handle = nextWindow++;
                 // rxe's layout: the index in the upper 24 bits, a variable low byte
                 int rkey = 0x8000_0000 | (int) (handle << 8) | 0x5a;
-                windows.put(handle, new FakeRcNetwork.Window(rkey));
+                windows.put(handle, new SimulatedRc.Window(rkey));
                 return new Window(handle, rkey);
             }
         }
 
         @Override
         public void deallocateWindow(long handle) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (windows.remove(handle) == null) {
                     throw new IllegalStateException("no window " + handle);
                 }
@@ -662,13 +724,13 @@ final class FakeRcNetwork {
         @Override
         public void postBind(long number, long wrId, long handle, int rkey, Memory memory, long at, long length,
                              Set<MemoryAccess> rights) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
                 if (id.error) {
                     completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
                     return;
                 }
-                FakeRcNetwork.Window window = windows.get(handle);
+                SimulatedRc.Window window = windows.get(handle);
                 Region region = regions.get(memory.lkey());
                 MemorySegment range = resolve(memory.lkey(), at, length, null);
                 if (window == null || window.boundTo != null || (rkey & ~0xff) != (window.rkey & ~0xff)
@@ -686,7 +748,7 @@ final class FakeRcNetwork {
 
         @Override
         public void postLocalInvalidate(long number, long wrId, int rkey) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 Id id = id(number);
                 if (id.error) {
                     completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
@@ -706,7 +768,7 @@ final class FakeRcNetwork {
          *     rdma_rxe (Linux 6.1) does not refuse it, and dereferences the window's absent queue pair
          */
         private boolean invalidate(int rkey) {
-            for (FakeRcNetwork.Window window : windows.values()) {
+            for (SimulatedRc.Window window : windows.values()) {
                 if (window.rkey == rkey) {
                     if (window.boundTo == null) {
                         freeWindowInvalidations++;
@@ -725,14 +787,14 @@ final class FakeRcNetwork {
          *     reference each holds (a kernel warning) and frees the queue pair under it
          */
         int destroyedWithBoundWindows() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return destroyedWithBoundWindows;
             }
         }
 
         /** @return invalidations, local or remote, that named the current key of a window not bound */
         int freeWindowInvalidations() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return freeWindowInvalidations;
             }
         }
@@ -743,7 +805,7 @@ final class FakeRcNetwork {
          *     registration's; null if the key does not cover them
          */
         private MemorySegment reach(Id at, int key, long address, long length, MemoryAccess right) {
-            for (FakeRcNetwork.Window window : windows.values()) {
+            for (SimulatedRc.Window window : windows.values()) {
                 if (window.rkey == key) {
                     if (window.boundTo != at || !window.rights.contains(right)) {
                         return null;
@@ -777,7 +839,7 @@ final class FakeRcNetwork {
 
         @Override
         public boolean postReceive(long number, long wrId, long at, int length, int lkey) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (full()) {
                     return false;
                 }
@@ -794,7 +856,7 @@ final class FakeRcNetwork {
 
         @Override
         public boolean remoteInvalidation() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return remoteInvalidation;
             }
         }
@@ -806,7 +868,7 @@ final class FakeRcNetwork {
 
         @Override
         public boolean postSendWithInvalidate(long number, long wrId, long at, int length, int lkey, int rkey) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (!remoteInvalidation) {
                     throw new IllegalStateException("this device has no Send with Invalidate");
                 }
@@ -819,7 +881,7 @@ final class FakeRcNetwork {
         }
 
         private boolean send(long number, long wrId, long at, int length, int lkey, Integer invalidate) {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (invalidate == null && full()) {
                     return false;
                 }
@@ -842,14 +904,14 @@ final class FakeRcNetwork {
 
         @Override
         public int maxReadSge() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return maxReadSge;
             }
         }
 
         @Override
         public int maxWriteSge() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 return maxWriteSge;
             }
         }
@@ -868,7 +930,7 @@ final class FakeRcNetwork {
 
         private boolean rdma(long number, long wrId, List<Sge> sges, long remoteAddress, int rkey, boolean read)
                 throws VerbsException {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (sges.size() > (read ? maxReadSge : maxWriteSge)) {
                     throw new VerbsException("ibv_post_send", 22); // EINVAL
                 }
@@ -922,7 +984,7 @@ final class FakeRcNetwork {
                 completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
                 return null;
             }
-            List<MemorySegment> local = new java.util.ArrayList<>(sges.size());
+            List<MemorySegment> local = new ArrayList<>(sges.size());
             for (Sge sge : sges) {
                 MemorySegment buffer = resolve(sge.lkey(), sge.address(), sge.length(), null);
                 if (buffer == null) {
@@ -1032,7 +1094,7 @@ final class FakeRcNetwork {
 
         @Override
         public void close() {
-            synchronized (FakeRcNetwork.this) {
+            synchronized (SimulatedRc.this) {
                 if (!ids.isEmpty() || !regions.isEmpty() || !windows.isEmpty()) {
                     throw new IllegalStateException(ids.size() + " ids, " + regions.size() + " registrations and "
                             + windows.size() + " windows are still open");

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.oncrpc;
+package org.rpcrdma4j.fabric.rc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,29 +40,32 @@ import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.fake.RcFakeNetwork;
 import org.rpcrdma4j.transport.marshal.ChunkBufferPool;
+import org.rpcrdma4j.transport.oncrpc.ClientInternals;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
+import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.rpcrdma4j.xdr.RoundUp;
 import org.rpcrdma4j.xdr.XdrItem;
 
 /**
  * The client's reply memory (Write and Reply chunks) comes from a pool and goes back once the reply
- * is decoded, end to end on the in-JVM RC fake: a short READ into a large Write chunk reuses one
- * buffer call after call; a buffer is never lent again while a call, or the reader of its reply,
- * still has it; a view the caller keeps is never overwritten; a lost connection gives the memory back
- * only after deregistering it.
+ * is decoded, end to end over the RC fabric on a simulated network (which copies each chunk into a
+ * window pool block at registration and back at deregistration): a short READ into a large Write chunk
+ * reuses one buffer call after call; a buffer is never lent again while a call, or the reader of its
+ * reply, still has it; a view the caller keeps is never overwritten; a lost connection gives the memory
+ * back only after deregistering it.
  */
 class ReplyMemoryTest {
 
-    private static final int NFS_RDMA_PORT = 20049;
     private static final long HANG_GUARD_S = 30;
     private static final int MIB = 1 << 20;
     private static final int KIB64 = 64 << 10;
 
-    private final RcFakeNetwork network = new RcFakeNetwork();
-    private final Fabric serverFabric = network.fabric(NFS_RDMA_PORT);
-    private final Fabric clientFabric = network.fabric(0);
+    private final SimulatedHosts hosts = new SimulatedHosts();
+    private final RcFabric serverFabric = hosts.open(RcFabric.NFS_RDMA_PORT);
+    private final RcFabric clientFabric = hosts.open(0);
     private final ExecutorService workers = Executors.newFixedThreadPool(4);
     private final ReadProgram program = new ReadProgram();
     private final RegistrationWatch watch = new RegistrationWatch(clientFabric);
@@ -97,16 +100,14 @@ class ReplyMemoryTest {
                     svc.stop();
                 }
             } finally {
-                clientFabric.close();
-                serverFabric.close();
-                network.close();
+                hosts.close();
                 workers.shutdownNow();
             }
         }
     }
 
     private ChunkBufferPool pool() {
-        return client.chunkBufferPool();
+        return ClientInternals.chunkBufferPool(client);
     }
 
     private RpcCall rpc() {
@@ -232,7 +233,7 @@ class ReplyMemoryTest {
         HangGuard.waitFor(() -> program.dispatched.size() == 2);
         watch.onDeregister = buffer -> watch.idleAtDeregister.add(pool().idleBuffers());
 
-        network.breakConnections(serverFabric);
+        hosts.breakConnections(serverFabric);
 
         assertThat(held).failsWithin(HANG_GUARD_S, TimeUnit.SECONDS);
         HangGuard.waitFor(() -> pool().idleBuffers() == 1);
