@@ -32,8 +32,11 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
  * fabric and, with remote access, peers may read or write it until {@link #deregister}. A fabric may
  * move it through registered memory of its own (a device cannot address a heap buffer): it reads the
- * caller's bytes at {@link #register}, and what the device or peers wrote is in the caller's buffer
- * once {@link #deregister} returns, not before. So a requester deregisters a call's chunks before it
+ * caller's bytes at {@link #register} when the device or a peer may read them, and what the device or
+ * peers wrote is in the caller's buffer once {@link #deregister} returns, not before. Memory only
+ * written (write rights, no {@link MemoryAccess#REMOTE_READ}: an RDMA Read's target, a Write chunk's)
+ * is not read at {@link #register}: after {@link #deregister} a byte of it that nobody wrote is
+ * undefined, so a caller registers what is to be written and reads only what was. So a requester deregisters a call's chunks before it
  * reads the reply the responder wrote there, and a responder deregisters an RDMA Read's target before
  * it uses the bytes read; a fabric never reads messages to learn what was written.
  *

@@ -15,10 +15,11 @@ import org.rpcrdma4j.verbs.VerbsException;
  * which owns how it is given back ({@link #release}): blocks of a {@link ChunkPool} ({@link Pooled}),
  * memory registered on its own ({@link Own}: a direct buffer where it is, or a native copy of a heap
  * buffer), or either of those reached by the peer through a memory window of one connection
- * ({@link Windowed}). A copy holds the caller's bytes from registration on ({@link #copyIn}); what the
- * device or a peer put into it goes back into the caller's buffer at deregistration
- * ({@link #copyOut}), which is when the seam says the caller may look: the fabric never reads messages
- * to find out earlier.
+ * ({@link Windowed}). A copy holds the caller's bytes from registration on ({@link #copyIn}), unless
+ * the memory is only written (an RDMA Read's target, a Write chunk's), whose earlier bytes the seam
+ * does not keep; what the device or a peer put into it goes back into the caller's buffer at
+ * deregistration ({@link #copyOut}), which is when the seam says the caller may look: the fabric never
+ * reads messages to find out earlier.
  *
  * <p>The registration's bytes are its pieces one after the other: one piece for memory registered on
  * its own, one per block for the pool, whose blocks lie apart under different keys. Local work
@@ -89,12 +90,23 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
     }
 
     /**
-     * Puts the caller's bytes into the copy, so that what nobody writes reads back unchanged.
+     * Puts the caller's bytes into the copy, for the device or a peer to read; not for memory only
+     * written, which the device or peer fills.
      *
      * @return the bytes copied
      */
     default long copyIn() {
-        return caller() == null ? 0 : copy(true);
+        return caller() == null || writtenOnly() ? 0 : copy(true);
+    }
+
+    /**
+     * @return whether the memory is only written, never read, through the registration: an RDMA
+     *     Read's target or a Write chunk's, whose earlier bytes the seam does not keep
+     */
+    private boolean writtenOnly() {
+        Set<MemoryAccess> access = access();
+        return (access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE))
+                && !access.contains(MemoryAccess.REMOTE_READ);
     }
 
     /**

@@ -637,8 +637,8 @@ class RcFabricTest {
         assertEquals(100, counter(client.statistics(), RcCounter.BYTES_COPIED), "into the send slot");
         assertEquals(100, counter(server.statistics(), RcCounter.BYTES_COPIED), "out of the receive slot");
 
-        // Chunk memory is copied into a pool block at registration, and back at deregistration if it
-        // may have been written; a source no one writes is copied in only.
+        // Chunk memory is copied into a pool block at registration if the device may read it, and back
+        // at deregistration if it may have been written: a target is copied out only, a source in only.
         Registration target = on(server, () -> server.register(ByteBuffer.allocate(3000),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
         Registration source = on(server, () -> server.register(ByteBuffer.allocate(500), EnumSet.noneOf(MemoryAccess.class)));
@@ -647,7 +647,7 @@ class RcFabricTest {
             server.deregister(source);
             return null;
         });
-        assertEquals(100 + 3000 + 3000 + 500, counter(server.statistics(), RcCounter.BYTES_COPIED));
+        assertEquals(100 + 3000 + 500, counter(server.statistics(), RcCounter.BYTES_COPIED));
     }
 
     @Test
@@ -711,18 +711,20 @@ class RcFabricTest {
         java.util.Arrays.fill(replyMemory.array(), (byte) 0x11);
         Registration readable = on(client, () -> client.register(ByteBuffer.wrap(callData),
                 EnumSet.of(MemoryAccess.REMOTE_READ)));
-        Registration writable = on(client, () -> client.register(replyMemory, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        // Memory only written is registered where it is to be written: bytes outside keep their values.
+        Registration writable = on(client, () -> client.register(replyMemory.slice(100, 1500),
+                EnumSet.of(MemoryAccess.REMOTE_WRITE)));
 
         // The server pulls the Read chunk into a buffer whose first bytes it filled itself.
         byte[] pulled = new byte[3100];
         java.util.Arrays.fill(pulled, 0, 100, (byte) 0x22);
-        Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
+        Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled, 100, 3000),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
         RcFabricStatistics pulling = server.statistics();
         assertEquals(ChunkPool.MIN_BLOCK, gauge(pulling, RcGauge.CHUNK_POOL_BYTES_IN_USE), "one pool block");
         assertEquals(ChunkPool.SLAB, gauge(pulling, RcGauge.CHUNK_POOL_BYTES_REGISTERED), "one slab");
         assertEquals(1, pulling.registrations());
-        on(server, () -> a.connection().read(target, 100, readable.segment(0, 3000), 31));
+        on(server, () -> a.connection().read(target, 0, readable.segment(0, 3000), 31));
         assertEquals("rdma 31 SUCCESS", a.recorder().next());
         on(server, () -> {
             server.deregister(target);
@@ -731,12 +733,12 @@ class RcFabricTest {
         assertArrayEquals(callData, java.util.Arrays.copyOfRange(pulled, 100, 3100),
                 "the RDMA Read's bytes are in the server's heap buffer once deregistered");
         for (int i = 0; i < 100; i++) {
-            assertEquals(0x22, pulled[i], "bytes nobody wrote keep the caller's values");
+            assertEquals(0x22, pulled[i], "bytes outside the registration keep the caller's values");
         }
 
         // The server writes the reply data, then sends a message that names nothing.
         byte[] result = new byte[1500];
-        Registration source = writeThenReply(a, writable.segment(100, 1500), result, clientEvents);
+        Registration source = writeThenReply(a, writable.segment(0, 1500), result, clientEvents);
         on(client, () -> {
             client.deregister(writable);
             client.deregister(readable);
@@ -1030,7 +1032,7 @@ class RcFabricTest {
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
         ByteBuffer replyMemory = filled(2000, 0x11);
-        Registration writable = on(client, () -> client.register(clientSide, replyMemory,
+        Registration writable = on(client, () -> client.register(clientSide, replyMemory.slice(100, 1500),
                 EnumSet.of(MemoryAccess.REMOTE_WRITE)));
         RcFabricStatistics bound = client.statistics();
         assertEquals(1, counter(bound, RcCounter.WINDOWS_BOUND));
@@ -1039,7 +1041,7 @@ class RcFabricTest {
         assertEquals(1, gauge(bound, RcGauge.MEMORY_WINDOWS));
 
         byte[] result = new byte[1500];
-        Segment written = writable.segment(100, 1500);
+        Segment written = writable.segment(0, 1500);
         Registration source = writeThenReply(a, written, result, clientEvents);
 
         on(client, () -> {
@@ -1054,9 +1056,11 @@ class RcFabricTest {
         awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
         assertEquals(List.of(), clientDevice.invalidatedKeys());
 
-        // The next call's chunk reuses the window with a new key, and the block pool.
+        // The next call's chunk reuses the window with a new key, and the block pool. Readable too, so
+        // the caller's bytes are in the block from registration on: a stale write would show.
         ByteBuffer next = filled(2000, 0x33);
-        Registration again = on(client, () -> client.register(clientSide, next, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        Registration again = on(client, () -> client.register(clientSide, next,
+                EnumSet.of(MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE)));
         assertTrue(again.handle() != writable.handle(), "a fresh key");
         assertEquals(writable.handle() >>> 8, again.handle() >>> 8, "the same window");
         assertEquals(1, gauge(client.statistics(), RcGauge.MEMORY_WINDOWS));
@@ -1219,8 +1223,9 @@ class RcFabricTest {
         FabricConnection clientSide = sides.client();
         Accepted a = sides.server();
         int length = ChunkPool.MAX_BLOCK + 4096;
-        ByteBuffer large = filled(length, 7);
-        Registration writable = on(client, () -> client.register(clientSide, large, EnumSet.of(MemoryAccess.REMOTE_WRITE)));
+        ByteBuffer large = filled(length + 1, 7);
+        Registration writable = on(client, () -> client.register(clientSide, large.slice(0, length),
+                EnumSet.of(MemoryAccess.REMOTE_WRITE)));
         RcFabricStatistics bound = client.statistics();
         assertEquals(1, counter(bound, RcCounter.PER_CALL_REGISTRATIONS), "counted");
         assertEquals(1, counter(bound, RcCounter.WINDOWS_BOUND), "still reached through a window");
@@ -1233,7 +1238,7 @@ class RcFabricTest {
             return null;
         });
         assertEquals(9, large.get(length - 1));
-        assertEquals(7, large.get(length - 4097));
+        assertEquals(7, large.get(length), "the byte after the registration is untouched");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (clientDevice.liveRegistrations() != registered - 1 && System.nanoTime() < deadline) {
             Thread.sleep(5);

@@ -23,8 +23,9 @@ import org.rpcrdma4j.xdr.XdrItem;
  *
  * <h2>Buffer ownership</h2>
  * {@link #start} copies what it needs of the received buffer before returning, so the caller may
- * post that buffer again. The rebuilt array is registered for the reads and deregistered when they
- * all end; then it belongs to the callback.
+ * post that buffer again. Each chunk's range of the rebuilt array is registered for the reads (as
+ * memory only written: a fabric that moves it through memory of its own copies it back, never in)
+ * and deregistered when they all end; then the array belongs to the callback.
  *
  * <p>Progress thread only; never waits: the reads complete on the progress thread.
  */
@@ -88,27 +89,37 @@ public final class ReadChunkPull {
                 copied.add(region.length());
             }
         }
-        Registration target = fabric.register(ByteBuffer.wrap(message), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-        if (target == null) {
-            return false;
+        // Each chunk's bytes are registered alone, as the reads' target: memory only written, which a
+        // fabric need not fill first, and the inline part and the pad are not in it.
+        List<ReducedStream.Region> pulled = new ArrayList<>();
+        List<Registration> targets = new ArrayList<>();
+        for (ReducedStream.Region region : stream.regions()) {
+            if (region.kind() == ReducedStream.Kind.CHUNK && region.length() > 0) {
+                Registration target = fabric.register(ByteBuffer.wrap(message, (int) region.streamOffset(),
+                        (int) region.length()), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                if (target == null) {
+                    targets.forEach(fabric::deregister);
+                    return false;
+                }
+                pulled.add(region);
+                targets.add(target);
+            }
         }
         RdmaBatch batch = new RdmaBatch(status -> {
-            fabric.deregister(target);
+            targets.forEach(fabric::deregister);
             done.onPulled(status.ok() ? message : null, status);
         });
-        for (ReducedStream.Region region : stream.regions()) {
-            if (region.kind() == ReducedStream.Kind.CHUNK) {
-                long at = region.streamOffset();
-                for (Segment segment : chunks.get(region.chunk()).segments()) {
-                    // Several reads of at most maxRead per segment, as svcrdma splits by its rdma_rw limit.
-                    for (long moved = 0; moved < segment.unsignedLength(); moved += maxRead) {
-                        long length = Math.min(maxRead, segment.unsignedLength() - moved);
-                        queue.read(target, at + moved,
-                                new Segment(segment.handle(), (int) length, segment.offset() + moved),
-                                batch.operation());
-                    }
-                    at += segment.unsignedLength();
+        for (int i = 0; i < pulled.size(); i++) {
+            long at = 0;
+            for (Segment segment : chunks.get(pulled.get(i).chunk()).segments()) {
+                // Several reads of at most maxRead per segment, as svcrdma splits by its rdma_rw limit.
+                for (long moved = 0; moved < segment.unsignedLength(); moved += maxRead) {
+                    long length = Math.min(maxRead, segment.unsignedLength() - moved);
+                    queue.read(targets.get(i), at + moved,
+                            new Segment(segment.handle(), (int) length, segment.offset() + moved),
+                            batch.operation());
                 }
+                at += segment.unsignedLength();
             }
         }
         batch.seal();
