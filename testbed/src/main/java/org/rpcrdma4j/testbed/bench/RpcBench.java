@@ -41,6 +41,9 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.fabric.Fabric;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.FileHandles;
 import org.rpcrdma4j.testbed.nfs.MountService;
@@ -50,7 +53,6 @@ import org.rpcrdma4j.testbed.nfs.Nfs3Client;
 import org.rpcrdma4j.testbed.nfs.Nfs3Results;
 import org.rpcrdma4j.testbed.nfs.Nfs3Service;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
-import org.rpcrdma4j.testbed.sim.SimulatedNetwork;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
@@ -59,8 +61,10 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
 
 /**
  * The same oncrpc4j program, the testbed's NFSv3 service over files in a temporary export, served
- * over oncrpc4j's TCP transport on loopback and over rpcrdma4j on the simulated EFA device, in one
- * run, each with a pool of {@value #WORKERS} workers: NFS NULL and the metadata calls most NFS traffic
+ * over oncrpc4j's TCP transport on loopback and over rpcrdma4j on a fabric (by default the simulated
+ * EFA device; any fabric whose server and client can both run in this process: {@code rc-sim}, RC
+ * queue pairs on the simulated RC network, {@code udp} on loopback), in one run, each with a pool of
+ * {@value #WORKERS} workers: NFS NULL and the metadata calls most NFS traffic
  * is made of (GETATTR, LOOKUP, ACCESS, CREATE followed by REMOVE, READDIRPLUS of a directory of
  * {@value #DIR_ENTRIES} files) at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE) of 4 KiB,
  * 64 KiB and 1 MiB at queue depth 1, and a READ of 1 MiB that finds 64 KiB before the end of the file.
@@ -69,15 +73,16 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  *
  * <p>Each run reports the mean, median and 99th percentile of the time from a call to its reply, the
  * operations per second, and the CPU time the whole process used per operation while the workload ran
- * (client and server share the process, and on RDMA the simulated device's thread too), so that a gain
+ * (client and server share the process, and on RDMA the simulated device's threads too), so that a gain
  * bought by spinning shows, split into what the transports' I/O threads used (oncrpc4j's selector
  * threads, rpcrdma4j's progress thread) and what the other threads did (callers, workers); and the
  * bytes the process's threads allocated per operation, in all and by thread. Every workload warms up on
  * both transports before any is measured, and is then measured in {@value #BATCHES} batches that take
  * turns between the transports, so that neither is measured while the JIT still compiles code both
  * run, and the load other processes put on the machine weighs on both alike. Over RDMA it also reports
- * the bytes the transport copied per operation on the server's and the client's side, as the transport
- * counts them ({@code TransportStatistics.bytesCopied} of the service and the client).
+ * the bytes copied per operation on the server's and the client's side: what the transport copied
+ * ({@code TransportStatistics.bytesCopied} of the service and the client) and what the fabric of each
+ * side copied ({@code FabricStatistics.bytesCopied}).
  *
  * <p>Blocking calls wait as oncrpc4j's {@code RpcCall.call} does (parked at once), or, given a spin time,
  * through {@link SpinThenParkCaller}, on both transports.
@@ -90,9 +95,9 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  *
  * <p>On each transport every workload first runs unmeasured for a third of its time to warm up; then each
  * workload runs for its time on one transport right after the other (which goes first alternates from one
- * workload to the next), so that what other processes do to the machine weighs on both alike. The simulated
- * device and the service over it are started afresh for each measured workload: its progress thread polls
- * while idle, which would take CPU from TCP's runs.
+ * workload to the next), so that what other processes do to the machine weighs on both alike. The fabrics
+ * and the service over them are opened afresh for each measured batch: a progress thread polls a while
+ * after its last work, which would take CPU from TCP's runs.
  *
  * <p>Every reply is checked: READ data against the file's, WRITE counts, GETATTR's
  * size, LOOKUP's handle, ACCESS's bits, the new file's handle, the directory's whole listing.
@@ -158,14 +163,14 @@ public final class RpcBench {
     /**
      * One measured run.
      *
-     * @param transport   "tcp" or "rdma-sim"
+     * @param transport   "tcp" or "rdma-" and the fabric's name
      * @param workload    the workload's label
      * @param latency     time from an operation's call to its reply
      * @param opsPerSec   operations completed per second
      * @param mbPerSec    data moved per second (10^6 bytes), 0 but for READ and WRITE
      * @param cpu         CPU time per operation, in microseconds
      * @param verified    whether every reply was right
-     * @param copies      bytes the transport copied per operation on each side, as it counts them;
+     * @param copies      bytes rpcrdma4j copied per operation on each side, the transport and the fabric;
      *                    {@code null} for TCP, which does not count
      * @param allocations bytes the process's threads allocated per operation
      */
@@ -206,8 +211,8 @@ public final class RpcBench {
     }
 
     /**
-     * Bytes the transport copied per operation, counted by the transport itself (RDMA Reads and Writes,
-     * the fabric's moves, are not copies).
+     * Bytes copied per operation, as the transport and the fabric count them (RDMA Reads and Writes,
+     * the device's moves, are not copies).
      *
      * @param server per operation on the server's side
      * @param client per operation on the client's side
@@ -215,7 +220,7 @@ public final class RpcBench {
     public record Copies(double server, double client) {
     }
 
-    /** Reads the transport's copy counters of both sides. */
+    /** Reads the copy counters of both sides, the transport's and the fabric's added. */
     private record CopyCounters(LongSupplier server, LongSupplier client) {
 
         long[] read() {
@@ -238,6 +243,7 @@ public final class RpcBench {
 
     private final Duration perRun;
     private final List<Workload> workloads;
+    private final OnFabric fabric;
     private final boolean sameThread;
     private final Nfs3Client.Caller caller;
     private final byte[] content = new byte[MAX_SIZE];
@@ -248,16 +254,34 @@ public final class RpcBench {
     private int step;
 
     /**
+     * The fabric the RDMA runs are on: a server's and a client's fabric from one provider, opened afresh
+     * for each batch and closed after it.
+     *
+     * @param provider the fabric's provider
+     * @param server   what the server's fabric opens with
+     * @param client   what the client's fabric opens with
+     */
+    public record OnFabric(FabricProvider provider, FabricOptions server, FabricOptions client) {
+
+        /** @return the name of the RDMA runs in the report: "rdma-" and the fabric's name */
+        public String label() {
+            return "rdma-" + provider.name();
+        }
+    }
+
+    /**
      * @param perRun     how long each workload is measured on each transport
      * @param workloads  which workloads run, in this order
+     * @param fabric     the fabric of the RDMA runs
      * @param sameThread whether programs run on the thread that received the call instead of a worker pool,
      *                   on both transports
      * @param spin       how long a blocking call's caller spins before it parks ({@link SpinThenParkCaller}),
      *                   on both transports; {@code null} for oncrpc4j's own blocking call
      */
-    public RpcBench(Duration perRun, List<Workload> workloads, boolean sameThread, Duration spin) {
+    public RpcBench(Duration perRun, List<Workload> workloads, OnFabric fabric, boolean sameThread, Duration spin) {
         this.perRun = perRun;
         this.workloads = List.copyOf(workloads);
+        this.fabric = fabric;
         this.sameThread = sameThread;
         this.caller = spin == null ? RpcCall::call : new SpinThenParkCaller(spin)::call;
         for (int i = 0; i < content.length; i++) {
@@ -266,37 +290,34 @@ public final class RpcBench {
     }
 
     /**
-     * Runs the workloads on TCP and on the simulated RDMA device, each workload on one transport right after
-     * the other.
+     * Runs the workloads on TCP and on the fabric, each workload on one transport right after the other.
      *
-     * @param seed the seed of the simulated fabric
      * @return the runs, TCP's first, each in the order of the workloads
      * @throws Exception if a service cannot start or a call fails outright
      */
-    public List<Run> runAll(long seed) throws Exception {
-        return runAll(seed, (step, index) -> { });
+    public List<Run> runAll() throws Exception {
+        return runAll((step, index) -> { });
     }
 
-    /** @return the steps {@link #runAll(long, ObjIntConsumer)} tells of: each workload warms up and runs, on both */
+    /** @return the steps {@link #runAll(ObjIntConsumer)} tells of: each workload warms up and runs, on both */
     public int steps() {
         return 4 * workloads.size();
     }
 
     /**
-     * Runs the workloads as {@link #runAll(long)} does, telling {@code steps} of each step as it starts.
+     * Runs the workloads as {@link #runAll()} does, telling {@code steps} of each step as it starts.
      *
-     * @param seed  the seed of the simulated fabric
      * @param steps gets what each step is and its index, from 0 to {@link #steps()}
      * @return the runs, TCP's first, each in the order of the workloads
      * @throws Exception if a service cannot start or a call fails outright
      */
-    public List<Run> runAll(long seed, ObjIntConsumer<String> steps) throws Exception {
+    public List<Run> runAll(ObjIntConsumer<String> steps) throws Exception {
         this.steps = steps;
         step = 0;
         return inExport(handles -> {
             // Each workload measured on one transport right after the other: the load other processes put on the
             // machine then weighs on both alike, as it cannot when all of one transport runs first.
-            return tcp(handles, (tcp, tcpOn, none) -> alternating(handles, seed, tcp, operations(tcp, tcpOn)));
+            return tcp(handles, (tcp, tcpOn, none) -> alternating(handles, tcp, operations(tcp, tcpOn)));
         });
     }
 
@@ -304,19 +325,18 @@ public final class RpcBench {
      * Runs each workload over rpcrdma4j alone, after all have warmed up, recording where the time of each
      * call goes.
      *
-     * @param seed the seed of the simulated fabric
      * @return the breakdown of each workload, in the order of the workloads
      * @throws Exception if the service cannot start or a call fails outright
      * @throws IllegalArgumentException if a workload keeps more than one call in flight
      */
-    public Map<Workload, StepBreakdown.Breakdown> breakdown(long seed) throws Exception {
+    public Map<Workload, StepBreakdown.Breakdown> breakdown() throws Exception {
         for (Workload workload : workloads) {
             if (workload.depth > 1) {
                 throw new IllegalArgumentException(workload.label + ": only workloads at queue depth 1 break down");
             }
         }
         steps = (what, index) -> { };
-        return inExport(handles -> rdma(handles, seed, (transport, on, copies) -> {
+        return inExport(handles -> rdma(handles, (transport, on, copies) -> {
             Operations operations = operations(transport, on);
             for (Workload workload : workloads) {
                 measure(workload, operations, perRun.dividedBy(3), copies);
@@ -396,10 +416,11 @@ public final class RpcBench {
         }
     }
 
-    private <T> T rdma(FileHandles handles, long seed, OnTransport<T> work) throws Exception {
+    private <T> T rdma(FileHandles handles, OnTransport<T> work) throws Exception {
         ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
-        try (SimulatedNetwork network = new SimulatedNetwork(seed)) {
-            RdmaRpcSvcBuilder builder = new RdmaRpcSvcBuilder().withFabric(network.server())
+        try (Fabric serverFabric = fabric.provider().open(fabric.server());
+             Fabric clientFabric = fabric.provider().open(fabric.client())) {
+            RdmaRpcSvcBuilder builder = new RdmaRpcSvcBuilder().withFabric(serverFabric)
                     .withConfig(TransportConfig.DEFAULT);
             if (sameThread) {
                 builder.withSameThreadIoStrategy();
@@ -413,11 +434,12 @@ public final class RpcBench {
                             new MountService(EXPORT, handles))
                     .build();
             svc.start();
-            try (RdmaRpcClient client = RdmaRpcClient.builder(network.client(), network.server().localAddress())
+            try (RdmaRpcClient client = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
                     .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(CALL_TIMEOUT_S))
                     .connect()) {
-                return work.run("rdma-sim", client.transport(), new CopyCounters(
-                        () -> svc.statistics().bytesCopied(), () -> client.statistics().bytesCopied()));
+                return work.run(fabric.label(), client.transport(), new CopyCounters(
+                        () -> svc.statistics().bytesCopied() + serverFabric.statistics().bytesCopied(),
+                        () -> client.statistics().bytesCopied() + clientFabric.statistics().bytesCopied()));
             } finally {
                 svc.stop();
             }
@@ -438,21 +460,20 @@ public final class RpcBench {
     }
 
     /**
-     * Runs every workload on TCP and over rdma-sim in {@value #BATCHES} batches each, the transports taking
-     * turns, which goes first alternating from one batch to the next. The simulated device is up only while
-     * its batch runs: its progress thread polls while a call is in flight (the device has no interrupts),
-     * which would take CPU from TCP's runs.
+     * Runs every workload on TCP and over the fabric in {@value #BATCHES} batches each, the transports taking
+     * turns, which goes first alternating from one batch to the next. The fabric is open only while its batch
+     * runs: its progress thread polls while a call is in flight, which would take CPU from TCP's runs.
      *
      * @return the runs, TCP's first, each in the order of the workloads
      */
-    private List<Run> alternating(FileHandles handles, long seed, String tcp, Operations tcpOperations)
+    private List<Run> alternating(FileHandles handles, String tcp, Operations tcpOperations)
             throws Exception {
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             steps.accept(tcp + " warm-up " + workload.label, step++);
             measure(workload, tcpOperations, perRun.dividedBy(3), null);
         }
-        rdma(handles, seed, (rdma, on, copies) -> {
+        rdma(handles, (rdma, on, copies) -> {
             Operations operations = operations(rdma, on);
             for (Workload workload : workloads) {
                 steps.accept(rdma + " warm-up " + workload.label, step++);
@@ -465,11 +486,11 @@ public final class RpcBench {
         Duration batch = perRun.dividedBy(BATCHES);
         for (Workload workload : workloads) {
             Callable<Tally> overTcp = () -> measure(workload, tcpOperations, batch, null);
-            Callable<Tally> overRdma = () -> rdma(handles, seed,
+            Callable<Tally> overRdma = () -> rdma(handles,
                     (rdma, on, copies) -> measure(workload, operations(rdma, on), batch, copies));
             Tally tcpTally = new Tally();
             Tally rdmaTally = new Tally();
-            steps.accept(tcp + " and rdma-sim " + workload.label, step++);
+            steps.accept(tcp + " and " + fabric.label() + " " + workload.label, step++);
             for (int i = 0; i < BATCHES; i++) {
                 if (i % 2 == 0) {
                     tcpTally.add(overTcp.call());
@@ -481,7 +502,7 @@ public final class RpcBench {
             }
             step++;
             tcpRuns.add(tcpTally.run(tcp, workload));
-            rdmaRuns.add(rdmaTally.run("rdma-sim", workload));
+            rdmaRuns.add(rdmaTally.run(fabric.label(), workload));
         }
         tcpRuns.addAll(rdmaRuns);
         return tcpRuns;
@@ -552,9 +573,13 @@ public final class RpcBench {
         return byId;
     }
 
-    /** The transports' I/O threads: Grizzly's selector runners (oncrpc4j's client and server), our progress thread. */
+    /**
+     * The transports' I/O threads: Grizzly's selector runners (oncrpc4j's client and server), the fabrics'
+     * progress threads and the UDP device's I/O thread.
+     */
     private static boolean isIoThread(String name) {
-        return name.contains("SelectorRunner") || name.equals("efa-sim-progress");
+        return name.contains("SelectorRunner") || name.startsWith("efa-") || name.startsWith("rc-fabric")
+                || name.startsWith("udp-device");
     }
 
     /** What the batches of one workload on one transport counted together. */

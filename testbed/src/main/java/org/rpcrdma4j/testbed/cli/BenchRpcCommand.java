@@ -7,6 +7,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.rpcrdma4j.fabric.FabricNotFoundException;
+import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.fabric.Fabrics;
 import org.rpcrdma4j.testbed.bench.RpcBench.Run;
 import org.rpcrdma4j.testbed.bench.RpcBench;
 import org.rpcrdma4j.testbed.bench.StepBreakdown.Breakdown;
@@ -26,11 +30,15 @@ import picocli.CommandLine.TypeConversionException;
         mixinStandardHelpOptions = true,
         description = {
             "The testbed's NFSv3 service served over oncrpc4j's TCP transport on loopback and over rpcrdma4j on "
-                    + "the simulated EFA device, in one run: NULL, GETATTR, LOOKUP, ACCESS, CREATE+REMOVE and "
+                    + "a fabric (--fabric: the simulated EFA device by default), in one run: NULL, GETATTR, LOOKUP, "
+                    + "ACCESS, CREATE+REMOVE and "
                     + "READDIRPLUS of a 20-entry directory at queue depth 1 and 32, and 4 KiB, 64 KiB and 1 MiB READs "
                     + "and WRITEs at queue depth 1: latency (p50, p99), operations per second, MB/s and the "
-                    + "process's CPU time per operation. Each workload first warms up for a third of its time, all "
-                    + "before any is measured.",
+                    + "process's CPU time per operation, and over rpcrdma4j the bytes copied per operation on each "
+                    + "side (the transport's and the fabric's copies). Each workload first warms up for a third of "
+                    + "its time, all before any is measured.",
+            "--fabric rc-sim runs rpcrdma4j on RC queue pairs over the simulated RC network, --fabric udp on the "
+                    + "UDP device on loopback (both ends bind --listen); server and client are in this process.",
             "With --breakdown, runs blocking workloads (default: null-qd1 and getattr-qd1) over rpcrdma4j alone "
                     + "under a JFR recording of the transport's CallStepEvents and prints the median time of each "
                     + "step of a call.",
@@ -41,7 +49,15 @@ public final class BenchRpcCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--seed", description = "Seed of the simulated fabric (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--fabric", paramLabel = "NAME", description = "The fabric of rpcrdma4j's runs: sim, rc-sim, "
+            + "udp, ... (default: ${DEFAULT-VALUE}).")
+    private String fabric = "sim";
+
+    @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]", description = "Where the server's and the client's "
+            + "fabric bind, for a fabric that needs it (default: ${DEFAULT-VALUE}).")
+    private String listen = "127.0.0.1:0";
+
+    @Option(names = "--seed", description = "Seed of a simulated fabric (default: ${DEFAULT-VALUE}).")
     private long seed = 1;
 
     @Option(names = "--millis", description = "Measured time per workload and transport (default: ${DEFAULT-VALUE}).")
@@ -81,12 +97,24 @@ public final class BenchRpcCommand implements Callable<Integer> {
         }
         Duration spin = spinMicros == null ? null : Duration.ofNanos(spinMicros * 1000);
         PrintWriter out = spec.commandLine().getOut();
+        RpcBench.OnFabric on;
+        try {
+            FabricProvider provider = Fabrics.named(fabric);
+            FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
+            if (provider.needsListenAddress()) {
+                options = options.listening(listen);
+            }
+            on = new RpcBench.OnFabric(provider, options, options);
+        } catch (FabricNotFoundException e) {
+            spec.commandLine().getErr().println("testbed bench rpc: " + e.getMessage());
+            return 1;
+        }
         if (breakdown) {
             List<RpcBench.Workload> chosen = workloads != null ? workloads
                     : List.of(RpcBench.Workload.NULL_QD1, RpcBench.Workload.GETATTR_QD1);
             Map<RpcBench.Workload, Breakdown> breakdowns;
             try {
-                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, sameThread, spin).breakdown(seed);
+                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin).breakdown();
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -95,13 +123,13 @@ public final class BenchRpcCommand implements Callable<Integer> {
             return 0;
         }
         List<RpcBench.Workload> chosen = workloads != null ? workloads : List.of(RpcBench.Workload.values());
-        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, sameThread, spin);
+        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin);
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
-        List<Run> runs = bench.runAll(seed, (step, index) -> progress.show(step, index, bench.steps()));
+        List<Run> runs = bench.runAll((step, index) -> progress.show(step, index, bench.steps()));
         progress.clear();
-        out.println(json ? toJson(runs) : toTable(runs, chosen));
+        out.println(json ? toJson(runs) : toTable(runs, chosen, on.label()));
         if (!json) {
-            out.println(cpuTable(runs, chosen));
+            out.println(cpuTable(runs, chosen, on.label()));
         }
         if (allocations && !json) {
             out.println(allocationTable(runs));
@@ -110,7 +138,7 @@ public final class BenchRpcCommand implements Callable<Integer> {
         return runs.stream().allMatch(Run::verified) ? 0 : 1;
     }
 
-    private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads) {
+    private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads, String rdmaLabel) {
         StringBuilder table = new StringBuilder(String.format(
                 "%-18s %8s %8s %5s %8s %8s %5s %9s %9s %5s %7s %7s %5s %9s %9s %5s %10s %10s %9s %9s %s%n",
                 "workload", "tcp p50", "rdma p50", "ratio", "tcp p99", "rdma p99", "ratio", "tcp op/s", "rdma op/s",
@@ -118,7 +146,7 @@ public final class BenchRpcCommand implements Callable<Integer> {
                 "cli copy B", "tcp alloc", "rdma allc", "replies"));
         for (RpcBench.Workload workload : workloads) {
             Run tcp = find(runs, "tcp", workload);
-            Run rdma = find(runs, "rdma-sim", workload);
+            Run rdma = find(runs, rdmaLabel, workload);
             table.append(String.format(
                     "%-18s %8.1f %8.1f %5.2f %8.1f %8.1f %5.2f %9.0f %9.0f %5.2f %7.1f %7.1f %5.2f %9.1f %9.1f %5s %10.0f %10.0f %9.0f %9.0f %s%n",
                     workload.label(), tcp.latency().p50(), rdma.latency().p50(), rdma.latency().p50() / tcp.latency().p50(),
@@ -132,25 +160,26 @@ public final class BenchRpcCommand implements Callable<Integer> {
         return table.append("p50, p99: microseconds from call to reply; cpu: microseconds of the process's CPU time"
                         + " per operation (client and server in one process); an operation is one call, but a CREATE"
                         + " and its REMOVE in create-remove%n".formatted())
-                .append("ratios are rdma-sim / tcp: below 1 is better for latency and cpu, above 1 for op/s and MB/s;"
-                        + " copy B: bytes rpcrdma4j copied per operation on the server's and the client's side, as it"
-                        + " counts them; alloc: bytes the process's threads allocated per operation")
+                .append("ratios are " + rdmaLabel + " / tcp: below 1 is better for latency and cpu, above 1 for op/s"
+                        + " and MB/s; copy B: bytes rpcrdma4j copied per operation on the server's and the client's"
+                        + " side, the transport's and the fabric's copies; alloc: bytes the process's threads"
+                        + " allocated per operation")
                 .toString();
     }
 
-    private static String cpuTable(List<Run> runs, List<RpcBench.Workload> workloads) {
+    private static String cpuTable(List<Run> runs, List<RpcBench.Workload> workloads, String rdmaLabel) {
         StringBuilder table = new StringBuilder(String.format("%-18s %8s %8s %8s %8s %8s %8s %9s %9s%n", "workload",
                 "tcp io", "rdma io", "tcp oth", "rdma oth", "tcp all", "rdma all", "io ratio", "all ratio"));
         for (RpcBench.Workload workload : workloads) {
             RpcBench.Cpu tcp = find(runs, "tcp", workload).cpu();
-            RpcBench.Cpu rdma = find(runs, "rdma-sim", workload).cpu();
+            RpcBench.Cpu rdma = find(runs, rdmaLabel, workload).cpu();
             table.append(String.format("%-18s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.2f %9.2f%n", workload.label(),
                     tcp.io(), rdma.io(), tcp.others(), rdma.others(), tcp.io() + tcp.others(),
                     rdma.io() + rdma.others(), rdma.io() / tcp.io(),
                     (rdma.io() + rdma.others()) / (tcp.io() + tcp.others())));
         }
         return table.append("CPU microseconds per operation by thread: io, the transports' I/O threads (oncrpc4j's"
-                + " selector threads, rpcrdma4j's progress thread, which also runs the simulated device); oth,"
+                + " selector threads, the fabric's progress and device threads); oth,"
                 + " the callers, workers and timers; all, both (the process's cpu above also counts the JIT and"
                 + " the garbage collector)").toString();
     }

@@ -67,6 +67,15 @@ class BenchRpcCommandTest {
         assertThat(runs).containsExactlyElementsOf(expected);
     }
 
+    @Test
+    void aFabricThatIsNotThereIsAnErrorNamingThoseFound() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--fabric", "nosuch");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).startsWith("testbed bench rpc: ").contains("nosuch").contains("sim");
+    }
+
     /** The runs of the one JSON document {@code --json} prints. */
     private static JsonNode runs(StringWriter out) throws Exception {
         return new ObjectMapper().readTree(out.toString()).required("runs");
