@@ -138,6 +138,18 @@ public interface Fabric extends AutoCloseable {
     void deregister(Registration registration);
 
     /**
+     * Invalidates a registration whose bytes the caller will not read (a reply's memory the responder
+     * did not write, an RDMA Read that failed): as {@link #deregister}, but what the device or peers
+     * wrote need not reach the caller's buffer, so a fabric that moves the memory through its own
+     * does not copy it back.
+     *
+     * @param registration a registration of this fabric, not yet deregistered
+     */
+    default void discard(Registration registration) {
+        deregister(registration);
+    }
+
+    /**
      * What the fabric holds and has counted: its connections, its registrations and its own figures
      * ({@link FabricStatistics}; each fabric's type adds them typed). Any thread, at once: it never
      * waits for the progress thread, however busy or stuck that is, so off it a figure may be a moment

@@ -169,6 +169,25 @@ public final class MessageBytes {
         }
     }
 
+    /**
+     * Copies bytes out into a buffer, at an index, leaving its position as it is.
+     *
+     * @param offset    where they start in the message
+     * @param target    where they go
+     * @param targetAt  index in {@code target}
+     * @param length    how many
+     * @throws IndexOutOfBoundsException if the range is outside the message or the target
+     */
+    public void get(int offset, ByteBuffer target, int targetAt, int length) {
+        checkRange(offset, length);
+        for (int part = partOf(offset), done = 0; done < length; part++) {
+            int from = offset + done - starts[part];
+            int bytes = Math.min(length - done, parts[part].limit() - from);
+            target.put(targetAt + done, parts[part], from, bytes);
+            done += bytes;
+        }
+    }
+
     /** @return a copy of the whole message */
     public byte[] toArray() {
         byte[] copy = new byte[length()];

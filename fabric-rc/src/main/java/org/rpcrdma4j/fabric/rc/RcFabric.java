@@ -394,7 +394,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     @Override
     public void deregister(Registration registration) {
-        memory.deregister(registration);
+        memory.deregister(registration, true);
+    }
+
+    /** As {@link #deregister}, without copying what was written back into the caller's buffer. */
+    @Override
+    public void discard(Registration registration) {
+        memory.deregister(registration, false);
     }
 
     /** Buffers in memory registered once, which connections receive into and send from without a copy. */

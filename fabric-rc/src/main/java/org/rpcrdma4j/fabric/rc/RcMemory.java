@@ -179,24 +179,27 @@ final class RcMemory {
     }
 
     /**
-     * Invalidates a registration, then copies what was written into a copy back to the caller. A region
-     * reached through a window is copied out first, and its memory goes back once its connection has
-     * invalidated the window ({@link RcConnection#unbind}).
+     * Invalidates a registration, then, if asked, copies what was written into a copy back to the
+     * caller. A region reached through a window is copied out first, and its memory goes back once its
+     * connection has invalidated the window ({@link RcConnection#unbind}).
      *
+     * @param copyOut whether the caller wants what was written: false when it will not read it
      * @throws IllegalStateException if it is not registered here, or deregistered already
      */
-    void deregister(Registration registration) {
+    void deregister(Registration registration, boolean copyOut) {
         LocalRegion region = regions.remove(registration);
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
         registrations = regions.size();
         if (region instanceof LocalRegion.Windowed windowed) {
-            bytesCopied += windowed.copyOut();
+            if (copyOut) {
+                bytesCopied += windowed.copyOut();
+            }
             windowed.connection().unbind(windowed);
             return;
         }
-        release(region, true);
+        release(region, copyOut);
     }
 
     /**
@@ -259,7 +262,7 @@ final class RcMemory {
     /** Deregisters what the transport left registered, then the pools and the parking memory. */
     void close() throws VerbsException {
         for (Registration registration : new ArrayList<>(regions.keySet())) {
-            deregister(registration);
+            deregister(registration, true);
         }
         pool.close();
         windowPool.close();

@@ -170,6 +170,30 @@ class TransportOverRcFabricTest {
         return data;
     }
 
+    /**
+     * Inline calls and replies move between the transports' own buffers, which they take from the
+     * fabric's registered message buffers: the RC fabric copies none of their bytes, through a slot or
+     * otherwise, and once both ends have closed every buffer is back.
+     */
+    @Test
+    void inlineMessagesGoFromAndIntoRegisteredMessageBuffersWithoutACopy() throws Exception {
+        client.close();
+        // No chunk: a Reply chunk provided would be copied back at the call's end, written or not.
+        try (RdmaRpcClient inline = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                .withConnectTimeout(Duration.ofSeconds(30)).connect()) {
+            long clientBefore = clientFabric.statistics().bytesCopied();
+            long serverBefore = serverFabric.statistics().bytesCopied();
+            for (int length : new int[] {0, 100, 700}) {
+                assertArrayEquals(pattern(length), echo(inline, pattern(length)), length + " bytes");
+            }
+            assertEquals(clientBefore, clientFabric.statistics().bytesCopied(), "the client's fabric copied nothing");
+            assertEquals(serverBefore, serverFabric.statistics().bytesCopied(), "the server's fabric copied nothing");
+        }
+        svc.stop();
+        waitFor(() -> clientFabric.statistics().gauge(RcGauge.MESSAGE_BUFFERS_IN_USE) == 0
+                && serverFabric.statistics().gauge(RcGauge.MESSAGE_BUFFERS_IN_USE) == 0);
+    }
+
     @Test
     void aConnectionWhoseQueuePairWillNotDieStallsNoOtherClient() throws Exception {
         // A second client whose connection ends while the server's rdma_destroy_qp blocks, as rdma_rxe's

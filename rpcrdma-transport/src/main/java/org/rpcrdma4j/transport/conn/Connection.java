@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.rw.WorkQueue;
 import org.rpcrdma4j.xdr.RdmaError;
@@ -38,10 +39,13 @@ public final class Connection {
     private volatile InlineThresholds thresholds;
     private volatile String closeReason;
 
-    /** @param fabricConnection the fabric's connection */
-    public Connection(FabricConnection fabricConnection) {
+    /**
+     * @param fabricConnection the fabric's connection
+     * @param buffers          the fabric's message buffers, where its sent messages go back to
+     */
+    public Connection(FabricConnection fabricConnection, MessageBuffers buffers) {
         this.fabricConnection = Objects.requireNonNull(fabricConnection, "fabricConnection");
-        this.work = new WorkQueue(fabricConnection);
+        this.work = new WorkQueue(fabricConnection, buffers);
     }
 
     /** @return the fabric's connection; progress thread only */
@@ -91,13 +95,14 @@ public final class Connection {
         }
         closeReason = reason;
         state = State.CLOSED;
+        work.close();
         return true;
     }
 
     /**
      * Sends a message on the connection's work queue. Progress thread only.
      *
-     * @param message the message, owned by the fabric until {@code done}
+     * @param message the message, owned by the connection from now on (its work queue gives it back)
      * @param done    called with {@code null} once sent, or with an error of the scope the fabric's
      *                status names; {@code null} when nobody waits for the outcome
      */
@@ -110,7 +115,7 @@ public final class Connection {
      * Invalidate; a responder picks the handle as {@link org.rpcrdma4j.transport.marshal.ProvidedChunks}
      * says). Progress thread only.
      *
-     * @param message    the message, owned by the fabric until {@code done}
+     * @param message    the message, owned by the connection from now on
      * @param invalidate the peer's handle to invalidate, or 0 for a plain send
      * @param done       as for {@link #send(ByteBuffer, Consumer)}
      */

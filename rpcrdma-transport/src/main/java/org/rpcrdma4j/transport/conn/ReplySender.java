@@ -66,7 +66,7 @@ final class ReplySender {
     void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
                List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
         ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
-                connection.thresholds().send(), copied);
+                connection.thresholds().send(), fabric.messageBuffers(), copied);
         CallStepEvent.mark(xid, CallStepEvent.REPLY_PLANNED);
         if (plan == null) {
             execute(() -> errChunk(connection, xid), done,
@@ -75,8 +75,9 @@ final class ReplySender {
                             + " provided or the inline threshold; answered ERR_CHUNK"));
             return;
         }
-        execute(() -> {
+        boolean queued = Connection.execute(fabric, () -> {
             if (connection.state() != Connection.State.CONNECTED) {
+                fabric.messageBuffers().release(plan.message());
                 done.accept(notSent(connection, xid));
             } else if (plan.writes().isEmpty()) {
                 connection.send(plan.message(), provided.invalidateHandle(), done);
@@ -84,7 +85,11 @@ final class ReplySender {
             } else {
                 writeThenSend(connection, xid, plan, provided.invalidateHandle(), done);
             }
-        }, done, null);
+        });
+        if (!queued) {
+            fabric.messageBuffers().release(plan.message());
+            done.accept(stopped());
+        }
     }
 
     private void errChunk(Connection connection, int xid) {
@@ -101,6 +106,7 @@ final class ReplySender {
             Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
             if (source == null) {
                 sources.forEach(fabric::deregister);
+                fabric.messageBuffers().release(plan.message());
                 errChunk(connection, xid);
                 done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
                         + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
@@ -113,10 +119,12 @@ final class ReplySender {
             sources.forEach(fabric::deregister);
             chunkWork.ended(sources.size());
             if (!status.ok()) {
+                fabric.messageBuffers().release(plan.message());
                 lose.accept(connection, "RDMA Write of the reply to xid 0x" + Integer.toHexString(xid)
                         + " failed: " + status);
                 done.accept(notSent(connection, xid));
             } else if (connection.state() != Connection.State.CONNECTED) {
+                fabric.messageBuffers().release(plan.message());
                 done.accept(notSent(connection, xid));
             } else {
                 connection.send(plan.message(), invalidate, done);
@@ -132,11 +140,15 @@ final class ReplySender {
 
     private void execute(Runnable command, Consumer<RdmaTransportException> done, RdmaTransportException result) {
         if (!Connection.execute(fabric, command)) {
-            done.accept(new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
-                    "the fabric's progress thread has stopped"));
-        } else if (result != null) {
+            done.accept(stopped());
+        } else {
             done.accept(result);
         }
+    }
+
+    private static RdmaTransportException stopped() {
+        return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
+                "the fabric's progress thread has stopped");
     }
 
     private static RdmaTransportException notSent(Connection connection, int xid) {

@@ -248,7 +248,7 @@ public final class Responder {
         FabricConnection accepted = request.accept(config.privateData(), buffers, connection);
         // svcrdma's sc_snd_w_inv: the requester offered remote invalidation and the fabric can do it.
         connection.remoteInvalidation = request.privateData().remoteInvalidate() && accepted.remoteInvalidation();
-        connection.connection = new Connection(accepted);
+        connection.connection = new Connection(accepted, fabric.messageBuffers());
         served.put(connection.connection, connection);
         backward.opened(connection.connection);
         connections = served.size();

@@ -297,9 +297,10 @@ public final class CallPlan {
             }
         }
         RpcRdmaHeader header = header(credits, callMemory, replyMemory);
-        ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header) + inline.length());
+        // In the fabric's message buffers: a fabric that registered them sends it where it is.
+        ByteBuffer message = fabric.messageBuffers().allocate(HeaderEncoder.encodedLength(header) + inline.length());
         int at = HeaderEncoder.encode(header, message, 0);
-        inline.get(0, message.array(), at, inline.length());
+        inline.get(0, message, at, inline.length());
         copied.add(inline.length());
         return new ChunkedCall(this, message, header, callMemory, replyMemory, replyBuffer, lease);
     }

@@ -13,7 +13,8 @@ import org.rpcrdma4j.xdr.RpcRdmaHeader;
  * Write chunk and the Reply chunk).
  *
  * <h2>Buffer ownership</h2>
- * The message belongs to the fabric while it is sent. The registered memory belongs to the
+ * The message, from the fabric's message buffers, belongs to the connection once sent, which gives it
+ * back when the send ends: nothing reads it after. The registered memory belongs to the
  * responder, which may read or write it, until {@link #release}: the requester calls it when the
  * answer has been used, when the call fails, or when the connection closes (RFC 8166 §3.4.3: the
  * requester invalidates a chunk once the responder is done with it). A call that timed out above
@@ -79,16 +80,23 @@ public final class ChunkedCall {
     /**
      * Invalidates the call's chunks: deregisters its memory. Progress thread only; call once.
      *
-     * @param fabric the fabric that registered it
+     * @param fabric  the fabric that registered it
+     * @param written whether the responder wrote the reply memory, which is then read: false for a reply
+     *                that came inline, or none, so that a fabric need not copy the memory back
+     *                ({@link Fabric#discard})
      */
-    public void release(Fabric fabric) {
+    public void release(Fabric fabric, boolean written) {
         if (released) {
             throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid()) + " released already");
         }
         released = true;
         callMemory.forEach(fabric::deregister);
         if (replyMemory != null) {
-            fabric.deregister(replyMemory);
+            if (written) {
+                fabric.deregister(replyMemory);
+            } else {
+                fabric.discard(replyMemory);
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.xdr.HeaderEncoder;
@@ -61,11 +62,12 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
      * @param provided  what the call provided
      * @param payloads  the reply's DDP-eligible results, in stream order
      * @param threshold the requester's inline receive threshold
+     * @param buffers   where the message to send is allocated: the fabric's message buffers
      * @param copied    counts the bytes copied to build the plan
      * @return the plan, or {@code null} if the reply cannot be conveyed (answer ERR_CHUNK)
      */
     public static ReplyPlan of(int xid, int credits, MessageBytes reply, ProvidedChunks provided,
-                               List<XdrItem> payloads, int threshold, LongAdder copied) {
+                               List<XdrItem> payloads, int threshold, MessageBuffers buffers, LongAdder copied) {
         List<WriteChunk> writeList = provided.writeList();
         List<XdrItem> moved = payloads.subList(0, Math.min(payloads.size(), writeList.size()));
         ReducedStream reduced;
@@ -96,13 +98,13 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
                 return null;
             }
             ByteBuffer inline = ByteBuffer.allocate(inlineLength);
-            copyInline(reply, reduced, inline.array(), 0, copied);
+            copyInline(reply, reduced, inline, 0, copied);
             ReplyChunk echoed = new ReplyChunk(fill(replyChunk.segments(), inline, sources, writes));
             RpcRdmaHeader header = RpcRdmaHeader.nomsg(xid, credits, null, echoedWrites, echoed);
             if (HeaderEncoder.encodedLength(header) > threshold) {
                 return null;
             }
-            ByteBuffer message = ByteBuffer.allocate(HeaderEncoder.encodedLength(header));
+            ByteBuffer message = buffers.allocate(HeaderEncoder.encodedLength(header));
             HeaderEncoder.encode(header, message, 0);
             return new ReplyPlan(sources, writes, message);
         }
@@ -111,14 +113,14 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
         if (headerLength + inlineLength > threshold) {
             return null;
         }
-        ByteBuffer message = ByteBuffer.allocate(headerLength + inlineLength);
+        ByteBuffer message = buffers.allocate(headerLength + inlineLength);
         HeaderEncoder.encode(header, message, 0);
-        copyInline(reply, reduced, message.array(), headerLength, copied);
+        copyInline(reply, reduced, message, headerLength, copied);
         return new ReplyPlan(sources, writes, message);
     }
 
     /** Copies the reply's inline regions, in order, to {@code target} from {@code at}. */
-    private static void copyInline(MessageBytes reply, ReducedStream reduced, byte[] target, int at,
+    private static void copyInline(MessageBytes reply, ReducedStream reduced, ByteBuffer target, int at,
                                    LongAdder copied) {
         for (ReducedStream.Region region : reduced.regions()) {
             if (region.kind() == ReducedStream.Kind.INLINE) {

@@ -106,7 +106,8 @@ public final class ReadChunkPull {
             }
         }
         RdmaBatch batch = new RdmaBatch(status -> {
-            targets.forEach(fabric::deregister);
+            // A failed pull's bytes are never read: a fabric need not copy them back.
+            targets.forEach(status.ok() ? fabric::deregister : fabric::discard);
             done.onPulled(status.ok() ? message : null, status);
         });
         for (int i = 0; i < pulled.size(); i++) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.xdr.Segment;
 
@@ -17,7 +18,9 @@ import org.rpcrdma4j.xdr.Segment;
  * reply). The wait is bounded by the credits, since everything queued belongs to a call within the
  * credit limit or answers one. Progress thread only.
  *
- * <p>Buffer ownership: the bytes of queued work belong to the fabric until its callback.
+ * <p>Buffer ownership: the bytes of queued work belong to the fabric until its callback. A message
+ * sent belongs to the queue from then on: it goes back to the fabric's {@link MessageBuffers} once its
+ * send has ended, or at {@link #close} if it was never posted.
  */
 public final class WorkQueue {
 
@@ -28,20 +31,29 @@ public final class WorkQueue {
                         Segment remote, long context) {
     }
 
+    /** Work started: what to call back, and a send's message to give back then. */
+    private record Started(Consumer<FabricStatus> done, ByteBuffer message) {
+    }
+
     private final FabricConnection connection;
-    private final Map<Long, Consumer<FabricStatus>> callbacks = new HashMap<>();
+    private final MessageBuffers buffers;
+    private final Map<Long, Started> started = new HashMap<>();
     private final ArrayDeque<Work> waiting = new ArrayDeque<>();
     private long nextContext;
 
-    /** @param connection the connection to work on */
-    public WorkQueue(FabricConnection connection) {
+    /**
+     * @param connection the connection to work on
+     * @param buffers    where the messages sent go back to: the fabric's message buffers
+     */
+    public WorkQueue(FabricConnection connection, MessageBuffers buffers) {
         this.connection = connection;
+        this.buffers = buffers;
     }
 
     /**
      * Sends a message.
      *
-     * @param message the message, owned by the fabric until {@code done}
+     * @param message the message, owned by the queue from now on
      * @param done    called with the outcome, on the progress thread
      */
     public void send(ByteBuffer message, Consumer<FabricStatus> done) {
@@ -52,7 +64,7 @@ public final class WorkQueue {
      * Sends a message that invalidates one of the peer's handles on arrival
      * ({@link FabricConnection#sendInvalidating}).
      *
-     * @param message the message, owned by the fabric until {@code done}
+     * @param message the message, owned by the queue from now on
      * @param handle  the peer's handle to invalidate
      * @param done    called with the outcome, on the progress thread
      */
@@ -91,9 +103,12 @@ public final class WorkQueue {
      * @param status  its outcome
      */
     public void onCompleted(long context, FabricStatus status) {
-        Consumer<FabricStatus> done = callbacks.remove(context);
-        if (done != null) {
-            done.accept(status);
+        Started work = started.remove(context);
+        if (work != null) {
+            if (work.message() != null) {
+                buffers.release(work.message());
+            }
+            work.done().accept(status);
         }
         while (!waiting.isEmpty() && post(waiting.peek())) {
             waiting.poll();
@@ -102,11 +117,25 @@ public final class WorkQueue {
 
     /** @return whether nothing is in progress or waiting */
     public boolean idle() {
-        return callbacks.isEmpty();
+        return started.isEmpty();
+    }
+
+    /**
+     * Gives back the messages of the work that waits, which will never be posted: the connection has
+     * closed. Their callbacks are not called; what is posted still completes (flushed).
+     */
+    public void close() {
+        for (Work work : waiting) {
+            started.remove(work.context());
+            if (work.message() != null) {
+                buffers.release(work.message());
+            }
+        }
+        waiting.clear();
     }
 
     private void start(Work work, Consumer<FabricStatus> done) {
-        callbacks.put(work.context(), done);
+        started.put(work.context(), new Started(done, work.message()));
         if (!waiting.isEmpty() || !post(work)) {
             waiting.add(work);
         }

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.xdr.HeaderDecoder;
 import org.rpcrdma4j.xdr.Proc;
@@ -35,7 +36,7 @@ class ReplyPlanTest {
 
         LongAdder copied = new LongAdder();
         ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), null), payloads,
-                THRESHOLD, copied);
+                THRESHOLD, MessageBuffers.HEAP, copied);
 
         assertThat(plan.sources()).as("one source for the chunk's segments").hasSize(1);
         ByteBuffer source = plan.sources().get(0);
@@ -62,7 +63,7 @@ class ReplyPlanTest {
 
         LongAdder copied = new LongAdder();
         ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), replyChunk), payloads,
-                THRESHOLD, copied);
+                THRESHOLD, MessageBuffers.HEAP, copied);
 
         assertThat(plan.writes()).hasSize(2);
         assertThat(plan.sources()).hasSize(2);
@@ -82,7 +83,7 @@ class ReplyPlanTest {
         WriteChunk small = new WriteChunk(List.of(new Segment(7, DATA - 4, 0x1000)));
 
         assertThat(ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(small), null), payloads, THRESHOLD,
-                new LongAdder()))
+                MessageBuffers.HEAP, new LongAdder()))
                 .isNull();
     }
 }

@@ -3,6 +3,7 @@ package org.rpcrdma4j.testbed.trace;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
@@ -45,7 +46,8 @@ public final class ResponderConformance {
         List<XdrItem> payloads = policy.replyPayloads(RpcHeaders.procedure(call), RpcHeaders.call(call),
                 RpcHeaders.reply(reply));
         ReplyPlan plan = ReplyPlan.of(linux.xid(), credits, MessageBytes.of(reply),
-                new ProvidedChunks(callLinux.writeList(), callLinux.replyChunk()), payloads, threshold, new LongAdder());
+                new ProvidedChunks(callLinux.writeList(), callLinux.replyChunk()), payloads, threshold, MessageBuffers.HEAP,
+                new LongAdder());
         if (plan == null) {
             return Optional.of("our responder cannot convey the reply (it would answer ERR_CHUNK); Linux sent "
                     + linux.proc());
