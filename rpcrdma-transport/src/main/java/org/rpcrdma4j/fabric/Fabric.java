@@ -138,14 +138,15 @@ public interface Fabric extends AutoCloseable {
     void deregister(Registration registration);
 
     /**
-     * Invalidates a registration whose bytes the caller will not read (a reply's memory the responder
-     * did not write, an RDMA Read that failed): as {@link #deregister}, but what the device or peers
-     * wrote need not reach the caller's buffer, so a fabric that moves the memory through its own
-     * does not copy it back.
+     * Invalidates a registration of which the caller will read only the first bytes (a reply's memory,
+     * as far as the responder wrote it; none of an RDMA Read that failed): as {@link #deregister}, but
+     * only those bytes need reach the caller's buffer, so a fabric that moves the memory through its
+     * own copies back no more.
      *
      * @param registration a registration of this fabric, not yet deregistered
+     * @param readable     the bytes, from the registration's first, the caller will read; 0 for none
      */
-    default void discard(Registration registration) {
+    default void deregister(Registration registration, long readable) {
         deregister(registration);
     }
 

@@ -18,7 +18,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  * ({@link Windowed}). A copy holds the caller's bytes from registration on ({@link #copyIn}), unless
  * the memory is only written (an RDMA Read's target, a Write chunk's), whose earlier bytes the seam
  * does not keep; what the device or a peer put into it goes back into the caller's buffer at
- * deregistration ({@link #copyOut}), which is when the seam says the caller may look: the fabric never
+ * deregistration ({@link #copyOut}, as far as the caller will read it), which is when the seam says the caller may look: the fabric never
  * reads messages to find out earlier.
  *
  * <p>The registration's bytes are its pieces one after the other: one piece for memory registered on
@@ -43,15 +43,15 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
     Set<MemoryAccess> access();
 
     /**
-     * Gives the memory back, once its key reaches nothing. With {@code copyOut}, what was written into
-     * a copy goes to the caller's buffer first, after the key stopped working, so that no peer writes
-     * there while it is copied.
+     * Gives the memory back, once its key reaches nothing. What was written into a copy goes to the
+     * caller's buffer first, as far as the caller will read it, after the key stopped working, so that
+     * no peer writes there while it is copied.
      *
-     * @param copyOut whether the caller still wants what was written
+     * @param readable the bytes, from the first, the caller will read: 0 for none
      * @return the bytes copied to the caller
      * @throws VerbsException if deregistering failed; the memory is freed all the same
      */
-    long release(boolean copyOut) throws VerbsException;
+    long release(long readable) throws VerbsException;
 
     /**
      * Registered bytes of a region.
@@ -110,21 +110,30 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
     }
 
     /**
-     * Puts what the device or a peer may have written into the copy back into the caller's buffer.
+     * Puts what the device or a peer may have written into the copy back into the caller's buffer, as
+     * far as the caller will read it.
      *
+     * @param readable the bytes, from the first, the caller will read
      * @return the bytes copied
      */
-    default long copyOut() {
+    default long copyOut(long readable) {
         Set<MemoryAccess> access = access();
         boolean written = access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE);
-        return caller() == null || !written ? 0 : copy(false);
+        return caller() == null || !written ? 0 : copy(false, readable);
     }
 
     private long copy(boolean in) {
+        return copy(in, Long.MAX_VALUE);
+    }
+
+    private long copy(boolean in, long limit) {
         MemorySegment bytes = MemorySegment.ofBuffer(caller());
         long at = 0;
         for (Piece piece : pieces()) {
-            long size = piece.memory().byteSize();
+            long size = Math.min(piece.memory().byteSize(), limit - at);
+            if (size <= 0) {
+                break;
+            }
             if (in) {
                 MemorySegment.copy(bytes, at, piece.memory(), 0, size);
             } else {
@@ -149,8 +158,8 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
                   ChunkPool pool, List<ChunkPool.Block> blocks) implements LocalRegion {
 
         @Override
-        public long release(boolean copyOut) {
-            long copied = copyOut ? copyOut() : 0;
+        public long release(long readable) {
+            long copied = copyOut(readable);
             blocks.forEach(pool::give);
             return copied;
         }
@@ -172,14 +181,12 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
                RcDevice device, RcDevice.Memory memory, Arena arena) implements LocalRegion {
 
         @Override
-        public long release(boolean copyOut) throws VerbsException {
+        public long release(long readable) throws VerbsException {
             long copied = 0;
             try {
                 device.deregister(memory);
             } finally {
-                if (copyOut) {
-                    copied = copyOut();
-                }
+                copied = copyOut(readable);
                 if (arena != null) {
                     arena.close();
                 }
@@ -217,8 +224,8 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
         }
 
         @Override
-        public long release(boolean copyOut) throws VerbsException {
-            return memory.release(copyOut);
+        public long release(long readable) throws VerbsException {
+            return memory.release(readable);
         }
     }
 }

@@ -394,13 +394,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     @Override
     public void deregister(Registration registration) {
-        memory.deregister(registration, true);
+        memory.deregister(registration, Long.MAX_VALUE);
     }
 
-    /** As {@link #deregister}, without copying what was written back into the caller's buffer. */
+    /** As {@link #deregister}, copying back only the bytes the caller will read. */
     @Override
-    public void discard(Registration registration) {
-        memory.deregister(registration, false);
+    public void deregister(Registration registration, long readable) {
+        memory.deregister(registration, readable);
     }
 
     /** Buffers in memory registered once, which connections receive into and send from without a copy. */

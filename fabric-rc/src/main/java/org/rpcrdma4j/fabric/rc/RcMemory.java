@@ -100,7 +100,7 @@ final class RcMemory {
         long address = under.pieces().get(0).memory().address();
         ChunkWindows.Window window = connection.bind(registered, address, length, rights);
         if (window == null) {
-            release(under, false);
+            release(under, 0);
             return null;
         }
         windowsBound++;
@@ -131,7 +131,7 @@ final class RcMemory {
         if (regions.containsKey(region.registration())) {
             // the same memory registered twice, both without remote access: one key for two regions
             LOG.warn("{} is registered already", region.registration());
-            release(region, false);
+            release(region, 0);
             return null;
         }
         return added(region);
@@ -183,23 +183,21 @@ final class RcMemory {
      * caller. A region reached through a window is copied out first, and its memory goes back once its
      * connection has invalidated the window ({@link RcConnection#unbind}).
      *
-     * @param copyOut whether the caller wants what was written: false when it will not read it
+     * @param readable the bytes, from the first, the caller will read: only these are copied back
      * @throws IllegalStateException if it is not registered here, or deregistered already
      */
-    void deregister(Registration registration, boolean copyOut) {
+    void deregister(Registration registration, long readable) {
         LocalRegion region = regions.remove(registration);
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
         registrations = regions.size();
         if (region instanceof LocalRegion.Windowed windowed) {
-            if (copyOut) {
-                bytesCopied += windowed.copyOut();
-            }
+            bytesCopied += windowed.copyOut(readable);
             windowed.connection().unbind(windowed);
             return;
         }
-        release(region, copyOut);
+        release(region, readable);
     }
 
     /**
@@ -207,12 +205,12 @@ final class RcMemory {
      * pair destroyed); its bytes were copied out before.
      */
     void release(LocalRegion region) {
-        release(region, false);
+        release(region, 0);
     }
 
-    private void release(LocalRegion region, boolean copyOut) {
+    private void release(LocalRegion region, long readable) {
         try {
-            bytesCopied += region.release(copyOut);
+            bytesCopied += region.release(readable);
         } catch (VerbsException e) {
             LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
         }
@@ -262,7 +260,7 @@ final class RcMemory {
     /** Deregisters what the transport left registered, then the pools and the parking memory. */
     void close() throws VerbsException {
         for (Registration registration : new ArrayList<>(regions.keySet())) {
-            deregister(registration, true);
+            deregister(registration, Long.MAX_VALUE);
         }
         pool.close();
         windowPool.close();

@@ -178,7 +178,7 @@ class TransportOverRcFabricTest {
     @Test
     void inlineMessagesGoFromAndIntoRegisteredMessageBuffersWithoutACopy() throws Exception {
         client.close();
-        // No chunk: a Reply chunk provided would be copied back at the call's end, written or not.
+        // No chunk: with a Reply chunk provided the reply would come in it and be copied back out of it.
         try (RdmaRpcClient inline = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
                 .withConnectTimeout(Duration.ofSeconds(30)).connect()) {
             long clientBefore = clientFabric.statistics().bytesCopied();
@@ -192,6 +192,22 @@ class TransportOverRcFabricTest {
         svc.stop();
         waitFor(() -> clientFabric.statistics().gauge(RcGauge.MESSAGE_BUFFERS_IN_USE) == 0
                 && serverFabric.statistics().gauge(RcGauge.MESSAGE_BUFFERS_IN_USE) == 0);
+    }
+
+    /**
+     * A call that provides a 1 MiB Reply chunk gets its short reply in it (RDMA_NOMSG): the client's
+     * fabric copies back only the bytes the server wrote there, as the reply echoes them, not the whole
+     * chunk's memory.
+     */
+    @Test
+    void aReplyChunksMemoryIsCopiedBackOnlyAsFarAsTheServerWroteIt() throws Exception {
+        long before = clientFabric.statistics().bytesCopied();
+
+        assertArrayEquals(pattern(100), echo(pattern(100)));
+
+        // The RPC reply: XID, REPLY, MSG_ACCEPTED, an AUTH_NONE verifier, SUCCESS (24 bytes), then the
+        // opaque's length and its 100 bytes.
+        assertEquals(24 + 4 + 100, clientFabric.statistics().bytesCopied() - before);
     }
 
     @Test

@@ -528,7 +528,7 @@ public final class Requester {
             outstandingCount = outstanding.size();
             // Before the reply is read: what the responder wrote is in the call's buffers once its chunks
             // are deregistered (Fabric), and whoever gets the answer finds the call's memory released.
-            release(call, wroteReplyMemory(header));
+            release(call, call.replyBytesWritten(header));
             MessageBytes reply = null;
             RdmaTransportException failure = null;
             try {
@@ -558,41 +558,15 @@ public final class Requester {
         }
     }
 
-    private void release(ChunkedCall call, boolean written) {
-        call.release(fabric, written);
+    private void release(ChunkedCall call, long readable) {
+        call.release(fabric, readable);
         chunkBuffers -= call.buffers();
     }
 
     /** Releases a call whose reply memory nothing will read, and gives that memory back to the pool. */
     private void discard(ChunkedCall call) {
-        release(call, false);
+        release(call, 0);
         call.recycle();
-    }
-
-    /**
-     * @return whether a reply says its responder wrote the call's reply memory: it came in the Reply
-     *     chunk (RDMA_NOMSG), or echoes a Write or Reply chunk segment with bytes in it
-     */
-    private static boolean wroteReplyMemory(RpcRdmaHeaderFlyweight header) {
-        if (header.proc() == Proc.RDMA_NOMSG) {
-            return true;
-        }
-        if (header.proc() != Proc.RDMA_MSG) {
-            return false;
-        }
-        for (int chunk = 0; chunk < header.writeChunkCount(); chunk++) {
-            for (int segment = 0; segment < header.writeSegmentCount(chunk); segment++) {
-                if (header.writeLength(chunk, segment) != 0) {
-                    return true;
-                }
-            }
-        }
-        for (int segment = 0; header.hasReplyChunk() && segment < header.replySegmentCount(); segment++) {
-            if (header.replyLength(segment) != 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static RdmaTransportException rdmaError(RpcRdmaHeaderFlyweight header) {

@@ -5,6 +5,9 @@ import java.util.List;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
+import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
+import org.rpcrdma4j.xdr.Segment;
+import org.rpcrdma4j.xdr.WriteChunk;
 
 /**
  * A call marshalled and registered, from its send until its answer: the message to send, the
@@ -80,24 +83,53 @@ public final class ChunkedCall {
     /**
      * Invalidates the call's chunks: deregisters its memory. Progress thread only; call once.
      *
-     * @param fabric  the fabric that registered it
-     * @param written whether the responder wrote the reply memory, which is then read: false for a reply
-     *                that came inline, or none, so that a fabric need not copy the memory back
-     *                ({@link Fabric#discard})
+     * @param fabric   the fabric that registered it
+     * @param readable the bytes of the reply memory, from its first, that will be read
+     *                 ({@link #replyBytesWritten}; 0 when no reply will be read), so that a fabric that
+     *                 copies the memory copies back no more ({@link Fabric#deregister(Registration, long)})
      */
-    public void release(Fabric fabric, boolean written) {
+    public void release(Fabric fabric, long readable) {
         if (released) {
             throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid()) + " released already");
         }
         released = true;
         callMemory.forEach(fabric::deregister);
         if (replyMemory != null) {
-            if (written) {
-                fabric.deregister(replyMemory);
-            } else {
-                fabric.discard(replyMemory);
+            fabric.deregister(replyMemory, readable);
+        }
+    }
+
+    /**
+     * @param reply a reply's transport header, wrapped
+     * @return how far into the reply memory the responder wrote, as the reply echoes it: the end of
+     *     the last segment it echoes with bytes in it, each echoed length taken no further than its
+     *     provided segment (which the reply's checks hold it to), 0 for a reply that wrote none
+     */
+    public long replyBytesWritten(RpcRdmaHeaderFlyweight reply) {
+        if (replyMemory == null) {
+            return 0;
+        }
+        long end = 0;
+        List<WriteChunk> writes = header.writeList();
+        for (int c = 0; c < Math.min(writes.size(), reply.writeChunkCount()); c++) {
+            List<Segment> segments = writes.get(c).segments();
+            for (int s = 0; s < Math.min(segments.size(), reply.writeSegmentCount(c)); s++) {
+                end = Math.max(end, written(segments.get(s), reply.writeLength(c, s)));
             }
         }
+        if (header.replyChunk() != null && reply.hasReplyChunk()) {
+            List<Segment> segments = header.replyChunk().segments();
+            for (int s = 0; s < Math.min(segments.size(), reply.replySegmentCount()); s++) {
+                end = Math.max(end, written(segments.get(s), reply.replyLength(s)));
+            }
+        }
+        return end;
+    }
+
+    /** @return where in the reply memory the bytes echoed written into a provided segment end, 0 for none */
+    private long written(Segment provided, int echoedLength) {
+        long length = Math.min(Integer.toUnsignedLong(echoedLength), provided.unsignedLength());
+        return length == 0 ? 0 : provided.offset() - replyMemory.address() + length;
     }
 
     /** @return whether {@link #release} has run */

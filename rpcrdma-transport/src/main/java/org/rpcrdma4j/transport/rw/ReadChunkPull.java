@@ -107,7 +107,8 @@ public final class ReadChunkPull {
         }
         RdmaBatch batch = new RdmaBatch(status -> {
             // A failed pull's bytes are never read: a fabric need not copy them back.
-            targets.forEach(status.ok() ? fabric::deregister : fabric::discard);
+            long readable = status.ok() ? Long.MAX_VALUE : 0;
+            targets.forEach(target -> fabric.deregister(target, readable));
             done.onPulled(status.ok() ? message : null, status);
         });
         for (int i = 0; i < pulled.size(); i++) {
