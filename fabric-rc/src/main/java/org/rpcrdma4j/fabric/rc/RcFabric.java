@@ -4,16 +4,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.fabric.Fabric;
@@ -29,7 +26,6 @@ import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.VerbsException;
-import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xdr.ConnectPrivateData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,10 +51,15 @@ import org.slf4j.LoggerFactory;
  * something to complete (as the Linux client posts from the RPC task's thread and completes in the
  * completion queue's context).
  *
+ * <h2>Routing</h2>
+ * The device's reports go to a {@link CmRouter}: CM events and completions to their connection, by
+ * id and by queue pair number; connection requests to the acceptor.
+ *
  * <h2>Memory</h2>
- * The transport's message buffers are heap buffers: each connection has registered slots
- * ({@link BounceSlots}) that its receives land in and its sends go out from, copied to and from the
- * transport's buffers, registered once when the connection's queue pair is made. Chunk memory no
+ * The transport's message buffers come from the fabric ({@link #messageBuffers()},
+ * {@link RcMessageBuffers}): registered once, so receives land in them and Sends leave from them.
+ * A message in a heap buffer goes through registered slots of its connection ({@link BounceSlots}),
+ * registered once when the connection's queue pair is made, copied to and from it. Chunk memory no
  * peer may touch (a responder's RDMA Read targets and Write sources) is copied through blocks of a
  * bounded pool of registered memory ({@link ChunkPool}), so serving makes no {@code ibv_reg_mr} per
  * call; a chunk over a block's 1 MiB takes several blocks, which RDMA Reads and Writes name with a
@@ -74,7 +75,8 @@ import org.slf4j.LoggerFactory;
  * with Invalidate, when the local invalidate completes, or when an ending connection's queue pair
  * is destroyed. Without windows, such memory is registered per call, a heap buffer as a native
  * copy, a direct buffer where it is, and deregistered before its bytes are copied back. A copy is
- * filled at {@link #register} and copied back at {@link #deregister} ({@link LocalRegion}). The
+ * filled at {@link #register} unless the memory is only written, and copied back at
+ * {@link #deregister} as far as the caller will read it ({@link LocalRegion}). The
  * strategy is {@link RcMemory}'s, which counts every copy ({@link RcCounter#BYTES_COPIED}).
  *
  * <h2>What ends a connection</h2>
@@ -180,27 +182,17 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final InetSocketAddress bind;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final ProgressTurn turn = new ProgressTurn();
-    private final Map<Long, RcConnection> byId = new HashMap<>();
-    private final Map<Integer, RcConnection> byQp = new HashMap<>();
-    /** The RFC 8797 private data of requesters waiting for their route, for their REQ. */
-    private final Map<Long, ConnectPrivateData> pendingRequests = new HashMap<>();
     private final RcMemory memory;
     private final RcMessageBuffers messages;
-    private final Events events = new Events();
+    private final CmRouter router;
     private final ProgressRunner runner;
     private final Reaper reaper;
     private volatile boolean running = true;
     private volatile boolean sleeping;
-    private Consumer<ConnectRequest> acceptor;
     private long listenId = -1;
     // What statistics() reads on any thread, written by the turn's holder only: see "Statistics" above.
     private volatile long flushedCompletions;
     private volatile long failedCompletions;
-    /** RDMA-CM events received, by {@link CmEventType} ordinal. */
-    private final AtomicLongArray cmEvents = new AtomicLongArray(CmEventType.values().length);
-    /** The sizes of {@link #byId} and {@link #byQp}. */
-    private volatile int connectionCount;
-    private volatile int queuePairs;
     private volatile long postedReceives;
     private volatile long postedSends;
     private volatile long memoryWindows;
@@ -235,6 +227,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.localAddress = addressOf(bind);
         this.memory = new RcMemory(device, config.chunkPoolBytes());
         this.messages = new RcMessageBuffers(device, config.slotSize());
+        this.router = new CmRouter(this, device, config);
         this.reaper = new Reaper("rc-reaper " + bind);
         this.runner = ProgressRunner.start("rc-fabric " + bind, new Progress(), work -> Thread.onSpinWait(),
                 IDLE_SPIN_NANOS, new Sleep());
@@ -316,7 +309,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     @Override
     public void listen(Consumer<ConnectRequest> newAcceptor) {
-        if (acceptor != null) {
+        if (router.accepting()) {
             throw new IllegalStateException("this fabric has an acceptor already");
         }
         if (listenId < 0) {
@@ -326,13 +319,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
                 throw new IllegalStateException("cannot listen on " + bind + ": " + e.getMessage(), e);
             }
         }
-        acceptor = Objects.requireNonNull(newAcceptor, "acceptor");
+        router.accepting(Objects.requireNonNull(newAcceptor, "acceptor"));
     }
 
     /** Refuses requests from now on (they are rejected); the listening id stays, so the port stays ours. */
     @Override
     public void stopListening() {
-        acceptor = null;
+        router.accepting(null);
     }
 
     @Override
@@ -345,9 +338,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             throw new IllegalStateException("rdma_create_id failed: " + e.getMessage(), e);
         }
         RcConnection connection = new RcConnection(this, device, id, peer, listener, true);
-        byId.put(id, connection);
-        connectionCount = byId.size();
-        pendingRequests.put(id, privateData);
+        router.requesting(connection, privateData);
         receives.forEach(connection::postReceive);
         try {
             device.resolveAddress(id, socketAddressOf(peer), config.resolveTimeoutMillis());
@@ -355,16 +346,6 @@ public final class RcFabric implements Fabric, AutoCloseable {
             connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_addr failed: " + e.getMessage());
         }
         return connection;
-    }
-
-    /**
-     * @return the requester's private data with remote invalidation offered exactly when its chunks
-     *     go through windows and the device takes a Send with Invalidate: a peer may then invalidate
-     *     any key of its calls, and only a window's (not a registration's) may be invalidated so
-     */
-    private ConnectPrivateData offered(RcConnection connection, ConnectPrivateData requested) {
-        boolean offer = connection.windowed() && device.remoteInvalidation();
-        return new ConnectPrivateData(offer, requested.maxSendSize(), requested.maxRecvSize());
     }
 
     /**
@@ -436,10 +417,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
         counters.put(RcCounter.FAILED_COMPLETIONS, failedCompletions);
         Map<CmEventType, Long> events = new EnumMap<>(CmEventType.class);
         for (CmEventType type : CmEventType.values()) {
-            events.put(type, cmEvents.get(type.ordinal()));
+            events.put(type, router.cmEvents(type));
         }
         Map<RcGauge, Long> gauges = new EnumMap<>(RcGauge.class);
-        gauges.put(RcGauge.QUEUE_PAIRS, (long) queuePairs);
+        gauges.put(RcGauge.QUEUE_PAIRS, (long) router.queuePairs());
         gauges.put(RcGauge.POSTED_RECEIVES, postedReceives);
         gauges.put(RcGauge.POSTED_SENDS, postedSends);
         gauges.put(RcGauge.CHUNK_POOL_BYTES_IN_USE, memory.pool().bytesInUse());
@@ -449,7 +430,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
         gauges.put(RcGauge.MEMORY_WINDOWS, memoryWindows);
         gauges.put(RcGauge.MESSAGE_BUFFERS_IN_USE, messages.inUse());
         gauges.put(RcGauge.MESSAGE_BUFFER_BYTES_REGISTERED, messages.registeredBytes());
-        return new RcFabricStatistics(connectionCount, memory.registrations(), counters, events, gauges);
+        return new RcFabricStatistics(router.connectionCount(), memory.registrations(), counters, events, gauges);
     }
 
 
@@ -470,16 +451,19 @@ public final class RcFabric implements Fabric, AutoCloseable {
         return new InetSocketAddress(addressOf(fromCm).inetAddress(), fromCm.getPort());
     }
 
+    /** A connection's queue pair is made: its completions are routed to it from now on. */
     void routed(RcConnection connection) {
-        byQp.put(connection.qpNum(), connection);
-        queuePairs++;
+        router.routed(connection);
     }
 
+    /** An ended connection: nothing is routed to it any more. */
     void forget(RcConnection connection) {
-        byId.remove(connection.id());
-        byQp.remove(connection.qpNum());
-        connectionCount = byId.size();
-        pendingRequests.remove(connection.id());
+        router.forget(connection);
+    }
+
+    /** @return whether the fabric is open: requests are handed to the acceptor only then */
+    boolean running() {
+        return running;
     }
 
     /** Counts receives a connection posted or was given (positive) or got back (negative). */
@@ -508,7 +492,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             } finally {
                 later(() -> {
                     if (connection.qpNum() >= 0) {
-                        queuePairs--;
+                        router.queuePairDestroyed();
                     }
                     connection.tornDown();
                 });
@@ -528,7 +512,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
             }
             turn.take();
             try {
-                return runCommands() + device.poll(events);
+                return runCommands() + device.poll(router);
             } finally {
                 turn.release();
             }
@@ -560,7 +544,7 @@ public final class RcFabric implements Fabric, AutoCloseable {
                 boolean quiet;
                 turn.take();
                 try {
-                    quiet = commands.isEmpty() && device.arm(events) == 0;
+                    quiet = commands.isEmpty() && device.arm(router) == 0;
                 } finally {
                     turn.release();
                 }
@@ -603,18 +587,19 @@ public final class RcFabric implements Fabric, AutoCloseable {
      */
     private void shutDown() {
         try {
-            for (RcConnection connection : new ArrayList<>(byId.values())) {
+            for (RcConnection connection : router.connections()) {
                 connection.fail(FabricStatus.CLOSED, "the fabric closed");
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (!byId.isEmpty() && System.nanoTime() < deadline) {
-                if (runCommands() + device.poll(events) + device.arm(events) == 0) {
+            while (router.connectionCount() > 0 && System.nanoTime() < deadline) {
+                if (runCommands() + device.poll(router) + device.arm(router) == 0) {
                     device.await(10);
                 }
             }
             runCommands();
-            if (!byId.isEmpty()) {
-                LOG.warn("{} connections did not flush within 5 s; releasing the device anyway", byId.size());
+            if (router.connectionCount() > 0) {
+                LOG.warn("{} connections did not flush within 5 s; releasing the device anyway",
+                        router.connectionCount());
             }
             reaper.close();
             runCommands(); // what the teardowns handed back: memory to the pools
@@ -640,161 +625,6 @@ public final class RcFabric implements Fabric, AutoCloseable {
         }
         running = false;
         runner.close();
-    }
-
-    /** Where the device's reports go: connections by id and by queue pair number. */
-    private final class Events implements RcDevice.Events {
-
-        @Override
-        public void cmEvent(long id, CmEventType type, int status, byte[] privateData) {
-            cmEvents.incrementAndGet(type.ordinal());
-            if (type == CmEventType.CONNECT_REQUEST) {
-                request(id, privateData);
-                return;
-            }
-            RcConnection connection = byId.get(id);
-            if (connection == null) {
-                LOG.debug("{} (status {}) for an id with no connection", type.description(), status);
-                return;
-            }
-            if ((type == CmEventType.ADDR_RESOLVED || type == CmEventType.ROUTE_RESOLVED)
-                    && connection.state() != RcConnection.State.RESOLVING) {
-                return; // closed while resolving: it is ending already
-            }
-            switch (type) {
-                case ADDR_RESOLVED -> {
-                    try {
-                        device.resolveRoute(id, config.resolveTimeoutMillis());
-                    } catch (VerbsException e) {
-                        connection.fail(FabricStatus.PEER_UNREACHABLE, "rdma_resolve_route failed: " + e.getMessage());
-                    }
-                }
-                case ROUTE_RESOLVED -> {
-                    try {
-                        connection.addressesKnown();
-                        connection.createQueuePair(config);
-                        connection.connecting();
-                        device.connect(id, CmPrivateData.encode(offered(connection, pendingRequests.remove(id))),
-                                config.retryCount(), config.rnrRetryCount());
-                    } catch (VerbsException | RuntimeException e) {
-                        connection.fail(FabricStatus.FABRIC_ERROR, "setting up the connection failed: " + e.getMessage());
-                    }
-                }
-                case ESTABLISHED -> connection.established(privateData);
-                default -> {
-                    FabricStatus ending = RcStatus.ending(type);
-                    if (ending != null) {
-                        connection.fail(ending, type.description() + (status == 0 ? "" : " status " + status));
-                    }
-                }
-            }
-        }
-
-        @Override
-        public void completion(int qpNum, long wrId, WcStatus status, int byteLength, long invalidated) {
-            RcConnection connection = byQp.get(qpNum);
-            if (connection == null) {
-                LOG.debug("a completion ({}) for queue pair {}, which has no connection", status.description(), qpNum);
-                return;
-            }
-            connection.completed(wrId, status, byteLength, invalidated);
-        }
-
-        @Override
-        public void queuePairFailed(int qpNum, String detail) {
-            RcConnection connection = byQp.get(qpNum);
-            if (connection != null) {
-                connection.fail(FabricStatus.FABRIC_ERROR, detail);
-            }
-        }
-    }
-
-    private void request(long id, byte[] privateData) {
-        Request request = new Request(id, CmPrivateData.recognise(privateData));
-        Consumer<ConnectRequest> current = running ? acceptor : null;
-        if (current != null) {
-            try {
-                current.accept(request);
-            } catch (RuntimeException e) {
-                LOG.error("the acceptor failed on a request from {}", request.peer(), e);
-            }
-        }
-        if (!request.answered) {
-            request.reject();
-        }
-    }
-
-    /** A CONNECT_REQUEST: the new id, the requester's address and its data from the REQ. */
-    private final class Request implements ConnectRequest {
-
-        private final long id;
-        private final FabricAddress peer;
-        private final ConnectPrivateData privateData;
-        private boolean answered;
-
-        Request(long id, ConnectPrivateData privateData) {
-            this.id = id;
-            this.privateData = privateData;
-            InetSocketAddress from = device.peerAddress(id);
-            this.peer = from == null ? addressOf(new InetSocketAddress(0)) : addressOf(from);
-        }
-
-        @Override
-        public FabricAddress peer() {
-            return peer;
-        }
-
-        @Override
-        public ConnectPrivateData privateData() {
-            return privateData;
-        }
-
-        @Override
-        public FabricConnection accept(ConnectPrivateData ours, List<ByteBuffer> receives,
-                                       ConnectionListener listener) {
-            answer();
-            RcConnection connection = new RcConnection(RcFabric.this, device, id, peer, listener, false);
-            connection.peerData(privateData);
-            byId.put(id, connection);
-            connectionCount = byId.size();
-            receives.forEach(connection::postReceive);
-            try {
-                connection.addressesKnown();
-                connection.createQueuePair(config);
-                device.accept(id, CmPrivateData.encode(ours), config.retryCount(), config.rnrRetryCount());
-            } catch (VerbsException | RuntimeException e) {
-                LOG.warn("accepting {} failed: {}", peer, e.getMessage());
-                try {
-                    device.reject(id);
-                } catch (VerbsException ignored) {
-                    // the id goes with the connection; the peer times out or hears the reject
-                }
-                connection.fail(FabricStatus.FABRIC_ERROR, "accepting failed: " + e.getMessage());
-            }
-            return connection;
-        }
-
-        @Override
-        public void reject() {
-            answer();
-            try {
-                device.reject(id);
-            } catch (VerbsException e) {
-                LOG.debug("rdma_reject to {} failed: {}", peer, e.getMessage());
-            }
-            try {
-                device.destroy(id);
-            } catch (VerbsException e) {
-                LOG.warn("destroying a rejected id failed: {}", e.getMessage());
-            }
-        }
-
-        private void answer() {
-            if (answered) {
-                throw new IllegalStateException("answered already");
-            }
-            answered = true;
-        }
     }
 
     @Override
