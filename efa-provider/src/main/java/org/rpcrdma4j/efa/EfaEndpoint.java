@@ -346,12 +346,25 @@ public final class EfaEndpoint implements AutoCloseable {
      * application posts or cancels an operation: no packet waits to be built, posted or retried after a
      * receiver-not-ready backoff, no HANDSHAKE, CTS or RDMA read is owed, and no completion waits to be
      * {@linkplain #poll polled}. A progress thread may then sleep until woken, if its device, too, has
-     * nothing in flight (a simulated network knows; a NIC would raise an interrupt).
+     * nothing in flight (a simulated network knows) or will wake it ({@link #armWakeup}).
      *
      * @return whether the endpoint is idle; progress thread only
      */
     public boolean idle() {
         return engine.idle();
+    }
+
+    /**
+     * Lets the progress thread sleep until the device completes something: if the endpoint is
+     * {@linkplain #idle idle}, arms the device's one-shot notification
+     * ({@link Device#armCompletionNotification}), which runs {@code wake} on the device's thread.
+     *
+     * @param wake what wakes the progress thread; it must not block
+     * @return whether the thread may sleep until {@code wake} runs (or it posts something itself);
+     *     {@code false} if the endpoint has work, is closed, or its device cannot notify
+     */
+    public boolean armWakeup(Runnable wake) {
+        return !closed && engine.idle() && device.armCompletionNotification(wake);
     }
 
     /**

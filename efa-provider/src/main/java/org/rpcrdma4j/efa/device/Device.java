@@ -172,6 +172,21 @@ public interface Device extends AutoCloseable {
     int pollCompletions(Consumer<Completion> sink, int max);
 
     /**
+     * Asks to be told of the next completion once, as {@code ibv_req_notify_cq} on a completion
+     * channel does: a device whose completions arrive on a thread of its own runs {@code wake} on that
+     * thread as soon as one can be polled, so the progress thread may sleep until then instead of
+     * polling. Arming again replaces the earlier request.
+     *
+     * @param wake what to run; it must not block
+     * @return whether the request is armed; {@code false} if a completion can be polled already or the
+     *     device cannot notify (the default: its completions come only as its owner drives it, as the
+     *     simulated device's do), and the caller must poll instead of sleeping
+     */
+    default boolean armCompletionNotification(Runnable wake) {
+        return false;
+    }
+
+    /**
      * Destroys the queue pair, its address handles and its registrations, and frees its QPN on
      * the fabric. Work posted and not yet completed never completes; peers' operations towards
      * the QPN fail as towards any QPN that does not exist. Closing again does nothing.

@@ -34,13 +34,14 @@ import org.slf4j.LoggerFactory;
  * <p>After each cycle the loop's {@link IdleStrategy} is told the work done; by default
  * {@link BackoffIdleStrategy#forProgress()}: spin, then yield for up to 1 ms, then park briefly.
  * {@link #execute} wakes a parked thread. But when nothing can happen until another thread hands it
- * work (no command waits, every endpoint is {@linkplain EfaEndpoint#idle idle} and the device side is
- * quiescent: nothing in flight that could complete), the thread goes on with its idle strategy for a
+ * work (no command waits, every endpoint is {@linkplain EfaEndpoint#idle idle}, and the device side is
+ * quiescent (nothing in flight that could complete) or every device has armed its notification to
+ * wake the loop ({@link EfaEndpoint#armWakeup})), the thread goes on with its idle strategy for a
  * bounded time only ({@code quietSpinNanos}), then parks until woken
  * ({@link ProgressRunner.Waiter#PARKING}): a call whose only work left is a worker's reply costs the
  * progress thread that much at most while it waits, and one answered within it saves the thread's
- * wake-up. Only a device that can tell (the simulated network) says it
- * is quiescent; a NIC, whose completions come without the loop's knowing, keeps the backoff.
+ * wake-up. The simulated network says when it is quiescent; a device whose completions come from a
+ * thread of its own (the UDP device) wakes the loop itself.
  */
 final class EfaProgressLoop implements ProgressAgent, AutoCloseable {
 
@@ -62,6 +63,8 @@ final class EfaProgressLoop implements ProgressAgent, AutoCloseable {
     private EfaFabric[] fabrics = new EfaFabric[0];
     /** Set once by {@link #start}; read on the runner's thread too. */
     private volatile ProgressRunner runner;
+    /** What a device runs on its own thread when it has a completion for a sleeping loop. */
+    private final Runnable wake = () -> runner.wake();
     private volatile long failures;
 
     private EfaProgressLoop(LongSupplier clock, LongConsumer beforeProgress, BooleanSupplier quiescent) {
@@ -191,7 +194,8 @@ final class EfaProgressLoop implements ProgressAgent, AutoCloseable {
 
     /**
      * @return whether nothing moves until another thread hands the loop work: no command waits, every
-     *     endpoint is idle and the device side is quiescent (an execute since returns the park at once)
+     *     endpoint is idle, and the device side is quiescent or every device has armed its notification
+     *     to wake this loop (an execute or a notification since returns the park at once)
      */
     @Override
     public boolean quiet() {
@@ -203,7 +207,17 @@ final class EfaProgressLoop implements ProgressAgent, AutoCloseable {
                 return false;
             }
         }
-        return quiescent.getAsBoolean();
+        return quiescent.getAsBoolean() || armWakeups();
+    }
+
+    /** @return whether every fabric's device will wake this loop on its next completion */
+    private boolean armWakeups() {
+        for (EfaFabric fabric : fabrics) {
+            if (!fabric.endpoint().armWakeup(wake)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the work one fabric did; a failure costs that fabric's turn, never the loop */

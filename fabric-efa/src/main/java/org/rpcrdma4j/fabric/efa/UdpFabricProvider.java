@@ -27,6 +27,11 @@ import org.rpcrdma4j.fabric.SocketAddressText;
 public final class UdpFabricProvider implements FabricProvider {
 
     private static final int DEFAULT_PORT = 20049;
+    /**
+     * How long an idle loop spins before it parks: a worker's reply or the caller's next call that comes
+     * within it finds the thread awake (the simulated network's and the RC fabric's value).
+     */
+    private static final long QUIET_SPIN_NS = 50_000;
 
     /** What {@link java.util.ServiceLoader} makes; it opens nothing. */
     public UdpFabricProvider() {
@@ -67,10 +72,10 @@ public final class UdpFabricProvider implements FabricProvider {
             device.close();
             throw e;
         }
-        // A device whose completions come from its own I/O thread is never known to be quiet: the
-        // loop keeps its backoff and never parks for good.
+        // The device's I/O thread wakes the loop when it completes something (an armed notification),
+        // so an idle loop parks until then instead of polling a queue that another thread fills.
         EfaProgressLoop loop = EfaProgressLoop.start("efa-udp " + bind, System::nanoTime, now -> { }, () -> false,
-                0, BackoffIdleStrategy.forProgress());
+                QUIET_SPIN_NS, BackoffIdleStrategy.forProgress());
         return loop.call(() -> loop.attach(endpoint, closed -> loop.close()));
     }
 

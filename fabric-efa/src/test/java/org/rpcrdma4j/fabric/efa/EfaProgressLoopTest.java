@@ -29,8 +29,10 @@ class EfaProgressLoopTest {
                 LockSupport.parkNanos(100_000);
             }
         };
-        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> false, 0,
-                recording)) {
+        // A loop without endpoints could park at once (nothing but a command can give it work): it spins
+        // for as long as the test takes instead.
+        try (EfaProgressLoop loop = EfaProgressLoop.start("loop-test", System::nanoTime, now -> { }, () -> false,
+                Long.MAX_VALUE, recording)) {
             assertThat(idled.await(HANG_GUARD_S, TimeUnit.SECONDS)).isTrue();
             CountDownLatch ran = new CountDownLatch(1);
             Thread[] on = new Thread[1];

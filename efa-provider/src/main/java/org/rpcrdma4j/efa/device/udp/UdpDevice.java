@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -68,8 +69,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Threads.</b> One Netty event loop (native epoll where it loads, else NIO; chosen at
  *       open and logged) owns the socket and the engine. The posting thread hands operations over
  *       through a queue and collects completions from another in {@link #pollCompletions}, as the
- *       SPI's one progress thread; nothing else is shared but the receive queue and the
- *       registrations, both concurrent.</li>
+ *       SPI's one progress thread; nothing else is shared but the receive queue, the registrations,
+ *       both concurrent, and the armed {@linkplain #armCompletionNotification notification}, which
+ *       the I/O thread runs at the end of any batch of work that left a completion to poll.</li>
  *   <li><b>Faults.</b> A fault injector in front of the socket loses, duplicates and reorders
  *       datagrams ({@link UdpFaults}, {@link UdpDeviceConfig#faults()},
  *       {@link #setLinkFaults}); {@link #refuseSendsFrom} makes the queue pair answer a peer's sends
@@ -105,6 +107,7 @@ public final class UdpDevice implements Device {
     private final Set<InetSocketAddress> refuseFrom = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedQueue<UdpOp> commands = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
+    private final AtomicReference<Runnable> notification = new AtomicReference<>();
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
     private final Map<AddressHandle, InetAddress> handleAddresses = new IdentityHashMap<>();
     private final Set<AddressHandle> liveHandles = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -396,6 +399,22 @@ public final class UdpDevice implements Device {
         return polled;
     }
 
+    /**
+     * Armed until the I/O thread next leaves a completion to poll; it then runs {@code wake} once.
+     * The queue is looked at after arming, so a completion queued meanwhile is either seen here or
+     * finds the request armed: no wake-up is lost.
+     */
+    @Override
+    public boolean armCompletionNotification(Runnable wake) {
+        requireOpen();
+        notification.set(Objects.requireNonNull(wake, "wake"));
+        if (!completions.isEmpty()) {
+            notification.set(null);
+            return false;
+        }
+        return true;
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -522,6 +541,13 @@ public final class UdpDevice implements Device {
     }
 
     private void afterWork() {
+        // Wake the progress thread before sending, so that it polls while this thread writes.
+        if (!completions.isEmpty()) {
+            final Runnable wake = notification.getAndSet(null);
+            if (wake != null) {
+                wake.run();
+            }
+        }
         engine.flush(System.nanoTime());
         if (flushNeeded) {
             flushNeeded = false;
