@@ -36,9 +36,10 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  * peers wrote is in the caller's buffer once {@link #deregister} returns, not before. Memory only
  * written (write rights, no {@link MemoryAccess#REMOTE_READ}: an RDMA Read's target, a Write chunk's)
  * is not read at {@link #register}: after {@link #deregister} a byte of it that nobody wrote is
- * undefined, so a caller registers what is to be written and reads only what was. So a requester deregisters a call's chunks before it
- * reads the reply the responder wrote there, and a responder deregisters an RDMA Read's target before
- * it uses the bytes read; a fabric never reads messages to learn what was written.
+ * undefined, so a caller registers what is to be written and reads only what was. So a requester
+ * deregisters a call's chunks before it reads the reply the responder wrote there, and a responder
+ * deregisters an RDMA Read's target before it uses the bytes read; a fabric never reads messages to
+ * learn what was written.
  *
  * <h2>Remote invalidation</h2>
  * A connection that can invalidate a peer's handle with a message says so
