@@ -206,7 +206,8 @@ public final class Requester {
             connection = new Connection(fabric.connect(responder, config.privateData(), receives, events),
                     fabric.messageBuffers());
         } catch (IllegalStateException e) {
-            // A closed fabric, or one with every connection id in use.
+            // A closed fabric, or one with every connection id in use: nothing was posted.
+            receives.forEach(fabric.messageBuffers()::release);
             return new RdmaTransportException(RdmaTransportException.Scope.CONNECTION,
                     "cannot connect to " + responder + ": " + e.getMessage(), e);
         }
