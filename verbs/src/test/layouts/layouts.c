@@ -83,7 +83,7 @@ int main(void)
 	SZ(ibv_qp_ex); OFF(ibv_qp_ex, qp_base); OFF(ibv_qp_ex, wr_id);
 	OFF(ibv_qp_ex, wr_flags); OFF(ibv_qp_ex, wr_rdma_read); OFF(ibv_qp_ex, wr_rdma_write); OFF(ibv_qp_ex, wr_send);
 	OFF(ibv_qp_ex, wr_set_ud_addr); OFF(ibv_qp_ex, wr_set_inline_data); OFF(ibv_qp_ex, wr_set_sge);
-	OFF(ibv_qp_ex, wr_set_sge_list); OFF(ibv_qp_ex, wr_start); OFF(ibv_qp_ex, wr_complete); OFF(ibv_qp_ex, wr_abort);
+	OFF(ibv_qp_ex, wr_start); OFF(ibv_qp_ex, wr_complete); OFF(ibv_qp_ex, wr_abort);
 	SZ(ibv_ah_attr); OFF(ibv_ah_attr, grh); OFF(ibv_ah_attr, grh.dgid); OFF(ibv_ah_attr, is_global);
 	OFF(ibv_ah_attr, port_num);
 

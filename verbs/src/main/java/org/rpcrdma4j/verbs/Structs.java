@@ -134,7 +134,7 @@ final class Structs {
             paddingLayout(36), ADDRESS.withName("wr_rdma_read"), ADDRESS.withName("wr_rdma_write"), paddingLayout(8),
             ADDRESS.withName("wr_send"), paddingLayout(24), ADDRESS.withName("wr_set_ud_addr"), paddingLayout(8),
             ADDRESS.withName("wr_set_inline_data"), paddingLayout(8), ADDRESS.withName("wr_set_sge"),
-            ADDRESS.withName("wr_set_sge_list"), ADDRESS.withName("wr_start"), ADDRESS.withName("wr_complete"),
+            paddingLayout(8), ADDRESS.withName("wr_start"), ADDRESS.withName("wr_complete"),
             ADDRESS.withName("wr_abort"), paddingLayout(8))
             .withName("ibv_qp_ex");
 
