@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <infiniband/efadv.h>
 
 #define SZ(T) printf("sizeof %s %zu\n", #T, sizeof(struct T))
 #define OFF(T, f) printf("offsetof %s.%s %zu\n", #T, #f, offsetof(struct T, f))
@@ -72,6 +73,28 @@ int main(void)
 	OFF(ibv_qp_init_attr, cap.max_send_sge); OFF(ibv_qp_init_attr, cap.max_recv_sge);
 	OFF(ibv_qp_init_attr, cap.max_inline_data); OFF(ibv_qp_init_attr, qp_type); OFF(ibv_qp_init_attr, sq_sig_all);
 
+	/* Queue pairs made by efadv_create_qp_ex, moved to RTS by ibv_modify_qp, posted to through ibv_qp_ex. */
+	SZ(ibv_qp_init_attr_ex); OFF(ibv_qp_init_attr_ex, qp_context); OFF(ibv_qp_init_attr_ex, send_cq);
+	OFF(ibv_qp_init_attr_ex, recv_cq); OFF(ibv_qp_init_attr_ex, srq); OFF(ibv_qp_init_attr_ex, cap);
+	OFF(ibv_qp_init_attr_ex, qp_type); OFF(ibv_qp_init_attr_ex, sq_sig_all); OFF(ibv_qp_init_attr_ex, comp_mask);
+	OFF(ibv_qp_init_attr_ex, pd); OFF(ibv_qp_init_attr_ex, send_ops_flags);
+	SZ(ibv_qp_attr); OFF(ibv_qp_attr, qp_state); OFF(ibv_qp_attr, qkey); OFF(ibv_qp_attr, sq_psn);
+	OFF(ibv_qp_attr, pkey_index); OFF(ibv_qp_attr, port_num); OFF(ibv_qp_attr, rnr_retry);
+	SZ(ibv_qp_ex); OFF(ibv_qp_ex, qp_base); OFF(ibv_qp_ex, wr_id);
+	OFF(ibv_qp_ex, wr_flags); OFF(ibv_qp_ex, wr_rdma_read); OFF(ibv_qp_ex, wr_rdma_write); OFF(ibv_qp_ex, wr_send);
+	OFF(ibv_qp_ex, wr_set_ud_addr); OFF(ibv_qp_ex, wr_set_inline_data); OFF(ibv_qp_ex, wr_set_sge);
+	OFF(ibv_qp_ex, wr_start); OFF(ibv_qp_ex, wr_complete); OFF(ibv_qp_ex, wr_abort);
+	SZ(ibv_ah_attr); OFF(ibv_ah_attr, grh); OFF(ibv_ah_attr, grh.dgid); OFF(ibv_ah_attr, is_global);
+	OFF(ibv_ah_attr, port_num);
+
+	/* libefa's direct verbs (efadv.h): SRD queue pairs and what the device can do with them. */
+	SZ(efadv_device_attr); OFF(efadv_device_attr, max_sq_wr);
+	OFF(efadv_device_attr, max_rq_wr); OFF(efadv_device_attr, max_sq_sge); OFF(efadv_device_attr, max_rq_sge);
+	OFF(efadv_device_attr, inline_buf_size); OFF(efadv_device_attr, device_caps);
+	OFF(efadv_device_attr, max_rdma_size);
+	SZ(efadv_qp_init_attr); OFF(efadv_qp_init_attr, driver_qp_type);
+	SZ(efadv_ah_attr); OFF(efadv_ah_attr, ahn);
+
 	SZ(ibv_sge); OFF(ibv_sge, addr); OFF(ibv_sge, length); OFF(ibv_sge, lkey);
 	SZ(ibv_recv_wr); OFF(ibv_recv_wr, wr_id); OFF(ibv_recv_wr, next); OFF(ibv_recv_wr, sg_list);
 	OFF(ibv_recv_wr, num_sge);
@@ -111,7 +134,13 @@ int main(void)
 	K(IBV_ACCESS_REMOTE_ATOMIC); K(IBV_ACCESS_MW_BIND);
 	K(IBV_MW_TYPE_2); K(IBV_DEVICE_MEM_MGT_EXTENSIONS);
 	K(IBV_DEVICE_MEM_WINDOW_TYPE_2A); K(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
-	K(IBV_QPT_RC);
+	K(IBV_QPT_RC); K(IBV_QPT_DRIVER);
+	K(IBV_QP_INIT_ATTR_PD); K(IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	K(IBV_QP_EX_WITH_SEND); K(IBV_QP_EX_WITH_RDMA_READ); K(IBV_QP_EX_WITH_RDMA_WRITE);
+	K(IBV_QPS_INIT); K(IBV_QPS_RTR); K(IBV_QPS_RTS);
+	K(IBV_QP_STATE); K(IBV_QP_PKEY_INDEX); K(IBV_QP_PORT); K(IBV_QP_QKEY); K(IBV_QP_SQ_PSN); K(IBV_QP_RNR_RETRY);
+	K(EFADV_QP_DRIVER_TYPE_SRD); K(EFADV_DEVICE_ATTR_CAPS_RDMA_READ); K(EFADV_DEVICE_ATTR_CAPS_RNR_RETRY);
+	K(EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID);
 	K(IBV_WR_RDMA_WRITE); K(IBV_WR_RDMA_WRITE_WITH_IMM); K(IBV_WR_SEND); K(IBV_WR_SEND_WITH_IMM);
 	K(IBV_WR_RDMA_READ); K(IBV_WR_LOCAL_INV); K(IBV_WR_BIND_MW); K(IBV_WR_SEND_WITH_INV);
 	K(IBV_SEND_FENCE); K(IBV_SEND_SIGNALED); K(IBV_SEND_SOLICITED); K(IBV_SEND_INLINE);

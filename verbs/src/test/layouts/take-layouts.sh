@@ -1,7 +1,7 @@
 #!/bin/sh
 # Takes the struct layouts, constants and status strings the verbs module checks its Java code
 # against, from rdma-core's own headers and libraries. Run by hand (not by the build) after
-#   apt-get install gcc libibverbs-dev librdmacm-dev     # rdma-core 44.0 on Debian bookworm
+#   apt-get install gcc libibverbs-dev librdmacm-dev     # rdma-core 44.0 on Debian bookworm (efadv.h too)
 # and commit the output file. The tests read it (StructLayoutTest, ConstantsTest).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -21,7 +21,7 @@ public final class CompletionQueue implements AutoCloseable {
     private int unackedEvents;
     private boolean closed;
 
-    private CompletionQueue(VerbsContext context, CompletionChannel channel, MemorySegment cq) {
+    CompletionQueue(VerbsContext context, CompletionChannel channel, MemorySegment cq) {
         this.context = context;
         this.channel = channel;
         this.cq = cq.reinterpret(Structs.IBV_CQ.byteSize());

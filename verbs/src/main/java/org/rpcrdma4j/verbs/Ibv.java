@@ -58,6 +58,17 @@ final class Ibv {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Native.ERRNO);
     static final MethodHandle ACK_CQ_EVENTS = Native.downcall(LIB, "ibv_ack_cq_events",
             FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+    static final MethodHandle MODIFY_QP = Native.downcall(LIB, "ibv_modify_qp",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    static final MethodHandle DESTROY_QP = Native.downcall(LIB, "ibv_destroy_qp",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** NULL for a queue pair not created with the extended verbs. */
+    static final MethodHandle QP_TO_QP_EX = Native.downcall(LIB, "ibv_qp_to_qp_ex",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    static final MethodHandle CREATE_AH = Native.downcall(LIB, "ibv_create_ah",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle DESTROY_AH = Native.downcall(LIB, "ibv_destroy_ah",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
     private Ibv() {
     }

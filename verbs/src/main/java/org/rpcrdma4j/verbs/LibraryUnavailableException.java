@@ -1,9 +1,10 @@
 package org.rpcrdma4j.verbs;
 
 /**
- * libibverbs or librdmacm could not be loaded, or lacks a function this module binds. On Debian
- * and Ubuntu the libraries are the packages {@code libibverbs1} and {@code librdmacm1}; a device
- * also needs its provider ({@code ibverbs-providers}, which holds Soft-RoCE's {@code rxe}).
+ * libibverbs, librdmacm or libefa could not be loaded, or lacks a function this module binds. On
+ * Debian and Ubuntu the libraries are the packages {@code libibverbs1}, {@code librdmacm1} and
+ * {@code ibverbs-providers} (libefa); a device also needs its provider ({@code ibverbs-providers},
+ * which holds Soft-RoCE's {@code rxe} and EFA's {@code efa}).
  */
 public final class LibraryUnavailableException extends VerbsException {
     private static final long serialVersionUID = 1L;

@@ -3,10 +3,12 @@ package org.rpcrdma4j.verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 
-/** The two rdma-core libraries, each loaded once per process; a failure is remembered and repeated. */
+/** The rdma-core libraries, each loaded once per process; a failure is remembered and repeated. */
 enum NativeLibrary {
     IBVERBS("libibverbs.so.1", "libibverbs1"),
-    RDMACM("librdmacm.so.1", "librdmacm1");
+    RDMACM("librdmacm.so.1", "librdmacm1"),
+    /** EFA's direct verbs; Debian ships the library in the EFA provider's package. */
+    EFA("libefa.so.1", "ibverbs-providers");
 
     private final String soname;
     private final String packageName;

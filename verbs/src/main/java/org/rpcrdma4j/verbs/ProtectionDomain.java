@@ -1,5 +1,7 @@
 package org.rpcrdma4j.verbs;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -72,6 +74,32 @@ public final class ProtectionDomain implements AutoCloseable {
             MemorySegment mw = Native.checkPointer("ibv_alloc_mw", (MemorySegment) ProviderOps.ALLOC_MW.invokeExact(
                     context.allocMw, capture, pointer(), Constants.IBV_MW_TYPE_2), capture);
             return new MemoryWindow(context, mw);
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Native.unexpected(t);
+        }
+    }
+
+    /**
+     * Creates an address handle to a peer's GID through a local port ({@code ibv_create_ah}, with a
+     * global route: EFA routes by GID alone).
+     *
+     * @param gid the peer's GID
+     * @param port the local port, from 1
+     * @return the handle, to be closed before this domain
+     */
+    public AddressHandle createAddressHandle(Gid gid, int port) throws VerbsException {
+        var l = Structs.IBV_AH_ATTR;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(l);
+            MemorySegment.copy(gid.raw(), 0, attr, JAVA_BYTE, Structs.offset(l, "grh.dgid"), 16);
+            attr.set(JAVA_BYTE, Structs.offset(l, "is_global"), (byte) 1);
+            attr.set(JAVA_BYTE, Structs.offset(l, "port_num"), (byte) port);
+            MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
+            MemorySegment ah = Native.checkPointer("ibv_create_ah",
+                    (MemorySegment) Ibv.CREATE_AH.invokeExact(capture, pointer(), attr), capture);
+            return new AddressHandle(ah, gid);
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {

@@ -114,8 +114,8 @@ public final class QueuePair {
         return posted("ibv_post_recv", rc);
     }
 
-    /** Providers return the errno itself, some negated. */
-    private static boolean posted(String call, int rc) throws VerbsException {
+    /** Providers return the errno itself, some negated; ENOMEM (a full queue) is false. */
+    static boolean posted(String call, int rc) throws VerbsException {
         if (rc == ENOMEM || rc == -ENOMEM) {
             return false;
         }

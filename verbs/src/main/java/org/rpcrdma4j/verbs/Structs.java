@@ -16,7 +16,8 @@ import java.lang.foreign.StructLayout;
 import java.util.List;
 
 /**
- * The C structs of rdma-core 44 on x86_64 (LP64) that this module reads or writes, as FFM layouts
+ * The C structs of rdma-core 44 on x86_64 (LP64) that this module reads or writes (verbs.h, rdma_cma.h
+ * and libefa's efadv.h), as FFM layouts
  * named after the C structs and fields. Fields the module never touches are padding. Anonymous C
  * unions are unnamed union layouts, so that a field path reads as in C ({@code ibv_wc.invalidated_rkey}).
  *
@@ -109,6 +110,57 @@ final class Structs {
             JAVA_INT.withName("sq_sig_all"), paddingLayout(4))
             .withName("ibv_qp_init_attr");
 
+    /** What {@code efadv_create_qp_ex} reads: the plain attributes, the domain and the send operations wanted. */
+    static final StructLayout IBV_QP_INIT_ATTR_EX = structLayout(
+            ADDRESS.withName("qp_context"), ADDRESS.withName("send_cq"), ADDRESS.withName("recv_cq"),
+            ADDRESS.withName("srq"), IBV_QP_CAP.withName("cap"), JAVA_INT.withName("qp_type"),
+            JAVA_INT.withName("sq_sig_all"), JAVA_INT.withName("comp_mask"), ADDRESS.withName("pd"),
+            paddingLayout(56), JAVA_LONG.withName("send_ops_flags"))
+            .withName("ibv_qp_init_attr_ex");
+
+    /** Only what {@code ibv_modify_qp} needs to take a datagram queue pair to RTS. */
+    static final StructLayout IBV_QP_ATTR = structLayout(
+            JAVA_INT.withName("qp_state"), paddingLayout(12), JAVA_INT.withName("qkey"), paddingLayout(4),
+            JAVA_INT.withName("sq_psn"), paddingLayout(92), JAVA_SHORT.withName("pkey_index"), paddingLayout(7),
+            JAVA_BYTE.withName("port_num"), paddingLayout(2), JAVA_BYTE.withName("rnr_retry"), paddingLayout(11))
+            .withName("ibv_qp_attr");
+
+    /**
+     * The extended queue pair: an {@code ibv_qp}, then the next request's {@code wr_id} and flags, then
+     * the provider's {@code wr_*} functions, which verbs.h's static inline {@code ibv_wr_*} call.
+     */
+    static final StructLayout IBV_QP_EX = structLayout(
+            IBV_QP.withName("qp_base"), paddingLayout(8), JAVA_LONG.withName("wr_id"), JAVA_INT.withName("wr_flags"),
+            paddingLayout(36), ADDRESS.withName("wr_rdma_read"), ADDRESS.withName("wr_rdma_write"), paddingLayout(8),
+            ADDRESS.withName("wr_send"), paddingLayout(24), ADDRESS.withName("wr_set_ud_addr"), paddingLayout(8),
+            ADDRESS.withName("wr_set_inline_data"), paddingLayout(8), ADDRESS.withName("wr_set_sge"),
+            paddingLayout(8), ADDRESS.withName("wr_start"), ADDRESS.withName("wr_complete"),
+            ADDRESS.withName("wr_abort"), paddingLayout(8))
+            .withName("ibv_qp_ex");
+
+    /** An address handle's attributes: a global route to a GID through a port, as EFA needs. */
+    static final StructLayout IBV_AH_ATTR = structLayout(
+            structLayout(IBV_GID.withName("dgid"), paddingLayout(8)).withName("grh"), paddingLayout(5),
+            JAVA_BYTE.withName("is_global"), JAVA_BYTE.withName("port_num"), paddingLayout(1))
+            .withName("ibv_ah_attr");
+
+    /** efadv.h: what an EFA device can do with SRD queue pairs ({@code efadv_query_device}). */
+    static final StructLayout EFADV_DEVICE_ATTR = structLayout(
+            paddingLayout(8), JAVA_INT.withName("max_sq_wr"), JAVA_INT.withName("max_rq_wr"),
+            JAVA_SHORT.withName("max_sq_sge"), JAVA_SHORT.withName("max_rq_sge"), JAVA_SHORT.withName("inline_buf_size"),
+            paddingLayout(2), JAVA_INT.withName("device_caps"), JAVA_INT.withName("max_rdma_size"))
+            .withName("efadv_device_attr");
+
+    /** efadv.h: the driver queue pair type {@code efadv_create_qp_ex} makes. */
+    static final StructLayout EFADV_QP_INIT_ATTR = structLayout(
+            paddingLayout(8), JAVA_INT.withName("driver_qp_type"), paddingLayout(4))
+            .withName("efadv_qp_init_attr");
+
+    /** efadv.h: an address handle's number on the device ({@code efadv_query_ah}). */
+    static final StructLayout EFADV_AH_ATTR = structLayout(
+            paddingLayout(8), JAVA_SHORT.withName("ahn"), paddingLayout(6))
+            .withName("efadv_ah_attr");
+
     static final StructLayout IBV_SGE = structLayout(
             JAVA_LONG.withName("addr"), JAVA_INT.withName("length"), JAVA_INT.withName("lkey")).withName("ibv_sge");
 
@@ -185,8 +237,9 @@ final class Structs {
     /** Every layout above, for the layout test. */
     static final List<GroupLayout> ALL = List.of(IBV_DEVICE, IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_DEVICE_ATTR,
             IBV_PORT_ATTR, IBV_GID, IBV_ASYNC_EVENT, IBV_PD, IBV_MR, IBV_MW, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_QP_CAP,
-            IBV_QP_INIT_ATTR, IBV_SGE, IBV_RECV_WR, IBV_SEND_WR, IBV_WC, RDMA_EVENT_CHANNEL, SOCKADDR_STORAGE,
-            RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_CM_EVENT, SOCKADDR_IN, SOCKADDR_IN6, POLLFD);
+            IBV_QP_INIT_ATTR, IBV_QP_INIT_ATTR_EX, IBV_QP_ATTR, IBV_QP_EX, IBV_AH_ATTR, EFADV_DEVICE_ATTR,
+            EFADV_QP_INIT_ATTR, EFADV_AH_ATTR, IBV_SGE, IBV_RECV_WR, IBV_SEND_WR, IBV_WC, RDMA_EVENT_CHANNEL,
+            SOCKADDR_STORAGE, RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_CM_EVENT, SOCKADDR_IN, SOCKADDR_IN6, POLLFD);
 
     private Structs() {
     }

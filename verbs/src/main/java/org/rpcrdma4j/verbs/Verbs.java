@@ -89,6 +89,17 @@ public final class Verbs {
         }
     }
 
+    /** Loads libefa (and libibverbs, whose objects it takes) and binds it, or says why not. */
+    static void requireEfa() throws LibraryUnavailableException {
+        requireIbverbs();
+        NativeLibrary.EFA.require();
+        try {
+            EfaDv.link();
+        } catch (LinkageError e) {
+            throw NativeLibrary.EFA.unavailable(describe(e));
+        }
+    }
+
     private static String describe(LinkageError e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         return String.valueOf(cause.getMessage());

@@ -25,6 +25,11 @@
  * {@link java.lang.IllegalArgumentException}. Objects are not thread-safe unless they say so: one
  * progress thread owns a channel and everything made on it.
  *
+ * <p>EFA's direct verbs (libefa): {@link org.rpcrdma4j.verbs.EfaDirectVerbs} queries an EFA device
+ * and creates {@link org.rpcrdma4j.verbs.SrdQueuePair SRD queue pairs}, posted to through the
+ * extended work-request verbs, to peers named by {@link org.rpcrdma4j.verbs.AddressHandle address
+ * handles}. Checked against rdma-core 44's headers and in-JVM fakes only: never run on EFA hardware.
+ *
  * <p>Structs are hand-written layouts of rdma-core 44 on x86_64 ({@code Structs}), checked by
  * tests against offsets taken from the real headers ({@code src/test/layouts}). Needs JDK 22+
  * and {@code --enable-native-access=ALL-UNNAMED} (or the module's name).

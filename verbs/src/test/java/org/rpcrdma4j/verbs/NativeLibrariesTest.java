@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Loads the real libibverbs.so.1 and librdmacm.so.1 and makes the calls that need no RDMA device.
+ * Loads the real libibverbs.so.1, librdmacm.so.1 and libefa.so.1 and makes the calls that need no RDMA
+ * device.
  * Tagged {@code native}: the default build leaves it out, {@code -Pverbs-native} runs it, and then
  * it fails, not skips, where the libraries are missing. Holds on hosts with and without devices.
  */
@@ -24,6 +25,12 @@ class NativeLibrariesTest {
     @Test
     void bothLibrariesLoadWithEveryFunctionBound() throws LibraryUnavailableException {
         Verbs.load();
+    }
+
+    /** libefa.so.1 ships in ibverbs-providers on Debian; its direct verbs resolve with no EFA device. */
+    @Test
+    void libefaLoadsWithEveryDirectVerbBound() throws LibraryUnavailableException {
+        EfaDirectVerbs.load();
     }
 
     @Test
