@@ -2,16 +2,24 @@ package org.rpcrdma4j.fabric.efa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.rpcrdma4j.fabric.conformance.FabricCalls.on;
+import static org.rpcrdma4j.fabric.conformance.FabricCalls.receives;
 
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.device.udp.UdpCounter;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.Fabrics;
+import org.rpcrdma4j.fabric.conformance.EventRecorder;
+import org.rpcrdma4j.fabric.conformance.HangGuard;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
  * The UDP fabric is found by the name {@code udp}, binds the address it is given, and writes its
- * address, connid included, as text its peers read back.
+ * address, connid included, as text its peers read back; its statistics show its device's counters,
+ * and a system property switches on its device's faults, the hook a test uses in a process it starts.
  */
 class UdpFabricProviderTest {
 
@@ -45,5 +53,44 @@ class UdpFabricProviderTest {
                 .hasMessageContaining("not a connid");
         assertThatThrownBy(() -> udp.peer("127.0.0.1:70000/1")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("out of range");
+    }
+
+    @Test
+    void theFaultsPropertyDuplicatesWhatTheDeviceSendsAndTheFabricsCountersShowIt() throws Exception {
+        ConnectPrivateData data = new ConnectPrivateData(false, 4096, 4096);
+        try (Fabric server = udp.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
+             Fabric client = openWithFaults("duplicate=1")) {
+            on(server, () -> {
+                server.listen(request -> request.accept(data, receives(1, 4096), new EventRecorder()));
+                return null;
+            });
+            EventRecorder clientEvents = new EventRecorder();
+            on(client, () -> client.connect(server.localAddress(), data, receives(1, 4096), clientEvents));
+            clientEvents.established.get(HangGuard.SECONDS, TimeUnit.SECONDS);
+
+            String duplicated = EfaFabricStatistics.DEVICE_PREFIX + UdpCounter.FAULT_DUPLICATED.name();
+            String dropped = EfaFabricStatistics.DEVICE_PREFIX + UdpCounter.DUPLICATES.name();
+            assertThat(client.statistics().counters().get(duplicated)).as("every datagram sent twice").isPositive();
+            assertThat(server.statistics().counters().get(duplicated)).as("the server's device has no faults")
+                    .isZero();
+            assertThat(server.statistics().counters().get(dropped)).as("the copies, dropped by the server")
+                    .isPositive();
+        }
+    }
+
+    @Test
+    void aFaultsPropertyThatCannotBeReadIsRefused() {
+        assertThatThrownBy(() -> openWithFaults("jitter=1")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("jitter");
+    }
+
+    /** Opens a fabric with the faults property set, as a process started with it would. */
+    private Fabric openWithFaults(String faults) throws Exception {
+        System.setProperty(UdpFabricProvider.FAULTS_PROPERTY, faults);
+        try {
+            return udp.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
+        } finally {
+            System.clearProperty(UdpFabricProvider.FAULTS_PROPERTY);
+        }
     }
 }
