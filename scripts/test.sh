@@ -5,6 +5,9 @@
 # The tests run on a JDK 22 or newer when this machine has one (the verbs module needs the FFM API;
 # Temurin 25 on these machines), else on the default JDK, which leaves verbs out and says so; the rig
 # then refuses to run, saying why, since it needs the verbs module.
+# UdpUnderLossBetweenNamespacesTest (testbed) drops datagrams with nftables in network namespaces: it needs
+# root, iproute2 and nft, which this script installs (Debian's nftables) when missing; where it cannot,
+# it says so and that test fails with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +27,16 @@ if [ -n "${JAVA_HOME:-}" ] && [ "$(feature "$JAVA_HOME")" -ge 22 ]; then
   echo "scripts/test.sh: building and testing with the JDK at $JAVA_HOME"
 else
   echo "scripts/test.sh: no JDK 22 or newer found (JAVA_HOME or /usr/lib/jvm): the verbs module is left out" >&2
+fi
+if ! command -v nft >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "scripts/test.sh: installing nftables (UdpUnderLossBetweenNamespacesTest drops datagrams with nft)"
+    # other processes may hold the dpkg lock for a while: wait for it rather than fail
+    apt-get -o DPkg::Lock::Timeout=600 update -q
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends nftables
+  else
+    echo "scripts/test.sh: no nft, and not root with apt-get to install nftables: UdpUnderLossBetweenNamespacesTest will fail" >&2
+  fi
 fi
 mvn -B verify "$@"
 echo "scripts/test.sh: the unit tests passed; now the interop rig (interop/run.sh)"

@@ -47,8 +47,9 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * {@link #close()} ends every operation with {@link EfaErrorCode#CANCELED}, releases every peer,
  * address handle, packet buffer, posted receive and registration the endpoint holds, and closes the
  * device, which frees its QPN; a step that fails stops none of the others. Its completions remain
- * to be {@linkplain #poll polled} and its {@linkplain #statistics() statistics} to be read; every
- * other call throws {@link EndpointClosedException}.
+ * to be {@linkplain #poll polled} and its {@linkplain #statistics() statistics} and
+ * {@linkplain #deviceCounters() device's counters} to be read; every other call throws
+ * {@link EndpointClosedException}.
  *
  * <h2>Buffer ownership</h2>
  * The bytes between position and limit of a buffer given to a send or receive belong to the
@@ -57,7 +58,7 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  *
  * <h2>Threads</h2>
  * Not thread-safe. One thread calls everything, including {@link #progress(long)}; other threads
- * hand it commands. Only {@link #statistics()} may be called from any thread.
+ * hand it commands. Only {@link #statistics()} and {@link #deviceCounters()} may be called from any thread.
  */
 public final class EfaEndpoint implements AutoCloseable {
 
@@ -428,6 +429,14 @@ public final class EfaEndpoint implements AutoCloseable {
             gauges.put(gauge, engine.gauge(gauge));
         }
         return new EndpointStatistics(counters, gauges);
+    }
+
+    /**
+     * @return what the device below counts of its own ({@link Device#counters()}: a UDP device's
+     *     retransmissions, for one); any thread, also after close
+     */
+    public Map<String, Long> deviceCounters() {
+        return device.counters();
     }
 
     private void requireOpen() {

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.efa.device;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -39,11 +40,13 @@ import java.util.function.Consumer;
  *
  * <h2>Lifecycle</h2>
  * {@link #close()} destroys the queue pair ({@code ibv_destroy_qp}) with its address handles and
- * registrations and frees its QPN; every later call but {@code close}, {@code address} and
- * {@code attributes} throws {@link IllegalStateException}. Those two keep answering with what they
- * answered before, so logs and peer tables can still name a closed device.
+ * registrations and frees its QPN; every later call but {@code close}, {@code address},
+ * {@code attributes} and {@code counters} throws {@link IllegalStateException}. Those keep answering
+ * with what they answered before, so logs and peer tables can still name a closed device and a
+ * summary can still show what it counted.
  *
- * <p>Not thread-safe: one progress thread owns a device, as in the EFA provider.
+ * <p>Not thread-safe: one progress thread owns a device, as in the EFA provider; only
+ * {@link #counters()} may be called from any thread.
  */
 public interface Device extends AutoCloseable {
 
@@ -52,6 +55,17 @@ public interface Device extends AutoCloseable {
 
     /** @return the MTU, queue depths, maximum RDMA size and capabilities */
     DeviceAttributes attributes();
+
+    /**
+     * What the device itself counts, below the endpoint (a device with a reliability layer of its own:
+     * retransmissions, datagrams dropped and why), for summaries and monitoring. Any thread, also
+     * after close.
+     *
+     * @return its counters by name, in the order to show them; none by default
+     */
+    default Map<String, Long> counters() {
+        return Map.of();
+    }
 
     /**
      * Creates the handle through which this device reaches a peer GID, the analogue of

@@ -404,14 +404,15 @@ public final class EfaFabric implements Fabric, AutoCloseable {
 
     /**
      * @return what the fabric holds and has counted: its connections, its registrations, its
-     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}), the failures its progress
-     *     loop caught and the connections ended for overrunning their receives. Any thread; never
-     *     waits for the progress loop, so off it a figure may be a moment old
+     *     endpoint's counters and gauges ({@link EfaEndpoint#statistics()}), its device's counters, the
+     *     failures its progress loop caught and the connections ended for overrunning their receives.
+     *     Any thread; never waits for the progress loop, so off it a figure may be a moment old
      */
     @Override
     public EfaFabricStatistics statistics() {
-        return new EfaFabricStatistics(connectionCount, registrationCount, endpoint.statistics(), loop.failures(),
-                overrunConnections);
+        EfaEndpoint now = endpoint;      // one endpoint for both, though a restart may replace it
+        return new EfaFabricStatistics(connectionCount, registrationCount, now.statistics(), now.deviceCounters(),
+                loop.failures(), overrunConnections);
     }
 
     /** Opens a connection under a free id. */

@@ -9,12 +9,15 @@ import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.udp.UdpAddresses;
 import org.rpcrdma4j.efa.device.udp.UdpDevice;
 import org.rpcrdma4j.efa.device.udp.UdpDeviceConfig;
+import org.rpcrdma4j.efa.device.udp.UdpFaults;
 import org.rpcrdma4j.fabric.BackoffIdleStrategy;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
 import org.rpcrdma4j.fabric.SocketAddressText;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The fabric named {@code udp}: the EFA fabric on an EFA RDM endpoint over a {@link UdpDevice}, so
@@ -23,9 +26,19 @@ import org.rpcrdma4j.fabric.SocketAddressText;
  * and QPN, and has a progress thread of its own. A peer is written as this provider formats a
  * fabric's address, {@code ADDRESS:PORT/CONNID} (the connid in hex): as with {@code fi_av_insert},
  * the whole raw address, connid included, travels out of band.
+ *
+ * <p>A test hook: the system property {@value #FAULTS_PROPERTY}, as {@link UdpFaults#parse} reads it,
+ * puts faults on everything the devices this provider opens send, drawn from the seed of
+ * {@link FabricOptions#seed()}; this is how a test switches on the device's fault injector in a
+ * process it starts ({@code testbed serve}, {@code testbed demo}). Not for production: it is logged
+ * as a warning.
  */
 public final class UdpFabricProvider implements FabricProvider {
 
+    /** The system property that switches on the device's faults, e.g. {@code duplicate=0.01,reorder=0.02,window=8}. */
+    public static final String FAULTS_PROPERTY = "rpcrdma4j.udp.faults";
+
+    private static final Logger LOG = LoggerFactory.getLogger(UdpFabricProvider.class);
     private static final int DEFAULT_PORT = 20049;
     /**
      * How long an idle loop spins before it parks: a worker's reply or the caller's next call that comes
@@ -54,7 +67,8 @@ public final class UdpFabricProvider implements FabricProvider {
     }
 
     /**
-     * @throws IllegalArgumentException if no address is given or it cannot be parsed
+     * @throws IllegalArgumentException if no address is given or it cannot be parsed, or
+     *                                  {@value #FAULTS_PROPERTY} cannot be
      * @throws IOException              if the device's socket cannot be bound
      */
     @Override
@@ -64,7 +78,14 @@ public final class UdpFabricProvider implements FabricProvider {
                     + "(ADDRESS[:PORT])");
         }
         InetSocketAddress bind = SocketAddressText.parse(options.listen(), DEFAULT_PORT);
-        UdpDevice device = UdpDevice.open(UdpDeviceConfig.builder().withBindAddress(bind).build());
+        UdpDeviceConfig.Builder config = UdpDeviceConfig.builder().withBindAddress(bind);
+        String faults = System.getProperty(FAULTS_PROPERTY);
+        if (faults != null) {
+            config.withFaults(UdpFaults.parse(faults)).withFaultSeed(options.seed());
+            LOG.warn("the UDP device at {} injects faults ({}={}, seed {}): a test hook", bind, FAULTS_PROPERTY,
+                    faults, options.seed());
+        }
+        UdpDevice device = UdpDevice.open(config.build());
         EfaEndpoint endpoint;
         try {
             endpoint = new EfaEndpoint(device, EndpointConfig.DEFAULT);

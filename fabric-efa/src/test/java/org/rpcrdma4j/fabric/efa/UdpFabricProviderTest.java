@@ -2,6 +2,8 @@ package org.rpcrdma4j.fabric.efa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.rpcrdma4j.fabric.conformance.FabricCalls.on;
+import static org.rpcrdma4j.fabric.conformance.FabricCalls.receives;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -11,20 +13,24 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.device.udp.UdpCounter;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.Fabrics;
+import org.rpcrdma4j.fabric.conformance.EventRecorder;
 import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.fabric.conformance.TestProgram;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
+import org.rpcrdma4j.xdr.ConnectPrivateData;
 
 /**
  * The UDP fabric is found by the name {@code udp}, binds the address it is given, and writes its
  * address, connid included, as text its peers read back; its progress thread sleeps while idle, and
- * the device wakes it.
+ * the device wakes it; its statistics show its device's counters, and a system property switches on
+ * its device's faults, the hook a test uses in a process it starts.
  */
 class UdpFabricProviderTest {
 
@@ -101,5 +107,44 @@ class UdpFabricProviderTest {
     /** @return whether the thread is parked without a timeout (a backoff's park has one) */
     private static boolean sleeps(Thread thread) {
         return thread.getState() == Thread.State.WAITING;
+    }
+
+    @Test
+    void theFaultsPropertyDuplicatesWhatTheDeviceSendsAndTheFabricsCountersShowIt() throws Exception {
+        ConnectPrivateData data = new ConnectPrivateData(false, 4096, 4096);
+        try (Fabric server = udp.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
+             Fabric client = openWithFaults("duplicate=1")) {
+            on(server, () -> {
+                server.listen(request -> request.accept(data, receives(1, 4096), new EventRecorder()));
+                return null;
+            });
+            EventRecorder clientEvents = new EventRecorder();
+            on(client, () -> client.connect(server.localAddress(), data, receives(1, 4096), clientEvents));
+            clientEvents.established.get(HangGuard.SECONDS, TimeUnit.SECONDS);
+
+            String duplicated = EfaFabricStatistics.DEVICE_PREFIX + UdpCounter.FAULT_DUPLICATED.name();
+            String dropped = EfaFabricStatistics.DEVICE_PREFIX + UdpCounter.DUPLICATES.name();
+            assertThat(client.statistics().counters().get(duplicated)).as("every datagram sent twice").isPositive();
+            assertThat(server.statistics().counters().get(duplicated)).as("the server's device has no faults")
+                    .isZero();
+            assertThat(server.statistics().counters().get(dropped)).as("the copies, dropped by the server")
+                    .isPositive();
+        }
+    }
+
+    @Test
+    void aFaultsPropertyThatCannotBeReadIsRefused() {
+        assertThatThrownBy(() -> openWithFaults("jitter=1")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("jitter");
+    }
+
+    /** Opens a fabric with the faults property set, as a process started with it would. */
+    private Fabric openWithFaults(String faults) throws Exception {
+        System.setProperty(UdpFabricProvider.FAULTS_PROPERTY, faults);
+        try {
+            return udp.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
+        } finally {
+            System.clearProperty(UdpFabricProvider.FAULTS_PROPERTY);
+        }
     }
 }

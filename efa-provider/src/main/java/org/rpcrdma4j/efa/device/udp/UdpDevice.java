@@ -8,6 +8,7 @@ import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -263,6 +264,16 @@ public final class UdpDevice implements Device {
      */
     public long counter(UdpCounter counter) {
         return counters.get(counter);
+    }
+
+    /** @return every {@link UdpCounter} by its name, in the enum's order; any thread, also after close */
+    @Override
+    public Map<String, Long> counters() {
+        Map<String, Long> all = new LinkedHashMap<>();
+        for (UdpCounter counter : UdpCounter.values()) {
+            all.put(counter.name(), counters.get(counter));
+        }
+        return Collections.unmodifiableMap(all);
     }
 
     /**

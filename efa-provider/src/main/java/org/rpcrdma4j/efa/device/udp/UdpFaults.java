@@ -69,6 +69,39 @@ public record UdpFaults(double lossProbability, double duplicateProbability, dou
         return new UdpFaults(lossProbability, duplicateProbability, probability, window);
     }
 
+    /**
+     * Reads faults written as {@code loss=P,duplicate=P,reorder=P,window=N} (any of them, in any order;
+     * one left out is 0), the form a system property can carry into another process.
+     *
+     * @param text the faults, e.g. {@code duplicate=0.01,reorder=0.02,window=8}
+     * @return those faults
+     * @throws IllegalArgumentException if a part is not one of those four names with a number, or the
+     *     faults are not valid (see the constructor)
+     */
+    public static UdpFaults parse(String text) {
+        double loss = 0;
+        double duplicate = 0;
+        double reorder = 0;
+        int window = 0;
+        for (String part : text.split(",")) {
+            String[] nameAndValue = part.trim().split("=", 2);
+            String value = nameAndValue.length == 2 ? nameAndValue[1].trim() : "";
+            try {
+                switch (nameAndValue[0].trim()) {
+                    case "loss" -> loss = Double.parseDouble(value);
+                    case "duplicate" -> duplicate = Double.parseDouble(value);
+                    case "reorder" -> reorder = Double.parseDouble(value);
+                    case "window" -> window = Integer.parseInt(value);
+                    default -> throw new IllegalArgumentException("'" + part + "' in '" + text
+                            + "' is none of loss=P, duplicate=P, reorder=P, window=N");
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + part + "' in '" + text + "' has no number");
+            }
+        }
+        return new UdpFaults(loss, duplicate, reorder, window);
+    }
+
     /** @return whether these are no faults at all */
     public boolean none() {
         return lossProbability == 0 && duplicateProbability == 0 && reorderProbability == 0;
