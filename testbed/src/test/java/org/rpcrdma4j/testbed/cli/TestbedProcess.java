@@ -97,9 +97,14 @@ final class TestbedProcess implements AutoCloseable {
 
     /** Kills it if it still runs: a test that failed half-way leaves no JVM behind. */
     @Override
-    public void close() throws InterruptedException {
-        process.destroyForcibly().waitFor();
-        reader.join(TimeUnit.SECONDS.toMillis(30));
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+            reader.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void read() {
