@@ -142,24 +142,11 @@ public final class CmId implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
             MemorySegment init = arena.allocate(l);
-            init.set(ADDRESS, Structs.offset(l, "send_cq"), config.sendQueue().pointer());
-            init.set(ADDRESS, Structs.offset(l, "recv_cq"), config.receiveQueue().pointer());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_send_wr"), config.maxSendRequests());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_recv_wr"), config.maxReceiveRequests());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_send_sge"), config.maxSendSge());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_recv_sge"), config.maxReceiveSge());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_inline_data"), config.maxInlineData());
+            config.writeTo(init, l);
             init.set(JAVA_INT, Structs.offset(l, "qp_type"), Constants.IBV_QPT_RC);
-            init.set(JAVA_INT, Structs.offset(l, "sq_sig_all"), config.signalAll() ? 1 : 0);
             int rc = (int) RdmaCm.CREATE_QP.invokeExact(capture, id, pd.pointer(), init);
             Native.checkMinusOne("rdma_create_qp", rc, capture);
-            // the provider wrote the sizes it granted back into cap
-            QueuePairConfig granted = new QueuePairConfig(config.sendQueue(), config.receiveQueue(),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_send_wr")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_recv_wr")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_send_sge")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_recv_sge")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_inline_data")), config.signalAll());
+            QueuePairConfig granted = config.granted(init, l);
             MemorySegment qp = id.get(ADDRESS, Structs.offset(Structs.RDMA_CM_ID, "qp"));
             queuePair = new QueuePair(pd.context(), qp, granted);
             return queuePair;

@@ -59,13 +59,7 @@ public final class EfaDirectVerbs {
         var l = Structs.IBV_QP_INIT_ATTR_EX;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment init = arena.allocate(l);
-            init.set(ADDRESS, Structs.offset(l, "send_cq"), config.sendQueue().pointer());
-            init.set(ADDRESS, Structs.offset(l, "recv_cq"), config.receiveQueue().pointer());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_send_wr"), config.maxSendRequests());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_recv_wr"), config.maxReceiveRequests());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_send_sge"), config.maxSendSge());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_recv_sge"), config.maxReceiveSge());
-            init.set(JAVA_INT, Structs.offset(l, "cap.max_inline_data"), config.maxInlineData());
+            config.queues().writeTo(init, l);
             init.set(JAVA_INT, Structs.offset(l, "qp_type"), Constants.IBV_QPT_DRIVER);
             init.set(JAVA_INT, Structs.offset(l, "comp_mask"),
                     Constants.IBV_QP_INIT_ATTR_PD | Constants.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
@@ -83,14 +77,8 @@ public final class EfaDirectVerbs {
                 throw new IllegalStateException("efadv_create_qp_ex made a queue pair without the extended verbs"
                         + (rc == 0 ? "" : "; ibv_destroy_qp then failed with " + rc));
             }
-            // the library wrote the sizes it granted back into cap
-            SrdQueuePairConfig granted = new SrdQueuePairConfig(config.sendQueue(), config.receiveQueue(),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_send_wr")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_recv_wr")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_send_sge")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_recv_sge")),
-                    init.get(JAVA_INT, Structs.offset(l, "cap.max_inline_data")), config.rdmaRead(),
-                    config.rdmaWrite());
+            SrdQueuePairConfig granted = new SrdQueuePairConfig(config.queues().granted(init, l),
+                    config.rdmaRead(), config.rdmaWrite());
             return new SrdQueuePair(pd.context(), qpEx, granted);
         } catch (VerbsException e) {
             throw e;

@@ -1,7 +1,15 @@
 package org.rpcrdma4j.verbs;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+
 /**
- * What an RC queue pair is created with ({@code struct ibv_qp_init_attr}).
+ * What a queue pair is created with ({@code struct ibv_qp_init_attr}, and the same first fields of
+ * {@code struct ibv_qp_init_attr_ex}): an RC queue pair's, and an SRD queue pair's queues and sizes
+ * ({@link SrdQueuePairConfig}).
  *
  * @param sendQueue where send-side completions go
  * @param receiveQueue where receive completions go (may be the same queue)
@@ -26,5 +34,38 @@ public record QueuePairConfig(CompletionQueue sendQueue, CompletionQueue receive
                     + maxReceiveRequests + " requests, " + maxSendSge + "/" + maxReceiveSge + " sge, inline "
                     + maxInlineData);
         }
+    }
+
+    /**
+     * Writes the queues, the sizes and the signalling into an {@code ibv_qp_init_attr} or an
+     * {@code ibv_qp_init_attr_ex}, whose fields of these names lie alike.
+     *
+     * @param init   the struct
+     * @param layout its layout
+     */
+    void writeTo(MemorySegment init, StructLayout layout) {
+        init.set(ADDRESS, Structs.offset(layout, "send_cq"), sendQueue.pointer());
+        init.set(ADDRESS, Structs.offset(layout, "recv_cq"), receiveQueue.pointer());
+        init.set(JAVA_INT, Structs.offset(layout, "cap.max_send_wr"), maxSendRequests);
+        init.set(JAVA_INT, Structs.offset(layout, "cap.max_recv_wr"), maxReceiveRequests);
+        init.set(JAVA_INT, Structs.offset(layout, "cap.max_send_sge"), maxSendSge);
+        init.set(JAVA_INT, Structs.offset(layout, "cap.max_recv_sge"), maxReceiveSge);
+        init.set(JAVA_INT, Structs.offset(layout, "cap.max_inline_data"), maxInlineData);
+        init.set(JAVA_INT, Structs.offset(layout, "sq_sig_all"), signalAll ? 1 : 0);
+    }
+
+    /**
+     * @param init   the struct {@link #writeTo} wrote, after the queue pair was created from it
+     * @param layout its layout
+     * @return these queues and signalling with the sizes the provider granted, which it wrote back into
+     *     {@code cap}
+     */
+    QueuePairConfig granted(MemorySegment init, StructLayout layout) {
+        return new QueuePairConfig(sendQueue, receiveQueue,
+                init.get(JAVA_INT, Structs.offset(layout, "cap.max_send_wr")),
+                init.get(JAVA_INT, Structs.offset(layout, "cap.max_recv_wr")),
+                init.get(JAVA_INT, Structs.offset(layout, "cap.max_send_sge")),
+                init.get(JAVA_INT, Structs.offset(layout, "cap.max_recv_sge")),
+                init.get(JAVA_INT, Structs.offset(layout, "cap.max_inline_data")), signalAll);
     }
 }

@@ -224,9 +224,9 @@ public final class SrdQueuePair implements AutoCloseable {
      */
     public void setInlineData(MemorySegment data) {
         requireBatch();
-        if (data.byteSize() > granted.maxInlineData()) {
+        if (data.byteSize() > granted.queues().maxInlineData()) {
             throw new IllegalArgumentException(data.byteSize() + " bytes inline, the queue pair takes "
-                    + granted.maxInlineData());
+                    + granted.queues().maxInlineData());
         }
         try {
             QueuePairExOps.WR_SET_INLINE_DATA.invokeExact(setInlineData, qpEx, data, data.byteSize());

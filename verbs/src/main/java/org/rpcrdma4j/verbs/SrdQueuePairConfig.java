@@ -6,29 +6,17 @@ package org.rpcrdma4j.verbs;
  * for what {@link EfaDeviceAttributes} reports: libefa refuses a queue pair with an operation the
  * device lacks (libefa 44 refuses RDMA Write on every device).
  *
- * @param sendQueue where send-side completions go
- * @param receiveQueue where receive completions go (may be the same queue)
- * @param maxSendRequests outstanding send queue requests
- * @param maxReceiveRequests posted receives
- * @param maxSendSge scatter/gather entries per send request
- * @param maxReceiveSge scatter/gather entries per receive
- * @param maxInlineData bytes a send may carry inline, 0 for none
- * @param rdmaRead whether RDMA Reads may be posted ({@code IBV_QP_EX_WITH_RDMA_READ})
+ * @param queues    the completion queues, the sizes, and whether every send request completes with a
+ *                  completion, as for an RC queue pair
+ * @param rdmaRead  whether RDMA Reads may be posted ({@code IBV_QP_EX_WITH_RDMA_READ})
  * @param rdmaWrite whether RDMA Writes may be posted ({@code IBV_QP_EX_WITH_RDMA_WRITE})
  */
-public record SrdQueuePairConfig(CompletionQueue sendQueue, CompletionQueue receiveQueue, int maxSendRequests,
-                                 int maxReceiveRequests, int maxSendSge, int maxReceiveSge, int maxInlineData,
-                                 boolean rdmaRead, boolean rdmaWrite) {
-    /** Checks the counts. */
+public record SrdQueuePairConfig(QueuePairConfig queues, boolean rdmaRead, boolean rdmaWrite) {
+
+    /** Checks that there are queues; {@link QueuePairConfig} checked their sizes. */
     public SrdQueuePairConfig {
-        if (sendQueue == null || receiveQueue == null) {
-            throw new IllegalArgumentException("a queue pair needs a send and a receive completion queue");
-        }
-        if (maxSendRequests < 1 || maxReceiveRequests < 1 || maxSendSge < 1 || maxReceiveSge < 1
-                || maxInlineData < 0) {
-            throw new IllegalArgumentException("queue sizes must be positive: " + maxSendRequests + "/"
-                    + maxReceiveRequests + " requests, " + maxSendSge + "/" + maxReceiveSge + " sge, inline "
-                    + maxInlineData);
+        if (queues == null) {
+            throw new IllegalArgumentException("an SRD queue pair needs its queues and sizes");
         }
     }
 

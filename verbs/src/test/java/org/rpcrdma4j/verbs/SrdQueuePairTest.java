@@ -117,7 +117,7 @@ class SrdQueuePairTest {
                         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), arena));
         VerbsContext context = new VerbsContext(ibvContext, false);
         CompletionQueue cq = new CompletionQueue(context, null, arena.allocate(Structs.IBV_CQ));
-        qp = new SrdQueuePair(context, fakeQp, new SrdQueuePairConfig(cq, cq, 16, 16, 2, 1, 8, true, false));
+        qp = new SrdQueuePair(context, fakeQp, new SrdQueuePairConfig(new QueuePairConfig(cq, cq, 16, 16, 2, 1, 8, false), true, false));
         peer = new AddressHandle(arena.allocate(8), new Gid(new byte[16]));
     }
 
