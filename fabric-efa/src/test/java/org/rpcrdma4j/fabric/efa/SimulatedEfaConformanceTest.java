@@ -1,9 +1,5 @@
 package org.rpcrdma4j.fabric.efa;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.conformance.ChunkConformance;
@@ -17,29 +13,13 @@ class SimulatedEfaConformanceTest {
     private static final long SEED = Long.getLong("rpcrdma4j.seed", 8166);
 
     /** Fabrics of one simulated network; a broken connection is a restarted process. */
-    private static final class SimulatedFabrics implements FabricFactory {
+    private static final class SimulatedFabrics extends EfaFabrics {
 
         private final SimulatedEfa network = SimulatedEfa.start(SEED);
-        private final List<EfaFabric> fabrics = new ArrayList<>();
 
         @Override
-        public Fabric server() {
-            EfaFabric fabric = network.newFabric();
-            fabrics.add(fabric);
-            return fabric;
-        }
-
-        @Override
-        public Fabric client() {
-            return server();
-        }
-
-        /** Closes the fabric, then checks its progress never failed. */
-        @Override
-        public void close(Fabric fabric) {
-            EfaFabric efa = (EfaFabric) fabric;
-            efa.close();
-            assertThat(efa.statistics().progressLoopFailures()).isZero();
+        EfaFabric open() {
+            return network.newFabric();
         }
 
         @Override
@@ -47,15 +27,9 @@ class SimulatedEfaConformanceTest {
             network.restart((EfaFabric) fabric);
         }
 
-        /** The endpoint completes a truncated message with an error and goes on. */
-        @Override
-        public boolean messageTooLongEndsConnection() {
-            return false;
-        }
-
         @Override
         public void close() {
-            fabrics.forEach(EfaFabric::close);
+            super.close();
             network.close();
         }
     }

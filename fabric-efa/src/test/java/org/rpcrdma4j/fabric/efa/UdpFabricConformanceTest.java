@@ -1,11 +1,7 @@
 package org.rpcrdma4j.fabric.efa;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -21,49 +17,22 @@ import org.rpcrdma4j.fabric.conformance.SeamConformance;
 class UdpFabricConformanceTest {
 
     /** Fabrics on loopback ports; a broken connection is a restarted process on the same port. */
-    private static final class UdpFabrics implements FabricFactory {
+    private static final class UdpFabrics extends EfaFabrics {
 
         private final UdpFabricProvider provider = new UdpFabricProvider();
-        private final List<EfaFabric> fabrics = new ArrayList<>();
 
         @Override
-        public Fabric server() {
+        EfaFabric open() {
             try {
-                EfaFabric fabric = (EfaFabric) provider.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
-                fabrics.add(fabric);
-                return fabric;
+                return (EfaFabric) provider.open(FabricOptions.DEFAULT.listening("127.0.0.1:0"));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
 
         @Override
-        public Fabric client() {
-            return server();
-        }
-
-        /** Closes the fabric, then checks its progress never failed. */
-        @Override
-        public void close(Fabric fabric) {
-            EfaFabric efa = (EfaFabric) fabric;
-            efa.close();
-            assertThat(efa.statistics().progressLoopFailures()).isZero();
-        }
-
-        @Override
         public void breakConnections(Fabric fabric) {
             UdpFabricProvider.restart((EfaFabric) fabric);
-        }
-
-        /** The endpoint completes a truncated message with an error and goes on. */
-        @Override
-        public boolean messageTooLongEndsConnection() {
-            return false;
-        }
-
-        @Override
-        public void close() {
-            fabrics.forEach(EfaFabric::close);
         }
     }
 
