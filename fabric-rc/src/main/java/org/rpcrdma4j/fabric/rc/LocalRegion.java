@@ -96,7 +96,7 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
      * @return the bytes copied
      */
     default long copyIn() {
-        return caller() == null || writtenOnly() ? 0 : copy(true);
+        return caller() == null || writtenOnly() ? 0 : copy(true, Long.MAX_VALUE);
     }
 
     /**
@@ -122,10 +122,7 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
         return caller() == null || !written ? 0 : copy(false, readable);
     }
 
-    private long copy(boolean in) {
-        return copy(in, Long.MAX_VALUE);
-    }
-
+    /** Copies into the pieces or out of them, the first {@code limit} bytes at most; returns how many. */
     private long copy(boolean in, long limit) {
         MemorySegment bytes = MemorySegment.ofBuffer(caller());
         long at = 0;
