@@ -184,7 +184,11 @@ public interface DdpPolicy {
          */
         public ReplySize {
             payloadMaxLengths = List.copyOf(payloadMaxLengths);
-            if (maxLength < 0 || payloadMaxLengths.stream().anyMatch(length -> length < 0)) {
+            boolean negative = maxLength < 0;
+            for (int i = 0; i < payloadMaxLengths.size(); i++) {
+                negative |= payloadMaxLengths.get(i) < 0;
+            }
+            if (negative) {
                 throw new IllegalArgumentException("negative reply length");
             }
         }

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The bytes of an encoded RPC message, read in place: one array, or the buffers it was encoded into
@@ -16,14 +17,26 @@ public final class MessageBytes {
     /** No bytes. */
     public static final MessageBytes EMPTY = new MessageBytes(new ByteBuffer[0], new int[] {0});
 
-    /** Views, each at position 0 with its bytes up to its limit; none empty. */
+    /**
+     * The view when the message is one buffer (the common case, a message received or encoded in one),
+     * which then needs neither array below; else null.
+     */
+    private final ByteBuffer only;
+    /** Views, each at position 0 with its bytes up to its limit; none empty. Null with {@link #only}. */
     private final ByteBuffer[] parts;
-    /** Where each part starts in the message; the last entry is the length. */
+    /** Where each part starts in the message; the last entry is the length. Null with {@link #only}. */
     private final int[] starts;
 
     private MessageBytes(ByteBuffer[] parts, int[] starts) {
+        this.only = null;
         this.parts = parts;
         this.starts = starts;
+    }
+
+    private MessageBytes(ByteBuffer only) {
+        this.only = only;
+        this.parts = null;
+        this.starts = null;
     }
 
     /**
@@ -32,8 +45,7 @@ public final class MessageBytes {
      */
     public static MessageBytes of(byte[] bytes) {
         // The common case, once per message: one array, no lists to build.
-        return bytes.length == 0 ? EMPTY : new MessageBytes(new ByteBuffer[] {ByteBuffer.wrap(bytes)},
-                new int[] {0, bytes.length});
+        return bytes.length == 0 ? EMPTY : new MessageBytes(ByteBuffer.wrap(bytes));
     }
 
     /**
@@ -45,8 +57,7 @@ public final class MessageBytes {
     public static MessageBytes of(List<ByteBuffer> buffers) {
         if (buffers.size() == 1) {
             ByteBuffer only = buffers.get(0);
-            return only.hasRemaining() ? new MessageBytes(new ByteBuffer[] {only.slice()}, new int[] {0, only.remaining()})
-                    : EMPTY;
+            return only.hasRemaining() ? new MessageBytes(only.slice()) : EMPTY;
         }
         List<ByteBuffer> parts = new ArrayList<>(buffers.size());
         for (ByteBuffer buffer : buffers) {
@@ -59,8 +70,8 @@ public final class MessageBytes {
 
     private static MessageBytes of(ByteBuffer[] views) {
         ByteBuffer[] parts = coalesce(views);
-        if (parts.length == 0) {
-            return EMPTY;
+        if (parts.length < 2) {
+            return parts.length == 0 ? EMPTY : new MessageBytes(parts[0]);
         }
         int[] starts = new int[parts.length + 1];
         long at = 0;
@@ -104,23 +115,30 @@ public final class MessageBytes {
     public static MessageBytes concat(MessageBytes... messages) {
         List<ByteBuffer> all = new ArrayList<>();
         for (MessageBytes message : messages) {
-            all.addAll(Arrays.asList(message.parts));
+            for (int part = 0; part < message.bufferCount(); part++) {
+                all.add(message.part(part));
+            }
         }
         return of(all.toArray(new ByteBuffer[0]));
     }
 
     /** @return the number of bytes */
     public int length() {
-        return starts[parts.length];
+        return only != null ? only.limit() : starts[parts.length];
     }
 
-    /** @return the buffers in order, new views of them at position 0 */
-    public List<ByteBuffer> buffers() {
-        List<ByteBuffer> views = new ArrayList<>(parts.length);
-        for (ByteBuffer part : parts) {
-            views.add(part.duplicate());
-        }
-        return views;
+    /** @return how many buffers hold the bytes */
+    public int bufferCount() {
+        return only != null ? 1 : parts.length;
+    }
+
+    /**
+     * @param index which buffer, in order
+     * @return a new view of it, at position 0
+     * @throws IndexOutOfBoundsException if there is no such buffer
+     */
+    public ByteBuffer buffer(int index) {
+        return part(index).duplicate();
     }
 
     /**
@@ -131,7 +149,7 @@ public final class MessageBytes {
     public byte get(int index) {
         checkRange(index, 1);
         int part = partOf(index);
-        return parts[part].get(index - starts[part]);
+        return part(part).get(index - start(part));
     }
 
     /**
@@ -142,9 +160,9 @@ public final class MessageBytes {
     public int getInt(int index) {
         checkRange(index, 4);
         int part = partOf(index);
-        int at = index - starts[part];
-        if (at + 4 <= parts[part].limit()) {
-            return parts[part].getInt(at);
+        int at = index - start(part);
+        if (at + 4 <= part(part).limit()) {
+            return part(part).getInt(at);
         }
         return (get(index) & 0xFF) << 24 | (get(index + 1) & 0xFF) << 16 | (get(index + 2) & 0xFF) << 8
                 | get(index + 3) & 0xFF;
@@ -162,9 +180,9 @@ public final class MessageBytes {
     public void get(int offset, byte[] target, int targetAt, int length) {
         checkRange(offset, length);
         for (int part = partOf(offset), done = 0; done < length; part++) {
-            int from = offset + done - starts[part];
-            int bytes = Math.min(length - done, parts[part].limit() - from);
-            parts[part].get(from, target, targetAt + done, bytes);
+            int from = offset + done - start(part);
+            int bytes = Math.min(length - done, part(part).limit() - from);
+            part(part).get(from, target, targetAt + done, bytes);
             done += bytes;
         }
     }
@@ -181,9 +199,9 @@ public final class MessageBytes {
     public void get(int offset, ByteBuffer target, int targetAt, int length) {
         checkRange(offset, length);
         for (int part = partOf(offset), done = 0; done < length; part++) {
-            int from = offset + done - starts[part];
-            int bytes = Math.min(length - done, parts[part].limit() - from);
-            target.put(targetAt + done, parts[part], from, bytes);
+            int from = offset + done - start(part);
+            int bytes = Math.min(length - done, part(part).limit() - from);
+            target.put(targetAt + done, part(part), from, bytes);
             done += bytes;
         }
     }
@@ -210,9 +228,9 @@ public final class MessageBytes {
         int last = partOf(offset + length - 1);
         ByteBuffer[] views = new ByteBuffer[last - first + 1];
         for (int part = first; part <= last; part++) {
-            int from = Math.max(offset, starts[part]) - starts[part];
-            int to = Math.min(offset + length, starts[part + 1]) - starts[part];
-            views[part - first] = parts[part].slice(from, to - from);
+            int from = Math.max(offset, start(part)) - start(part);
+            int to = Math.min(offset + length, start(part + 1)) - start(part);
+            views[part - first] = part(part).slice(from, to - from);
         }
         return of(views);
     }
@@ -225,7 +243,7 @@ public final class MessageBytes {
      */
     public boolean inOneBuffer(int offset, int length) {
         checkRange(offset, length);
-        return length == 0 || offset + length <= starts[partOf(offset) + 1];
+        return length == 0 || offset + length <= start(partOf(offset) + 1);
     }
 
     /**
@@ -237,7 +255,7 @@ public final class MessageBytes {
     public ByteBuffer contiguous(int offset, int length) {
         if (length > 0 && inOneBuffer(offset, length)) {
             int part = partOf(offset);
-            return parts[part].slice(offset - starts[part], length);
+            return part(part).slice(offset - start(part), length);
         }
         byte[] copy = new byte[length];
         get(offset, copy, 0, length);
@@ -253,12 +271,28 @@ public final class MessageBytes {
 
     /** @return the part holding byte {@code index}, which is inside the message */
     private int partOf(int index) {
+        if (only != null) {
+            return 0;
+        }
         int found = Arrays.binarySearch(starts, 0, parts.length, index);
         return found >= 0 ? found : -found - 2;
     }
 
+    private ByteBuffer part(int index) {
+        if (only != null) {
+            Objects.checkIndex(index, 1);
+            return only;
+        }
+        return parts[index];
+    }
+
+    /** @return where part {@code index} starts; the length for the index after the last */
+    private int start(int index) {
+        return only == null ? starts[index] : index == 0 ? 0 : only.limit();
+    }
+
     @Override
     public String toString() {
-        return "MessageBytes[" + length() + " bytes in " + parts.length + " buffers]";
+        return "MessageBytes[" + length() + " bytes in " + bufferCount() + " buffers]";
     }
 }

@@ -24,13 +24,31 @@ class MessageBytesTest {
         MessageBytes message = split();
 
         assertThat(message.length()).isEqualTo(10);
-        assertThat(message.buffers()).hasSize(2);
+        assertThat(message.bufferCount()).isEqualTo(2);
         assertThat(message.get(2)).isEqualTo((byte) 2);
         assertThat(message.get(3)).isEqualTo((byte) 3);
         assertThat(message.getInt(0)).isEqualTo(0x00010203);
         assertThat(message.getInt(1)).isEqualTo(0x01020304);
         assertThat(message.getInt(6)).isEqualTo(0x06070809);
         assertThat(message.toArray()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    }
+
+    @Test
+    void aMessageInOneBufferReadsAsOneInSeveral() {
+        ByteBuffer received = ByteBuffer.wrap(new byte[] {9, 9, 0, 1, 2, 3, 4, 5, 9});
+        MessageBytes message = MessageBytes.of(List.of(received.position(2).limit(8)));
+
+        assertThat(message.length()).isEqualTo(6);
+        assertThat(message.bufferCount()).isEqualTo(1);
+        assertThat(message.buffer(0).remaining()).isEqualTo(6);
+        assertThat(message.buffer(0).get(0)).isZero();
+        assertThat(message.getInt(2)).isEqualTo(0x02030405);
+        assertThat(message.range(1, 4).toArray()).containsExactly(1, 2, 3, 4);
+        assertThat(message.inOneBuffer(0, 6)).isTrue();
+        assertThat(message.contiguous(3, 3).array()).isSameAs(received.array());
+        assertThat(received.position()).as("the caller's buffer is not moved").isEqualTo(2);
+        assertThatThrownBy(() -> message.getInt(3)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> message.buffer(1)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 
     @Test
@@ -63,9 +81,9 @@ class MessageBytesTest {
         MessageBytes segments = MessageBytes.of(List.of(ByteBuffer.wrap(chunk, 0, 40), ByteBuffer.wrap(chunk, 40, 60)));
         MessageBytes apart = MessageBytes.of(List.of(ByteBuffer.wrap(chunk, 0, 40), ByteBuffer.wrap(chunk, 50, 50)));
 
-        assertThat(segments.buffers()).hasSize(1);
+        assertThat(segments.bufferCount()).isEqualTo(1);
         assertThat(segments.contiguous(0, 100).array()).isSameAs(chunk);
-        assertThat(apart.buffers()).hasSize(2);
+        assertThat(apart.bufferCount()).isEqualTo(2);
     }
 
     @Test

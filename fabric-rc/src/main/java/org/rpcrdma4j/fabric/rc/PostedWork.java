@@ -1,15 +1,12 @@
 package org.rpcrdma4j.fabric.rc;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import org.rpcrdma4j.fabric.FabricStatus;
+import org.rpcrdma4j.fabric.WorkTokens;
 
 /**
- * A connection's posted work requests by {@code wr_id}, as the kernel's {@code ib_cqe} makes the
- * completion find its request: each record is reused, its {@code wr_id} its index in the table and a
- * generation, so posting allocates nothing once the table has grown to the connection's depth, and a
- * stale or repeated completion (one made up for a request the device flushed as well) finds no live
- * record instead of another request's.
+ * A connection's posted work requests by {@code wr_id} ({@link WorkTokens}): a stale or repeated
+ * completion (one made up for a request the device flushed as well) finds no live record.
  */
 final class PostedWork {
 
@@ -26,8 +23,6 @@ final class PostedWork {
         private long context;
         private int slot;
         private RdmaParts parts;
-        private int generation;
-        private boolean live;
 
         Kind kind() {
             return kind;
@@ -84,37 +79,20 @@ final class PostedWork {
         }
     }
 
-    private Work[] table = new Work[16];
-    private int[] free = new int[16];
-    private int freeCount;
-    private int used;
-    private int live;
+    private final WorkTokens<Work> table = new WorkTokens<>(Work::new);
 
     /**
      * @return the new request's {@code wr_id}
      */
     long add(Kind kind, ByteBuffer buffer, long context, int slot, RdmaParts parts) {
-        int index;
-        if (freeCount > 0) {
-            index = free[--freeCount];
-        } else {
-            if (used == table.length) {
-                table = Arrays.copyOf(table, used * 2);
-                free = Arrays.copyOf(free, used * 2);
-            }
-            index = used++;
-            table[index] = new Work();
-        }
-        Work work = table[index];
+        long wrId = table.take();
+        Work work = table.record(wrId);
         work.kind = kind;
         work.buffer = buffer;
         work.context = context;
         work.slot = slot;
         work.parts = parts;
-        work.generation++;
-        work.live = true;
-        live++;
-        return (long) work.generation << 32 | index;
+        return wrId;
     }
 
     /**
@@ -123,35 +101,16 @@ final class PostedWork {
      * @return the request, or null if {@code wrId} names no live one
      */
     Work remove(long wrId) {
-        int index = (int) wrId;
-        if (index < 0 || index >= used) {
-            return null;
-        }
-        Work work = table[index];
-        if (!work.live || work.generation != (int) (wrId >>> 32)) {
-            return null;
-        }
-        work.live = false;
-        free[freeCount++] = index;
-        live--;
-        return work;
+        return table.remove(wrId);
     }
 
     /** @return whether no request is outstanding */
     boolean isEmpty() {
-        return live == 0;
+        return table.isEmpty();
     }
 
     /** @return the {@code wr_id}s of the requests outstanding now */
     long[] outstanding() {
-        long[] ids = new long[live];
-        int n = 0;
-        for (int i = 0; i < used; i++) {
-            Work work = table[i];
-            if (work.live) {
-                ids[n++] = (long) work.generation << 32 | i;
-            }
-        }
-        return ids;
+        return table.tokens();
     }
 }

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -138,7 +137,7 @@ public final class SimulatedRc {
     }
 
     /** A message waiting for a receive, and who sent it; {@code invalidate} is the key it names, or null. */
-    private record Waiting(Id sender, long wrId, byte[] bytes, Integer invalidate) {
+    private record Waiting(Id sender, long wrId, MemorySegment bytes, Integer invalidate) {
     }
 
     private final class Id {
@@ -181,9 +180,10 @@ public final class SimulatedRc {
         private int freeWindowInvalidations;
         private int destroyedWithBoundWindows;
         private boolean memoryWindows = true;
-        private final LinkedBlockingQueue<Consumer<Events>> queue = new LinkedBlockingQueue<>();
-        /** What woke {@link #await}, handed over first by the next {@link #poll}. */
-        private Consumer<Events> early;
+        /** The device's reports, in order; its monitor guards it and {@link #spare}. */
+        private final ArrayDeque<Consumer<Events>> queue = new ArrayDeque<>();
+        /** Completion reports handed over already, reused so that carrying a message allocates none. */
+        private final ArrayDeque<Completion> spare = new ArrayDeque<>();
         private final AtomicInteger awaits = new AtomicInteger();
         private final AtomicInteger wakeups = new AtomicInteger();
         private final ArrayDeque<Consumer<Events>> heldEstablished = new ArrayDeque<>();
@@ -221,7 +221,10 @@ public final class SimulatedRc {
         }
 
         private void report(Consumer<Events> event) {
-            queue.add(event);
+            synchronized (queue) {
+                queue.add(event);
+                queue.notifyAll();
+            }
         }
 
         /** Reports a CM event on the device the id belongs to. */
@@ -238,8 +241,16 @@ public final class SimulatedRc {
             if (status != WcStatus.SUCCESS && status != WcStatus.WR_FLUSH_ERR) {
                 id.device.failedCompletions.add(status);
             }
-            int qpNum = id.qpNum;
-            id.device.report(events -> events.completion(qpNum, wrId, status, length, invalidated));
+            Device device = id.device;
+            Completion completion;
+            synchronized (device.queue) {
+                completion = device.spare.poll();
+            }
+            if (completion == null) {
+                completion = new Completion();
+            }
+            completion.set(id.qpNum, wrId, status, length, invalidated);
+            device.report(completion);
         }
 
         private Id id(long number) {
@@ -886,12 +897,21 @@ public final class SimulatedRc {
                     return false;
                 }
                 Id id = id(number);
-                List<MemorySegment> source = posted(id, wrId, List.of(new Sge(at, length, lkey)));
-                if (source == null) {
+                if (!postable(id, wrId)) {
+                    return true;
+                }
+                MemorySegment source = local(id, wrId, at, length, lkey);
+                if (source == null || !reachable(id, wrId)) {
                     return true;
                 }
                 Id other = id.remote;
-                Waiting message = new Waiting(id, wrId, source.get(0).toArray(ValueLayout.JAVA_BYTE), invalidate);
+                if (other.waiting.isEmpty() && !other.receives.isEmpty() && !other.error) {
+                    // A receive waits: the message goes straight into it, as the wire would carry it.
+                    other.device.deliver(other, other.receives.poll(), id, wrId, source, invalidate);
+                    return true;
+                }
+                Waiting message = new Waiting(id, wrId,
+                        MemorySegment.ofArray(source.toArray(ValueLayout.JAVA_BYTE)), invalidate);
                 other.waiting.add(message);
                 other.device.deliver(other);
                 if (other.waiting.contains(message) && id.rnrRetries < 7 && other.waiting.size() > id.rnrRetries) {
@@ -980,53 +1000,86 @@ public final class SimulatedRc {
          * @return its local buffers, or {@code null} once it has completed in error
          */
         private List<MemorySegment> posted(Id id, long wrId, List<Sge> sges) {
-            if (id.error) {
-                completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+            if (!postable(id, wrId)) {
                 return null;
             }
             List<MemorySegment> local = new ArrayList<>(sges.size());
             for (Sge sge : sges) {
-                MemorySegment buffer = resolve(sge.lkey(), sge.address(), sge.length(), null);
+                MemorySegment buffer = local(id, wrId, sge.address(), sge.length(), sge.lkey());
                 if (buffer == null) {
-                    fail(id, wrId, WcStatus.LOC_PROT_ERR);
                     return null;
                 }
                 local.add(buffer);
             }
+            return reachable(id, wrId) ? local : null;
+        }
+
+        /** @return whether the queue pair takes work; if not, the request is flushed */
+        private boolean postable(Id id, long wrId) {
+            if (id.error) {
+                completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
+                return false;
+            }
+            return true;
+        }
+
+        /** @return the registered bytes a request names, or {@code null} once it has failed locally */
+        private MemorySegment local(Id id, long wrId, long address, int length, int lkey) {
+            MemorySegment buffer = resolve(lkey, address, length, null);
+            if (buffer == null) {
+                fail(id, wrId, WcStatus.LOC_PROT_ERR);
+            }
+            return buffer;
+        }
+
+        /** @return whether the peer is there; if not, the request fails after the retries */
+        private boolean reachable(Id id, long wrId) {
             if (id.remote == null || id.remote.error) {
                 fail(id, wrId, WcStatus.RETRY_EXC_ERR);
-                return null;
+                return false;
             }
-            return local;
+            return true;
         }
 
         /** Messages waiting for this id's receives go into them, in order. */
         private void deliver(Id id) {
             while (!id.error && !id.waiting.isEmpty() && !id.receives.isEmpty()) {
                 Waiting message = id.waiting.poll();
-                Receive receive = id.receives.poll();
-                if (message.bytes().length > receive.length()) {
-                    fail(id, receive.wrId(), WcStatus.LOC_LEN_ERR);
-                    message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_INV_REQ_ERR);
+                if (!deliver(id, id.receives.poll(), message.sender(), message.wrId(), message.bytes(),
+                        message.invalidate())) {
                     return;
                 }
-                long invalidated = NOT_INVALIDATED;
-                if (message.invalidate() != null) {
-                    invalidatedKeys.add(message.invalidate());
-                    if (!invalidate(message.invalidate())) {
-                        // no bound window of this device has the key: the receiver's queue pair fails
-                        fail(id, receive.wrId(), WcStatus.LOC_QP_OP_ERR);
-                        message.sender().device.fail(message.sender(), message.wrId(), WcStatus.REM_OP_ERR);
-                        return;
-                    }
-                    invalidated = Integer.toUnsignedLong(message.invalidate());
-                }
-                MemorySegment into = resolve(receive.lkey(), receive.address(), message.bytes().length, null);
-                MemorySegment.copy(message.bytes(), 0, into, ValueLayout.JAVA_BYTE, 0,
-                        message.bytes().length);
-                completion(id, receive.wrId(), WcStatus.SUCCESS, message.bytes().length, invalidated);
-                message.sender().device.completion(message.sender(), message.wrId(), WcStatus.SUCCESS, 0);
             }
+        }
+
+        /**
+         * A message arrives in a receive of this device's id: both ends complete.
+         *
+         * @return whether it arrived; if not, the id has failed
+         */
+        private boolean deliver(Id id, Receive receive, Id sender, long sentWrId, MemorySegment bytes,
+                                Integer invalidate) {
+            int length = (int) bytes.byteSize();
+            if (length > receive.length()) {
+                fail(id, receive.wrId(), WcStatus.LOC_LEN_ERR);
+                sender.device.fail(sender, sentWrId, WcStatus.REM_INV_REQ_ERR);
+                return false;
+            }
+            long invalidated = NOT_INVALIDATED;
+            if (invalidate != null) {
+                invalidatedKeys.add(invalidate);
+                if (!invalidate(invalidate)) {
+                    // no bound window of this device has the key: the receiver's queue pair fails
+                    fail(id, receive.wrId(), WcStatus.LOC_QP_OP_ERR);
+                    sender.device.fail(sender, sentWrId, WcStatus.REM_OP_ERR);
+                    return false;
+                }
+                invalidated = Integer.toUnsignedLong(invalidate);
+            }
+            MemorySegment.copy(bytes, 0, resolve(receive.lkey(), receive.address(), length, null), 0, length);
+            completion(id, receive.wrId(), WcStatus.SUCCESS, length, invalidated);
+            sender.device.completion(sender, sentWrId, WcStatus.SUCCESS, 0);
+            return true;
         }
 
         /** A request failed: it completes with the error, and the queue pair goes to the error state. */
@@ -1057,16 +1110,23 @@ public final class SimulatedRc {
         @Override
         public int poll(Events events) {
             int n = 0;
-            Consumer<Events> event = early != null ? early : queue.poll();
-            early = null;
-            while (event != null) {
+            for (Consumer<Events> event = next(null); event != null; event = next(event)) {
                 if (event != WAKEUP) {
                     event.accept(events);
                     n++;
                 }
-                event = queue.poll();
             }
             return n;
+        }
+
+        /** @return the next report, once {@code done}, the one handed over before, is free to reuse */
+        private Consumer<Events> next(Consumer<Events> done) {
+            synchronized (queue) {
+                if (done instanceof Completion completion) {
+                    spare.add(completion);
+                }
+                return queue.poll();
+            }
         }
 
         /** The model has no completion notification to ask for: its queue wakes {@link #await} itself. */
@@ -1078,18 +1138,23 @@ public final class SimulatedRc {
         @Override
         public void await(int timeoutMillis) {
             awaits.incrementAndGet();
-            try {
-                Consumer<Events> event = queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
-                early = event == WAKEUP ? null : event;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            synchronized (queue) {
+                try {
+                    for (long left = timeoutMillis; queue.isEmpty() && left > 0;
+                            left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
+                        queue.wait(left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
 
         @Override
         public void wakeup() {
             wakeups.incrementAndGet();
-            queue.add(WAKEUP);
+            report(WAKEUP);
         }
 
         @Override
@@ -1105,6 +1170,28 @@ public final class SimulatedRc {
     }
 
     private static final Consumer<RcDevice.Events> WAKEUP = events -> { };
+
+    /** A work completion to report; its device reuses it once handed over. */
+    private static final class Completion implements Consumer<RcDevice.Events> {
+        private int qpNum;
+        private long wrId;
+        private WcStatus status;
+        private int length;
+        private long invalidated;
+
+        void set(int qpNum, long wrId, WcStatus status, int length, long invalidated) {
+            this.qpNum = qpNum;
+            this.wrId = wrId;
+            this.status = status;
+            this.length = length;
+            this.invalidated = invalidated;
+        }
+
+        @Override
+        public void accept(RcDevice.Events events) {
+            events.completion(qpNum, wrId, status, length, invalidated);
+        }
+    }
 
     private static byte[] room(byte[] data, int room) {
         byte[] bytes = new byte[room];

@@ -69,15 +69,15 @@ public final class CallPlan {
     private final List<Long> writeChunkLengths;
     private final long replyChunkLength;
 
-    private CallPlan(int xid, MessageBytes rpc, DdpPolicy policy, DdpPolicy.RpcMessage call, int maxSegment,
-                     int send, int receive, List<XdrItem> readItems, boolean positionZero, MessageBytes inline,
-                     List<Long> writeChunkLengths, long replyChunkLength) {
+    private CallPlan(int xid, MessageBytes rpc, DdpPolicy policy, DdpPolicy.RpcProcedure procedure,
+                     DdpPolicy.RpcMessage call, int maxSegment, int send, int receive, List<XdrItem> readItems,
+                     boolean positionZero, MessageBytes inline, List<Long> writeChunkLengths, long replyChunkLength) {
         this.xid = xid;
         this.send = send;
         this.receive = receive;
         this.rpc = rpc;
         this.policy = policy;
-        this.procedure = RpcHeaders.procedure(rpc);
+        this.procedure = procedure;
         this.call = call;
         this.maxSegment = maxSegment;
         this.readItems = readItems;
@@ -121,15 +121,20 @@ public final class CallPlan {
     public static CallPlan of(int xid, MessageBytes rpc, DdpPolicy policy, int send, int receive, int maxSegment)
             throws RdmaTransportException {
         DdpPolicy.RpcMessage call;
+        DdpPolicy.RpcProcedure procedure;
         DdpPolicy.ReplySize replySize;
-        List<XdrItem> payloads = new ArrayList<>();
+        List<XdrItem> payloads = List.of();
         try {
             call = RpcHeaders.call(rpc);
-            DdpPolicy.RpcProcedure procedure = RpcHeaders.procedure(rpc);
+            procedure = RpcHeaders.procedure(rpc);
             replySize = policy.replySize(procedure, call);
-            for (XdrItem item : policy.callPayloads(procedure, call)) {
-                if (item.length() > 0) {
-                    payloads.add(item);
+            List<XdrItem> items = policy.callPayloads(procedure, call);
+            for (int i = 0; i < items.size(); i++) {
+                if (items.get(i).length() > 0) {
+                    if (payloads.isEmpty()) {
+                        payloads = new ArrayList<>(items.size());
+                    }
+                    payloads.add(items.get(i));
                 }
             }
         } catch (IllegalArgumentException e) {
@@ -145,7 +150,7 @@ public final class CallPlan {
                 writes = replySize.payloadMaxLengths();
             }
         }
-        CallPlan inlinePlan = new CallPlan(xid, rpc, policy, call, maxSegment, send, receive, List.of(), false, rpc,
+        CallPlan inlinePlan = new CallPlan(xid, rpc, policy, procedure, call, maxSegment, send, receive, List.of(), false, rpc,
                 writes, replyChunk);
         if (inlinePlan.fits(send)) {
             return inlinePlan;
@@ -158,13 +163,13 @@ public final class CallPlan {
                 throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x"
                         + Integer.toHexString(xid) + ": the DDP policy's call items are wrong: " + e.getMessage());
             }
-            CallPlan readPlan = new CallPlan(xid, rpc, policy, call, maxSegment, send, receive,
+            CallPlan readPlan = new CallPlan(xid, rpc, policy, procedure, call, maxSegment, send, receive,
                     List.copyOf(payloads), false, inlinePart(rpc, reduced), writes, replyChunk);
             if (readPlan.fits(send)) {
                 return readPlan;
             }
         }
-        CallPlan longCall = new CallPlan(xid, rpc, policy, call, maxSegment, send, receive, List.of(), true,
+        CallPlan longCall = new CallPlan(xid, rpc, policy, procedure, call, maxSegment, send, receive, List.of(), true,
                 MessageBytes.EMPTY, writes, replyChunk);
         if (!longCall.fits(send)) {
             throw new RdmaTransportException(RdmaTransportException.Scope.CALL, "xid 0x" + Integer.toHexString(xid)
@@ -194,12 +199,12 @@ public final class CallPlan {
      */
     public long largestChunk() {
         long read = positionZero ? rpc.length() : 0;
-        for (XdrItem item : readItems) {
-            read += item.length();
+        for (int i = 0; i < readItems.size(); i++) {
+            read += readItems.get(i).length();
         }
         long largest = Math.max(read, replyChunkLength);
-        for (long write : writeChunkLengths) {
-            largest = Math.max(largest, write);
+        for (int i = 0; i < writeChunkLengths.size(); i++) {
+            largest = Math.max(largest, writeChunkLengths.get(i));
         }
         return largest;
     }
@@ -266,9 +271,11 @@ public final class CallPlan {
      */
     public ChunkedCall register(Fabric fabric, FabricConnection on, int credits, LongAdder copied,
                                 ChunkBufferPool pool) {
-        List<Registration> callMemory = new ArrayList<>();
+        int chunks = positionZero ? 1 : readItems.size();
+        List<Registration> callMemory = chunks == 0 ? List.of() : new ArrayList<>(chunks);
         // Read chunks: the peer reads the encoded call in place (RFC 8166 §3.4.5).
-        for (XdrItem read : positionZero ? List.of(new XdrItem(0, rpc.length())) : readItems) {
+        for (int i = 0; i < chunks; i++) {
+            XdrItem read = positionZero ? new XdrItem(0, rpc.length()) : readItems.get(i);
             if (!rpc.inOneBuffer((int) read.offset(), (int) read.length())) {
                 copied.add(read.length());
             }
@@ -311,19 +318,23 @@ public final class CallPlan {
 
     /** @return a placeholder per Read chunk's registration */
     private List<Registration> placeholders() {
-        return Collections.nCopies(positionZero ? 1 : readItems.size(), PLACEHOLDER);
+        int chunks = positionZero ? 1 : readItems.size();
+        return chunks == 0 ? List.of() : Collections.nCopies(chunks, PLACEHOLDER);
     }
 
     private long replyMemoryLength() {
         long length = replyChunkLength;
-        for (long write : writeChunkLengths) {
-            length += RoundUp.roundUp(write);
+        for (int i = 0; i < writeChunkLengths.size(); i++) {
+            length += RoundUp.roundUp(writeChunkLengths.get(i));
         }
         return length;
     }
 
     /** @param callMemory one registration per Read chunk: the Position-zero call's, or each item's */
     private RpcRdmaHeader header(int credits, List<Registration> callMemory, Registration replyMemory) {
+        if (!positionZero && readItems.isEmpty() && writeChunkLengths.isEmpty() && replyChunkLength == 0) {
+            return RpcRdmaHeader.msg(xid, credits, List.of(), List.of(), null); // a short message
+        }
         List<ReadSegment> reads = new ArrayList<>();
         if (positionZero) {
             for (Segment segment : segments(callMemory.get(0), 0, rpc.length())) {

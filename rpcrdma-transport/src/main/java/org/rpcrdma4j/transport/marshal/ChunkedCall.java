@@ -93,7 +93,9 @@ public final class ChunkedCall {
             throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid()) + " released already");
         }
         released = true;
-        callMemory.forEach(fabric::deregister);
+        for (int i = 0; i < callMemory.size(); i++) {
+            fabric.deregister(callMemory.get(i));
+        }
         if (replyMemory != null) {
             fabric.deregister(replyMemory, readable);
         }

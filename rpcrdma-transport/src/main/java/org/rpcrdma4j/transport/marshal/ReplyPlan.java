@@ -69,6 +69,9 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
     public static ReplyPlan of(int xid, int credits, MessageBytes reply, ProvidedChunks provided,
                                List<XdrItem> payloads, int threshold, MessageBuffers buffers, LongAdder copied) {
         List<WriteChunk> writeList = provided.writeList();
+        if (writeList.isEmpty() && provided.replyChunk() == null) {
+            return shortMessage(xid, credits, reply, threshold, buffers, copied);
+        }
         List<XdrItem> moved = payloads.subList(0, Math.min(payloads.size(), writeList.size()));
         ReducedStream reduced;
         try {
@@ -117,6 +120,21 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
         HeaderEncoder.encode(header, message, 0);
         copyInline(reply, reduced, message, headerLength, copied);
         return new ReplyPlan(sources, writes, message);
+    }
+
+    /** @return a reply whose call provided no chunks: all of it inline, or null if it does not fit */
+    private static ReplyPlan shortMessage(int xid, int credits, MessageBytes reply, int threshold,
+                                          MessageBuffers buffers, LongAdder copied) {
+        RpcRdmaHeader header = RpcRdmaHeader.msg(xid, credits, List.of(), List.of(), null);
+        int headerLength = HeaderEncoder.encodedLength(header);
+        if (headerLength + reply.length() > threshold) {
+            return null;
+        }
+        ByteBuffer message = buffers.allocate(headerLength + reply.length());
+        HeaderEncoder.encode(header, message, 0);
+        reply.get(0, message, headerLength, reply.length());
+        copied.add(reply.length());
+        return new ReplyPlan(List.of(), List.of(), message);
     }
 
     /** Copies the reply's inline regions, in order, to {@code target} from {@code at}. */

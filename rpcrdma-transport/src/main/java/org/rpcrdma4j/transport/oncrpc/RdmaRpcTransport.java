@@ -81,12 +81,12 @@ final class RdmaRpcTransport extends ForwardDirection {
      * @return forgets the call, for one that will get no reply (it could not be decoded)
      */
     Runnable received(byte[] call, ProvidedChunks provided) {
-        MessageBytes bytes = MessageBytes.of(call);
         // The reply carries the call's XID (RFC 5531 §9); a message without one is never answered.
-        int xid = bytes.length() < 4 ? 0 : XdrBytes.xid(bytes);
+        int xid = call.length < 4 ? 0 : XdrBytes.xid(call);
         CallStepEvent.mark(xid, CallStepEvent.CALL_RECEIVED);
         PendingCall pendingCall = new PendingCall(provided, null, null);
         if (!provided.writeList().isEmpty()) {
+            MessageBytes bytes = MessageBytes.of(call);
             try {
                 pendingCall = new PendingCall(provided, RpcHeaders.procedure(bytes), RpcHeaders.call(bytes));
             } catch (IllegalArgumentException e) {

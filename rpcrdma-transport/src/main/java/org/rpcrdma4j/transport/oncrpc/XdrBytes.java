@@ -2,7 +2,6 @@ package org.rpcrdma4j.transport.oncrpc;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.List;
 import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.xdr.Xdr;
@@ -55,13 +54,12 @@ final class XdrBytes {
      */
     static Buffer buffer(MessageBytes message) {
         MemoryManager memory = GrizzlyMemoryManager.getDefaultMemoryManager();
-        List<ByteBuffer> parts = message.buffers();
-        if (parts.size() == 1) {
-            return Buffers.wrap(memory, parts.get(0));
+        if (message.bufferCount() == 1) {
+            return Buffers.wrap(memory, message.buffer(0));
         }
-        Buffer[] wrapped = new Buffer[parts.size()];
+        Buffer[] wrapped = new Buffer[message.bufferCount()];
         for (int i = 0; i < wrapped.length; i++) {
-            wrapped[i] = Buffers.wrap(memory, parts.get(i));
+            wrapped[i] = Buffers.wrap(memory, message.buffer(i));
         }
         return BuffersBuffer.create(memory, wrapped);
     }
@@ -82,7 +80,10 @@ final class XdrBytes {
      * @return its XID, the first word (RFC 5531 §9); the transport header repeats it (RFC 8166 §4.2.1)
      */
     static int xid(byte[] message) {
-        return xid(MessageBytes.of(message));
+        if (message.length < 4) {
+            throw new IllegalArgumentException("an RPC message of " + message.length + " bytes has no XID");
+        }
+        return (message[0] & 0xFF) << 24 | (message[1] & 0xFF) << 16 | (message[2] & 0xFF) << 8 | message[3] & 0xFF;
     }
 
     /**

@@ -2,13 +2,12 @@ package org.rpcrdma4j.transport.rw;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.rpcrdma4j.fabric.FabricConnection;
 import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.fabric.WorkTokens;
 import org.rpcrdma4j.xdr.Segment;
 
 /**
@@ -26,20 +25,26 @@ public final class WorkQueue {
 
     private enum Kind { SEND, SEND_INVALIDATING, READ, WRITE }
 
-    /** One piece of work; {@code handle} is the peer's handle a {@code SEND_INVALIDATING} invalidates. */
-    private record Work(Kind kind, ByteBuffer message, int handle, Registration local, long localOffset,
-                        Segment remote, long context) {
-    }
-
-    /** Work started: what to call back, and a send's message to give back then. */
-    private record Started(Consumer<FabricStatus> done, ByteBuffer message) {
+    /**
+     * One piece of work, reused once it has ended; {@code handle} is the peer's handle a
+     * {@code SEND_INVALIDATING} invalidates, {@code message} a send's message to give back when it ends.
+     */
+    private static final class Work {
+        private Kind kind;
+        private ByteBuffer message;
+        private int handle;
+        private Registration local;
+        private long localOffset;
+        private Segment remote;
+        private Consumer<FabricStatus> done;
+        private long context;
     }
 
     private final FabricConnection connection;
     private final MessageBuffers buffers;
-    private final Map<Long, Started> started = new HashMap<>();
+    /** The work started, by its context: posted, or waiting in {@link #waiting}. */
+    private final WorkTokens<Work> started = new WorkTokens<>(Work::new);
     private final ArrayDeque<Work> waiting = new ArrayDeque<>();
-    private long nextContext;
 
     /**
      * @param connection the connection to work on
@@ -57,7 +62,7 @@ public final class WorkQueue {
      * @param done    called with the outcome, on the progress thread
      */
     public void send(ByteBuffer message, Consumer<FabricStatus> done) {
-        start(new Work(Kind.SEND, message, 0, null, 0, null, nextContext++), done);
+        start(Kind.SEND, message, 0, null, 0, null, done);
     }
 
     /**
@@ -69,7 +74,7 @@ public final class WorkQueue {
      * @param done    called with the outcome, on the progress thread
      */
     public void sendInvalidating(ByteBuffer message, int handle, Consumer<FabricStatus> done) {
-        start(new Work(Kind.SEND_INVALIDATING, message, handle, null, 0, null, nextContext++), done);
+        start(Kind.SEND_INVALIDATING, message, handle, null, 0, null, done);
     }
 
     /**
@@ -81,7 +86,7 @@ public final class WorkQueue {
      * @param done        called with the outcome, on the progress thread
      */
     public void read(Registration local, long localOffset, Segment remote, Consumer<FabricStatus> done) {
-        start(new Work(Kind.READ, null, 0, local, localOffset, remote, nextContext++), done);
+        start(Kind.READ, null, 0, local, localOffset, remote, done);
     }
 
     /**
@@ -93,7 +98,7 @@ public final class WorkQueue {
      * @param done        called with the outcome, on the progress thread
      */
     public void write(Registration local, long localOffset, Segment remote, Consumer<FabricStatus> done) {
-        start(new Work(Kind.WRITE, null, 0, local, localOffset, remote, nextContext++), done);
+        start(Kind.WRITE, null, 0, local, localOffset, remote, done);
     }
 
     /**
@@ -103,12 +108,16 @@ public final class WorkQueue {
      * @param status  its outcome
      */
     public void onCompleted(long context, FabricStatus status) {
-        Started work = started.remove(context);
+        Work work = started.remove(context);
         if (work != null) {
-            if (work.message() != null) {
-                buffers.release(work.message());
+            // Read before the callback, which may start work that reuses the record.
+            ByteBuffer message = work.message;
+            Consumer<FabricStatus> done = work.done;
+            clear(work);
+            if (message != null) {
+                buffers.release(message);
             }
-            work.done().accept(status);
+            done.accept(status);
         }
         while (!waiting.isEmpty() && post(waiting.peek())) {
             waiting.poll();
@@ -126,27 +135,46 @@ public final class WorkQueue {
      */
     public void close() {
         for (Work work : waiting) {
-            started.remove(work.context());
-            if (work.message() != null) {
-                buffers.release(work.message());
+            started.remove(work.context);
+            if (work.message != null) {
+                buffers.release(work.message);
             }
+            clear(work);
         }
         waiting.clear();
     }
 
-    private void start(Work work, Consumer<FabricStatus> done) {
-        started.put(work.context(), new Started(done, work.message()));
+    private void start(Kind kind, ByteBuffer message, int handle, Registration local, long localOffset,
+                       Segment remote, Consumer<FabricStatus> done) {
+        long context = started.take();
+        Work work = started.record(context);
+        work.kind = kind;
+        work.message = message;
+        work.handle = handle;
+        work.local = local;
+        work.localOffset = localOffset;
+        work.remote = remote;
+        work.done = done;
+        work.context = context;
         if (!waiting.isEmpty() || !post(work)) {
             waiting.add(work);
         }
     }
 
+    /** Lets go of what an ended piece of work held, for the garbage collector. */
+    private static void clear(Work work) {
+        work.message = null;
+        work.local = null;
+        work.remote = null;
+        work.done = null;
+    }
+
     private boolean post(Work work) {
-        return switch (work.kind()) {
-            case SEND -> connection.send(work.message(), work.context());
-            case SEND_INVALIDATING -> connection.sendInvalidating(work.message(), work.handle(), work.context());
-            case READ -> connection.read(work.local(), work.localOffset(), work.remote(), work.context());
-            case WRITE -> connection.write(work.local(), work.localOffset(), work.remote(), work.context());
+        return switch (work.kind) {
+            case SEND -> connection.send(work.message, work.context);
+            case SEND_INVALIDATING -> connection.sendInvalidating(work.message, work.handle, work.context);
+            case READ -> connection.read(work.local, work.localOffset, work.remote, work.context);
+            case WRITE -> connection.write(work.local, work.localOffset, work.remote, work.context);
         };
     }
 }
