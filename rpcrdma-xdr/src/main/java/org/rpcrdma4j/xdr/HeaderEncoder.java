@@ -10,6 +10,12 @@ import java.util.Objects;
  */
 public final class HeaderEncoder {
 
+    /**
+     * The length of an RDMA_MSG or RDMA_NOMSG header with no chunks: the four fixed words and three
+     * empty lists (RFC 8166 §4.2), what every short message carries before its RPC message.
+     */
+    public static final int NO_CHUNKS_LENGTH = RpcRdmaHeader.FIXED_LENGTH + 3 * XdrWords.UNIT;
+
     private HeaderEncoder() {
     }
 
@@ -21,7 +27,7 @@ public final class HeaderEncoder {
         if (header.proc() == Proc.RDMA_ERROR) {
             return RpcRdmaHeader.FIXED_LENGTH + header.error().encodedLength();
         }
-        int length = RpcRdmaHeader.FIXED_LENGTH + 3 * XdrWords.UNIT;
+        int length = NO_CHUNKS_LENGTH;
         length += header.readList().size() * (XdrWords.UNIT + ReadSegment.ENCODED_LENGTH);
         List<WriteChunk> writes = header.writeList();
         for (int i = 0; i < writes.size(); i++) {

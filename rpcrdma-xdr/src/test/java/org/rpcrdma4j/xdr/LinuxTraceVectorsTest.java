@@ -83,6 +83,9 @@ class LinuxTraceVectorsTest {
         assertThat(decoded.headerLength()).isEqualTo(m.headerLength());
         assertThat(decoded.payloadOffset()).isEqualTo(m.headerLength());
         assertThat(decoded.payloadLength()).isEqualTo(m.payloadLength());
+        if (h.proc() != Proc.RDMA_ERROR && h.readList().isEmpty() && h.writeList().isEmpty() && h.replyChunk() == null) {
+            assertThat(m.headerLength()).as("a short message's header").isEqualTo(HeaderEncoder.NO_CHUNKS_LENGTH);
+        }
     }
 
     @ParameterizedTest(name = "{0}")

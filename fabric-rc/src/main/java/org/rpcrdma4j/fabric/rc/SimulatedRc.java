@@ -133,7 +133,28 @@ public final class SimulatedRc {
         }
     }
 
-    private record Receive(long wrId, long address, int length, int lkey) {
+    /** A posted receive; its device reuses it once a message has arrived in it. */
+    private static final class Receive {
+        private long wrId;
+        private long address;
+        private int length;
+        private int lkey;
+
+        long wrId() {
+            return wrId;
+        }
+
+        long address() {
+            return address;
+        }
+
+        int length() {
+            return length;
+        }
+
+        int lkey() {
+            return lkey;
+        }
     }
 
     /** A message waiting for a receive, and who sent it; {@code invalidate} is the key it names, or null. */
@@ -175,6 +196,10 @@ public final class SimulatedRc {
         private final InetAddress address;
         private final Map<Long, Id> ids = new HashMap<>();
         private final Map<Integer, Region> regions = new HashMap<>();
+        /** The registration {@link #resolve} found last, and its key: messages use the same few again and again. */
+        private Region lastRegion;
+        private int lastKey;
+        private final ArrayDeque<Receive> spareReceives = new ArrayDeque<>();
         private final Map<Long, SimulatedRc.Window> windows = new HashMap<>();
         private long nextWindow = 1;
         private int freeWindowInvalidations;
@@ -699,6 +724,9 @@ public final class SimulatedRc {
                 if (regions.remove(memory.lkey()) == null) {
                     throw new IllegalStateException("not registered: " + memory);
                 }
+                if (lastKey == memory.lkey()) {
+                    lastRegion = null;
+                }
             }
         }
 
@@ -837,7 +865,11 @@ public final class SimulatedRc {
 
         /** @return the bytes a key, address and length name, or null if the key does not cover them */
         private MemorySegment resolve(int key, long at, long length, MemoryAccess right) {
-            Region region = regions.get(key);
+            Region region = lastRegion != null && lastKey == key ? lastRegion : regions.get(key);
+            if (region != null) {
+                lastRegion = region;
+                lastKey = key;
+            }
             if (region == null || (right != null && !region.access().contains(right))) {
                 return null;
             }
@@ -859,7 +891,12 @@ public final class SimulatedRc {
                     completion(id, wrId, WcStatus.WR_FLUSH_ERR, 0);
                     return true;
                 }
-                id.receives.add(new Receive(wrId, at, length, lkey));
+                Receive receive = spareReceives.isEmpty() ? new Receive() : spareReceives.poll();
+                receive.wrId = wrId;
+                receive.address = at;
+                receive.length = length;
+                receive.lkey = lkey;
+                id.receives.add(receive);
                 deliver(id);
                 return true;
             }
@@ -1079,6 +1116,7 @@ public final class SimulatedRc {
             MemorySegment.copy(bytes, 0, resolve(receive.lkey(), receive.address(), length, null), 0, length);
             completion(id, receive.wrId(), WcStatus.SUCCESS, length, invalidated);
             sender.device.completion(sender, sentWrId, WcStatus.SUCCESS, 0);
+            spareReceives.add(receive);
             return true;
         }
 

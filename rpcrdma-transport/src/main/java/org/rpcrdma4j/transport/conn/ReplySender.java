@@ -59,17 +59,21 @@ final class ReplySender {
      * @param connection the connection the call came on
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC reply message; its bytes must not change until {@code done}
+     * @param encodedIn  a buffer of the fabric's message buffers the reply was encoded into, from
+     *                   {@link ReplyPlan#HEADER_ROOM} on, which is this sender's from now on; or null
      * @param provided   the chunks the call provided for its reply
      * @param payloads   the reply's DDP-eligible results
      * @param done       called with {@code null} once sent, or with the error, on the progress thread
      */
-    void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
+    void reply(Connection connection, int xid, MessageBytes rpcMessage, ByteBuffer encodedIn, ProvidedChunks provided,
                List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
-        ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, provided, payloads,
+        ReplyPlan plan = ReplyPlan.of(xid, credits.granted(), rpcMessage, encodedIn, provided, payloads,
                 connection.thresholds().send(), fabric.messageBuffers(), copied);
+        Consumer<RdmaTransportException> finish = encodedIn == null || plan != null && plan.message() == encodedIn
+                ? done : releasing(encodedIn, done);
         CallStepEvent.mark(xid, CallStepEvent.REPLY_PLANNED);
         if (plan == null) {
-            execute(() -> errChunk(connection, xid), done,
+            execute(() -> errChunk(connection, xid), finish,
                     new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
                             + Integer.toHexString(xid) + " of " + rpcMessage.length() + " bytes does not fit the chunks"
                             + " provided or the inline threshold; answered ERR_CHUNK"));
@@ -78,18 +82,29 @@ final class ReplySender {
         boolean queued = Connection.execute(fabric, () -> {
             if (connection.state() != Connection.State.CONNECTED) {
                 fabric.messageBuffers().release(plan.message());
-                done.accept(notSent(connection, xid));
+                finish.accept(notSent(connection, xid));
             } else if (plan.writes().isEmpty()) {
-                connection.send(plan.message(), provided.invalidateHandle(), done);
+                connection.send(plan.message(), provided.invalidateHandle(), finish);
                 CallStepEvent.mark(xid, CallStepEvent.REPLY_SENT);
             } else {
-                writeThenSend(connection, xid, plan, provided.invalidateHandle(), done);
+                writeThenSend(connection, xid, plan, provided.invalidateHandle(), finish);
             }
         });
         if (!queued) {
             fabric.messageBuffers().release(plan.message());
-            done.accept(stopped());
+            finish.accept(stopped());
         }
+    }
+
+    /**
+     * @return {@code done}, after giving back the buffer a reply was encoded into but not sent from,
+     *     once nothing reads the reply (a Write's source may)
+     */
+    private Consumer<RdmaTransportException> releasing(ByteBuffer encodedIn, Consumer<RdmaTransportException> done) {
+        return error -> {
+            fabric.messageBuffers().release(encodedIn);
+            done.accept(error);
+        };
     }
 
     private void errChunk(Connection connection, int xid) {

@@ -135,13 +135,16 @@ public final class Responder {
      * @param connection the connection the call came on
      * @param xid        the call's XID
      * @param rpcMessage the whole RPC reply message; its bytes must not change until {@code done}
+     * @param encodedIn  a buffer of the fabric's {@code MessageBuffers} the reply was encoded into, from
+     *                   {@link ReplyPlan#HEADER_ROOM} on, which the responder owns from now on and
+     *                   sends a short reply from; or {@code null}
      * @param provided   the chunks the call provided for its reply
      * @param payloads   the reply's DDP-eligible results ({@code DdpPolicy.replyPayloads})
      * @param done       called with {@code null} once sent, or with the error, on the progress thread
      */
-    public void reply(Connection connection, int xid, MessageBytes rpcMessage, ProvidedChunks provided,
-                      List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
-        replies.reply(connection, xid, rpcMessage, provided, payloads, done);
+    public void reply(Connection connection, int xid, MessageBytes rpcMessage, ByteBuffer encodedIn,
+                      ProvidedChunks provided, List<XdrItem> payloads, Consumer<RdmaTransportException> done) {
+        replies.reply(connection, xid, rpcMessage, encodedIn, provided, payloads, done);
     }
 
     /**

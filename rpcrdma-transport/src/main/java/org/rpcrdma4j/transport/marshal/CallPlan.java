@@ -313,7 +313,14 @@ public final class CallPlan {
     }
 
     private boolean fits(int send) {
-        return HeaderEncoder.encodedLength(header(0, placeholders(), PLACEHOLDER)) + inline.length() <= send;
+        int header = shortMessage() ? HeaderEncoder.NO_CHUNKS_LENGTH : HeaderEncoder.encodedLength(header(0,
+                placeholders(), PLACEHOLDER));
+        return header + inline.length() <= send;
+    }
+
+    /** @return whether the call goes whole in an RDMA_MSG with no chunks ("Short Message", §3.5.2) */
+    private boolean shortMessage() {
+        return !positionZero && readItems.isEmpty() && writeChunkLengths.isEmpty() && replyChunkLength == 0;
     }
 
     /** @return a placeholder per Read chunk's registration */
@@ -332,8 +339,8 @@ public final class CallPlan {
 
     /** @param callMemory one registration per Read chunk: the Position-zero call's, or each item's */
     private RpcRdmaHeader header(int credits, List<Registration> callMemory, Registration replyMemory) {
-        if (!positionZero && readItems.isEmpty() && writeChunkLengths.isEmpty() && replyChunkLength == 0) {
-            return RpcRdmaHeader.msg(xid, credits, List.of(), List.of(), null); // a short message
+        if (shortMessage()) {
+            return RpcRdmaHeader.msg(xid, credits, List.of(), List.of(), null);
         }
         List<ReadSegment> reads = new ArrayList<>();
         if (positionZero) {

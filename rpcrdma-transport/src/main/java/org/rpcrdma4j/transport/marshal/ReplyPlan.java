@@ -44,6 +44,13 @@ import org.rpcrdma4j.xdr.XdrItem;
 public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer message) {
 
     /**
+     * The room an encoder leaves before a reply it encodes into a message buffer: a short message's
+     * transport header ({@link HeaderEncoder#NO_CHUNKS_LENGTH}), so that such a reply is sent where it
+     * was encoded.
+     */
+    public static final int HEADER_ROOM = HeaderEncoder.NO_CHUNKS_LENGTH;
+
+    /**
      * One RDMA Write.
      *
      * @param source       the index of its bytes in {@link #sources}
@@ -59,6 +66,9 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
      * @param xid       the call's XID
      * @param credits   the grant to carry
      * @param reply     the whole RPC reply
+     * @param encodedIn a message buffer the reply was encoded into, from {@link #HEADER_ROOM} on, so
+     *                  that a short message is sent from it without a copy (it is then the plan's
+     *                  message); or {@code null}
      * @param provided  what the call provided
      * @param payloads  the reply's DDP-eligible results, in stream order
      * @param threshold the requester's inline receive threshold
@@ -66,11 +76,11 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
      * @param copied    counts the bytes copied to build the plan
      * @return the plan, or {@code null} if the reply cannot be conveyed (answer ERR_CHUNK)
      */
-    public static ReplyPlan of(int xid, int credits, MessageBytes reply, ProvidedChunks provided,
+    public static ReplyPlan of(int xid, int credits, MessageBytes reply, ByteBuffer encodedIn, ProvidedChunks provided,
                                List<XdrItem> payloads, int threshold, MessageBuffers buffers, LongAdder copied) {
         List<WriteChunk> writeList = provided.writeList();
         if (writeList.isEmpty() && provided.replyChunk() == null) {
-            return shortMessage(xid, credits, reply, threshold, buffers, copied);
+            return shortMessage(xid, credits, reply, encodedIn, threshold, buffers, copied);
         }
         List<XdrItem> moved = payloads.subList(0, Math.min(payloads.size(), writeList.size()));
         ReducedStream reduced;
@@ -122,18 +132,26 @@ public record ReplyPlan(List<ByteBuffer> sources, List<Write> writes, ByteBuffer
         return new ReplyPlan(sources, writes, message);
     }
 
-    /** @return a reply whose call provided no chunks: all of it inline, or null if it does not fit */
-    private static ReplyPlan shortMessage(int xid, int credits, MessageBytes reply, int threshold,
-                                          MessageBuffers buffers, LongAdder copied) {
+    /**
+     * @return a reply whose call provided no chunks: all of it inline, in the buffer it was encoded
+     *     into when there is one, or null if it does not fit
+     */
+    private static ReplyPlan shortMessage(int xid, int credits, MessageBytes reply, ByteBuffer encodedIn,
+                                          int threshold, MessageBuffers buffers, LongAdder copied) {
         RpcRdmaHeader header = RpcRdmaHeader.msg(xid, credits, List.of(), List.of(), null);
-        int headerLength = HeaderEncoder.encodedLength(header);
-        if (headerLength + reply.length() > threshold) {
+        int length = HEADER_ROOM + reply.length();
+        if (length > threshold) {
             return null;
         }
-        ByteBuffer message = buffers.allocate(headerLength + reply.length());
+        ByteBuffer message;
+        if (encodedIn != null) {
+            message = encodedIn.clear().limit(length);
+        } else {
+            message = buffers.allocate(length);
+            reply.get(0, message, HEADER_ROOM, reply.length());
+            copied.add(reply.length());
+        }
         HeaderEncoder.encode(header, message, 0);
-        reply.get(0, message, headerLength, reply.length());
-        copied.add(reply.length());
         return new ReplyPlan(List.of(), List.of(), message);
     }
 

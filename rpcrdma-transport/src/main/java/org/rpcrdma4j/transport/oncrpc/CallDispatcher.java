@@ -16,6 +16,7 @@ import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.CallStepEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,14 +41,17 @@ final class CallDispatcher {
 
     private final Map<OncRpcProgram, RpcDispatchable> programs;
     private final Executor workers;
+    private final MessageBuffers replyBuffers;
 
     /**
-     * @param programs the programs by number and version
-     * @param workers  where programs run; {@link #SAME_THREAD} runs them on the dispatching thread
+     * @param programs     the programs by number and version
+     * @param workers      where programs run; {@link #SAME_THREAD} runs them on the dispatching thread
+     * @param replyBuffers where the buffers replies are encoded into come from ({@link CallXdr})
      */
-    CallDispatcher(Map<OncRpcProgram, RpcDispatchable> programs, Executor workers) {
+    CallDispatcher(Map<OncRpcProgram, RpcDispatchable> programs, Executor workers, MessageBuffers replyBuffers) {
         this.programs = programs;
         this.workers = workers;
+        this.replyBuffers = replyBuffers;
     }
 
     /**
@@ -61,7 +65,7 @@ final class CallDispatcher {
      * @return false if the message is not a call or cannot be decoded: it gets no reply
      */
     boolean accept(byte[] message, RpcTransport transport) {
-        Xdr xdr = new CallXdr(message);
+        Xdr xdr = new CallXdr(message, replyBuffers);
         RpcCall call;
         try {
             xdr.beginDecoding();

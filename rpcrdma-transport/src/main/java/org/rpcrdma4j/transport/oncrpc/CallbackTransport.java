@@ -40,6 +40,7 @@ final class CallbackTransport extends BackwardDirection {
             return;
         }
         requester.backwardReply(XdrBytes.xid(reply), reply, error -> {
+            xdr.close();
             replied.run();
             if (error == null) {
                 handler.completed(reply.length, attachment);

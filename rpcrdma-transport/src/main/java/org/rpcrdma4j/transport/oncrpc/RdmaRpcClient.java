@@ -22,6 +22,7 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
+import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.CallStepEvent;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
@@ -101,7 +102,7 @@ public final class RdmaRpcClient implements AutoCloseable {
                 this::onBackwardCall);
         this.callbackWorkers = Executors.newFixedThreadPool(builder.config.backwardResponderCredits(),
                 DaemonThreads.named("rdma-rpc-client-callbacks"));
-        this.callbackDispatcher = new CallDispatcher(callbackServices, callbackWorkers);
+        this.callbackDispatcher = new CallDispatcher(callbackServices, callbackWorkers, MessageBuffers.HEAP);
         this.callbackTransport = new CallbackTransport(requester, transport, callbacksInProgress::decrementAndGet);
     }
 

@@ -67,7 +67,7 @@ public final class RdmaRpcSvc {
         this.programs = new ConcurrentHashMap<>(initialPrograms);
         this.policy = policy;
         this.grant = config.responderCredits();
-        this.dispatcher = new CallDispatcher(programs, workers);
+        this.dispatcher = new CallDispatcher(programs, workers, fabric.messageBuffers());
         this.fabric = fabric;
         this.responder = new Responder(fabric, config, new Calls(), new BackwardReplies());
     }

@@ -117,7 +117,7 @@ final class RdmaRpcTransport extends ForwardDirection {
         CallStepEvent.mark(xid, CallStepEvent.REPLY_SUBMITTED);
         PendingCall call = pending.remove(xid);
         ProvidedChunks provided = call == null ? ProvidedChunks.NONE : call.provided();
-        responder.reply(connection, xid, reply, provided, payloads(call, reply), error -> {
+        responder.reply(connection, xid, reply, CallXdr.takeReply(xdr), provided, payloads(call, reply), error -> {
             try {
                 if (error == null) {
                     handler.completed(reply.length(), attachment);

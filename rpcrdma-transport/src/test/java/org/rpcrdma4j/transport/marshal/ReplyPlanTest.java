@@ -35,7 +35,7 @@ class ReplyPlanTest {
         WriteChunk chunk = new WriteChunk(List.of(new Segment(7, 4096, 0x1000), new Segment(8, 8192, 0x9000)));
 
         LongAdder copied = new LongAdder();
-        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), null), payloads,
+        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, null, new ProvidedChunks(List.of(chunk), null), payloads,
                 THRESHOLD, MessageBuffers.HEAP, copied);
 
         assertThat(plan.sources()).as("one source for the chunk's segments").hasSize(1);
@@ -57,12 +57,33 @@ class ReplyPlanTest {
     }
 
     @Test
+    void aShortReplyIsSentFromTheBufferItWasEncodedIntoWithoutACopy() throws Exception {
+        ByteBuffer encodedIn = ByteBuffer.allocate(ReplyPlan.HEADER_ROOM + 1024);
+        encodedIn.putInt(ReplyPlan.HEADER_ROOM, XID).putInt(ReplyPlan.HEADER_ROOM + 4, 1);
+        MessageBytes shortReply = MessageBytes.of(List.of(encodedIn.slice(ReplyPlan.HEADER_ROOM, 8)));
+
+        LongAdder copied = new LongAdder();
+        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, shortReply, encodedIn, ProvidedChunks.NONE, List.of(), THRESHOLD,
+                MessageBuffers.HEAP, copied);
+
+        assertThat(plan.message()).isSameAs(encodedIn);
+        assertThat(plan.message().position()).isZero();
+        assertThat(plan.message().limit()).isEqualTo(ReplyPlan.HEADER_ROOM + 8);
+        RpcRdmaHeader header = new HeaderDecoder().decode(plan.message().array()).header();
+        assertThat(header.proc()).isEqualTo(Proc.RDMA_MSG);
+        assertThat(header.xid()).isEqualTo(XID);
+        assertThat(header.credits()).isEqualTo(CREDITS);
+        assertThat(plan.message().getInt(ReplyPlan.HEADER_ROOM)).isEqualTo(XID);
+        assertThat(copied.sum()).isZero();
+    }
+
+    @Test
     void theRestOfAReplyGoesIntoTheReplyChunkFromTheReducedCopy() throws Exception {
         WriteChunk chunk = new WriteChunk(List.of(new Segment(7, DATA, 0x1000)));
         ReplyChunk replyChunk = new ReplyChunk(List.of(new Segment(9, 1024, 0x20000)));
 
         LongAdder copied = new LongAdder();
-        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(chunk), replyChunk), payloads,
+        ReplyPlan plan = ReplyPlan.of(XID, CREDITS, reply, null, new ProvidedChunks(List.of(chunk), replyChunk), payloads,
                 THRESHOLD, MessageBuffers.HEAP, copied);
 
         assertThat(plan.writes()).hasSize(2);
@@ -82,7 +103,7 @@ class ReplyPlanTest {
     void aResultLargerThanItsWriteChunkCannotBeConveyed() {
         WriteChunk small = new WriteChunk(List.of(new Segment(7, DATA - 4, 0x1000)));
 
-        assertThat(ReplyPlan.of(XID, CREDITS, reply, new ProvidedChunks(List.of(small), null), payloads, THRESHOLD,
+        assertThat(ReplyPlan.of(XID, CREDITS, reply, null, new ProvidedChunks(List.of(small), null), payloads, THRESHOLD,
                 MessageBuffers.HEAP, new LongAdder()))
                 .isNull();
     }

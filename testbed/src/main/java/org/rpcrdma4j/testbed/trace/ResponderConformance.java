@@ -45,7 +45,7 @@ public final class ResponderConformance {
                                   int credits, int threshold) {
         List<XdrItem> payloads = policy.replyPayloads(RpcHeaders.procedure(call), RpcHeaders.call(call),
                 RpcHeaders.reply(reply));
-        ReplyPlan plan = ReplyPlan.of(linux.xid(), credits, MessageBytes.of(reply),
+        ReplyPlan plan = ReplyPlan.of(linux.xid(), credits, MessageBytes.of(reply), null,
                 new ProvidedChunks(callLinux.writeList(), callLinux.replyChunk()), payloads, threshold, MessageBuffers.HEAP,
                 new LongAdder());
         if (plan == null) {
