@@ -89,11 +89,6 @@ public final class RoceCapture implements Closeable {
         }
     }
 
-    /** @return the file written */
-    public Path file() {
-        return file;
-    }
-
     /** @return the frames written so far */
     public synchronized long frames() {
         return frames;
