@@ -8,6 +8,9 @@
 # UdpUnderLossBetweenNamespacesTest (testbed) drops datagrams with nftables in network namespaces: it needs
 # root, iproute2 and nft, which this script installs (Debian's nftables) when missing; where it cannot,
 # it says so and that test fails with the reason.
+# DemoPcapTest (testbed) has tshark's RPC-over-RDMA and NFS dissectors decode what `--pcap` writes: it
+# needs tshark, which this script installs (Debian's tshark) when missing; without it that test fails,
+# unless run with -Drpcrdma4j.tshark=optional.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +39,16 @@ if ! command -v nft >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends nftables
   else
     echo "scripts/test.sh: no nft, and not root with apt-get to install nftables: UdpUnderLossBetweenNamespacesTest will fail" >&2
+  fi
+fi
+if ! command -v tshark >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "scripts/test.sh: installing tshark (DemoPcapTest has it decode a capture written by --pcap)"
+    apt-get -o DPkg::Lock::Timeout=600 update -q
+    # noninteractive: debconf's question about non-root capture takes its default (no)
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends tshark
+  else
+    echo "scripts/test.sh: no tshark, and not root with apt-get to install it: DemoPcapTest will fail" >&2
   fi
 fi
 mvn -B verify "$@"

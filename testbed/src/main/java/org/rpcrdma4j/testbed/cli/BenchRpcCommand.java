@@ -19,6 +19,7 @@ import org.rpcrdma4j.testbed.term.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -42,6 +43,9 @@ import picocli.CommandLine.TypeConversionException;
             "With --breakdown, runs blocking workloads (default: null-qd1 and getattr-qd1) over rpcrdma4j alone "
                     + "under a JFR recording of the transport's CallStepEvents and prints the median time of each "
                     + "step of a call.",
+            "With --pcap FILE, what rpcrdma4j's runs send and receive is written into FILE as it goes, on the "
+                    + "fabric's progress threads: the figures then measure the capture too, and every READ and "
+                    + "WRITE workload writes its data (choose --workload and --millis to keep the file small).",
             "Exits 1 if a reply was wrong or a call failed."
         })
 public final class BenchRpcCommand implements Callable<Integer> {
@@ -87,8 +91,22 @@ public final class BenchRpcCommand implements Callable<Integer> {
             + "by step, instead of comparing the transports.")
     private boolean breakdown;
 
+    @Mixin
+    private PcapOption pcap;
+
     @Override
     public Integer call() throws Exception {
+        int exit;
+        boolean written;
+        try {
+            exit = bench();
+        } finally {
+            written = pcap.close(spec.commandLine().getErr(), "testbed bench rpc");
+        }
+        return written ? exit : 1;
+    }
+
+    private int bench() throws Exception {
         if (millis < 1) {
             throw new ParameterException(spec.commandLine(), "--millis must be positive");
         }
@@ -99,7 +117,7 @@ public final class BenchRpcCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         RpcBench.OnFabric on;
         try {
-            FabricProvider provider = Fabrics.named(fabric);
+            FabricProvider provider = pcap.capturing(Fabrics.named(fabric), spec);
             FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
             if (provider.needsListenAddress()) {
                 options = options.listening(listen);

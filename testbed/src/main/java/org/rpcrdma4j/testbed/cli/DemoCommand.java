@@ -19,6 +19,7 @@ import org.rpcrdma4j.testbed.demo.RemoteDemo;
 import org.rpcrdma4j.testbed.term.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -48,6 +49,9 @@ import picocli.CommandLine.Spec;
                     + "'testbed serve --fabric verbs' and Linux's nfsd ('rdma 20049' in /proc/fs/nfsd/portlist). "
                     + "Needs JDK 22+, the fabric-rc and verbs jars on the class path and "
                     + "--enable-native-access=ALL-UNNAMED.",
+            "--pcap FILE writes what this JVM's fabrics send and receive into FILE. Without --server that is "
+                    + "everything on the wire, taken at the server's end; with it, the client's Sends and receives "
+                    + "only: the RDMA Reads and Writes are the server's, which only a capture at the server sees.",
             "--files and --link-target move the given files and link target instead of generated ones; the "
                     + "SHA-256 of what came back is printed whole, to be checked elsewhere.",
             "Exits 0 when every check passed, 1 when one failed or the demo could not run (the reason on "
@@ -88,10 +92,23 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Seed of the simulation and the file contents (default: ${DEFAULT-VALUE}).")
     private long seed = 1;
 
+    @Mixin
+    private PcapOption pcap;
+
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        int exit;
+        boolean written;
+        try {
+            exit = demo(spec.commandLine().getOut(), err);
+        } finally {
+            written = pcap.close(err, "testbed demo");
+        }
+        return written ? exit : 1;
+    }
+
+    private int demo(PrintWriter out, PrintWriter err) throws Exception {
         for (Path file : files) {
             if (!Files.isRegularFile(file)) {
                 throw new ParameterException(spec.commandLine(), "--files " + file + " is not a file");
@@ -113,6 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
             err.println("testbed demo: " + e.getMessage());
             return 1;
         }
+        provider = pcap.capturing(provider, spec);
         FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
         if (server == null) {
             if (provider.needsListenAddress() && listen == null) {

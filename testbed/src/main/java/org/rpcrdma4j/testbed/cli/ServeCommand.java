@@ -17,6 +17,7 @@ import org.rpcrdma4j.testbed.serve.NfsServer;
 import org.rpcrdma4j.transport.TransportStatistics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -40,6 +41,8 @@ import picocli.CommandLine.Spec;
                     + "included.",
             "--fabric sim: on the simulated EFA device inside this JVM, reachable by nothing outside it; "
                     + "--fabric rc-sim: the same on the RC fabric over a simulated RC network.",
+            "--pcap FILE writes every RPC-over-RDMA message the service sends and receives, and its RDMA Reads and "
+                    + "Writes, into FILE as RoCEv2 frames as they happen (flushed when it stops), on any fabric.",
             "Exits 1 if the service could not start; stopped by a signal, it exits as any JVM does (130 for "
                     + "SIGINT, 143 for SIGTERM) after the summary."
         })
@@ -59,6 +62,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--export", required = true, paramLabel = "DIR", description = "The directory to serve.")
     private Path export;
 
+    @Mixin
+    private PcapOption pcap;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -77,14 +83,17 @@ public final class ServeCommand implements Callable<Integer> {
         if (provider.needsListenAddress() && listen == null) {
             throw new ParameterException(spec.commandLine(), "--fabric " + fabric + " needs --listen ADDRESS[:PORT]");
         }
+        provider = pcap.capturing(provider, spec);
         Fabric on;
         try {
             on = provider.open(FabricOptions.DEFAULT.listening(listen));
         } catch (IllegalArgumentException e) {
+            pcap.close(err, "testbed serve");
             throw new ParameterException(spec.commandLine(), "--fabric " + fabric + ": " + e.getMessage());
         } catch (Exception e) {
             err.println("testbed serve: cannot open the " + fabric + " fabric" + (listen == null ? "" : " on " + listen)
                     + ": " + e.getMessage());
+            pcap.close(err, "testbed serve");
             return 1;
         }
         // MOUNT and rpcbind over TCP where the fabric listens on an IP address of this host
@@ -101,6 +110,7 @@ public final class ServeCommand implements Callable<Integer> {
             server = new NfsServer(on, dir, dir.toString(), tcp);
         } catch (Exception e) {
             closeFabric(on);
+            pcap.close(spec.commandLine().getErr(), "testbed serve");
             throw e;
         }
         CountDownLatch summarised = new CountDownLatch(1);
@@ -111,6 +121,7 @@ public final class ServeCommand implements Callable<Integer> {
                 out.println("stopping: " + e.getMessage());
             } finally {
                 closeFabric(on);
+                pcap.close(spec.commandLine().getErr(), "testbed serve");
             }
             // Read once the fabric is closed, its connections torn down: the gauges show what it kept.
             FabricStatistics fabricFigures = on.statistics();
