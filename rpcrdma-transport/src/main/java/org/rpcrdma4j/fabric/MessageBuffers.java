@@ -27,6 +27,11 @@ public interface MessageBuffers {
         public void release(ByteBuffer buffer) {
             // the garbage collector's
         }
+
+        @Override
+        public boolean recycles() {
+            return false;
+        }
     };
 
     /**
@@ -42,4 +47,11 @@ public interface MessageBuffers {
      * @param buffer a buffer {@link #allocate} returned, not released before
      */
     void release(ByteBuffer buffer);
+
+    /**
+     * @return whether released buffers are used again, so that a received message kept a while in its
+     *     buffer costs no allocation for the receive posted in its place (registered buffers); false
+     *     for {@link #HEAP}, where keeping a small message in place costs more than a copy of it
+     */
+    boolean recycles();
 }

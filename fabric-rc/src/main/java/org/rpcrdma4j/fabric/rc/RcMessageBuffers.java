@@ -68,6 +68,11 @@ final class RcMessageBuffers implements MessageBuffers {
     }
 
     @Override
+    public boolean recycles() {
+        return true;
+    }
+
+    @Override
     public void release(ByteBuffer buffer) {
         if (slabOf(MemorySegment.ofBuffer(buffer)) == null) {
             return; // of the heap

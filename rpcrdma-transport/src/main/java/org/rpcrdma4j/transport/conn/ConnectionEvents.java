@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
  * dropped. Send and RDMA completions end their work on the connection's {@link Connection#work queue}.
  *
  * <p>Buffer ownership: a received buffer belongs to the router during {@link #onMessage}; what a role
- * keeps of it, it copies ({@link #payload}, counted). The receive buffers come from the fabric's
- * {@link MessageBuffers}, which they go back to once the fabric returns them unused (flushed) or the
- * connection has closed.
+ * keeps of it, it copies ({@link #payload}, counted), or it borrows the whole buffer ({@link #lend}, as
+ * svcrdma keeps a call's receive until its reply is sent), and a new buffer is posted in its place.
+ * The receive buffers come from the fabric's {@link MessageBuffers}, which they go back to once the
+ * fabric returns them unused (flushed), the connection has closed, or a borrower is done.
  *
  * <p>Progress thread only.
  */
@@ -38,6 +39,10 @@ abstract class ConnectionEvents implements ConnectionListener {
     private final LongAdder dropped;
     /** Set once the fabric has made the connection, before any of its events. */
     Connection connection;
+    /** The size of the receive buffers posted. */
+    private int receiveSize;
+    /** Whether the buffer of the message being handled was lent: a new one is posted in its place. */
+    private boolean lent;
 
     /**
      * @param limits  the bounds on counts read from the wire
@@ -67,6 +72,7 @@ abstract class ConnectionEvents implements ConnectionListener {
      */
     final List<ByteBuffer> receiveBuffers(int messages, int size) {
         int count = messages + 1;
+        receiveSize = size;
         List<ByteBuffer> receives = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             receives.add(buffers.allocate(size));
@@ -113,6 +119,18 @@ abstract class ConnectionEvents implements ConnectionListener {
         return rpc;
     }
 
+    /**
+     * Lends the buffer of the message being handled, where the fabric's buffers are recycled: the
+     * borrower gives it back to the fabric's {@link MessageBuffers} when done, and a new buffer is
+     * posted in its place.
+     *
+     * @return whether it is lent; if not, what is kept of it must be copied ({@link #payload})
+     */
+    final boolean lend() {
+        lent = buffers.recycles();
+        return lent;
+    }
+
     @Override
     public final void onReceived(ByteBuffer buffer, int length) {
         try {
@@ -121,7 +139,12 @@ abstract class ConnectionEvents implements ConnectionListener {
         } catch (RpcRdmaDecodeException e) {
             onBadHeader(e);
         } finally {
-            repost(buffer);
+            if (lent) {
+                lent = false;
+                repost(buffers.allocate(receiveSize));
+            } else {
+                repost(buffer);
+            }
             afterReceive();
         }
     }

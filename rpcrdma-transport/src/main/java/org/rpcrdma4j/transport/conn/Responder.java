@@ -335,7 +335,7 @@ public final class Responder {
                 return;
             }
             if (header.readSegmentCount() == 0 && header.writeChunkCount() == 0 && !header.hasReplyChunk()) {
-                handler.onCall(connection, xid, payload(buffer), ProvidedChunks.NONE);
+                call(xid, buffer, ProvidedChunks.NONE);
                 return;
             }
             // The chunk model is built from the view that checked the header: nothing is decoded twice.
@@ -345,7 +345,17 @@ public final class Responder {
                 pull(connection, xid, header.readChunks(), provided, buffer, header.payloadOffset(),
                         header.payloadLength());
             } else {
-                handler.onCall(connection, xid, payload(buffer), provided);
+                call(xid, buffer, provided);
+            }
+        }
+
+        /** Hands an inline call up in its receive buffer, lent, or else as a copy. */
+        private void call(int xid, ByteBuffer buffer, ProvidedChunks provided) {
+            if (lend()) {
+                handler.onCall(connection, xid, buffer.slice(header.payloadOffset(), header.payloadLength()), buffer,
+                        provided);
+            } else {
+                handler.onCall(connection, xid, ByteBuffer.wrap(payload(buffer)), null, provided);
             }
         }
     }
@@ -386,7 +396,7 @@ public final class Responder {
                         closeWithPeer(connection, "RDMA Read of a Read chunk of xid 0x" + Integer.toHexString(xid)
                                 + " failed: " + status);
                     } else {
-                        handler.onCall(connection, xid, message, provided);
+                        handler.onCall(connection, xid, ByteBuffer.wrap(message), null, provided);
                     }
                 });
         if (!started) {

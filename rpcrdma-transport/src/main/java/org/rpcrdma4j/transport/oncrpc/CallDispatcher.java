@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -59,13 +60,16 @@ final class CallDispatcher {
      * credential is rejected with its reply here; a good call is {@linkplain #dispatch dispatched}.
      * Called on the progress thread; never waits.
      *
-     * @param message   the whole RPC message, decoded in place; its reply is encoded into a buffer of
-     *                  its own ({@link CallXdr}), so its bytes stay as they came until then
+     * @param message   the whole RPC message between its position and limit, decoded in place; its reply
+     *                  is encoded into a buffer of its own ({@link CallXdr}), so its bytes stay as they
+     *                  came until then
+     * @param lent      the fabric's receive buffer the message lies in, given back once the call is done
+     *                  (its reply sent, or at once if it gets none); or null
      * @param transport where the call's reply goes
      * @return false if the message is not a call or cannot be decoded: it gets no reply
      */
-    boolean accept(byte[] message, RpcTransport transport) {
-        Xdr xdr = new CallXdr(message, replyBuffers);
+    boolean accept(ByteBuffer message, ByteBuffer lent, RpcTransport transport) {
+        Xdr xdr = new CallXdr(message, lent, replyBuffers);
         RpcCall call;
         try {
             xdr.beginDecoding();
@@ -73,6 +77,7 @@ final class CallDispatcher {
             if (xdr.xdrDecodeInt() != RpcMessageType.CALL) {
                 // Replies were routed apart by the transport (RFC 8167); oncrpc4j drops anything else.
                 LOG.debug("dropped a non-call RPC message xid 0x{} on {}", Integer.toHexString(xid), transport);
+                xdr.close();
                 return false;
             }
             call = new RpcCall(xid, xdr, transport);
@@ -85,6 +90,7 @@ final class CallDispatcher {
             }
         } catch (IOException e) {
             LOG.info("dropped an RPC call on {} that could not be decoded: {}", transport, e.getMessage());
+            xdr.close();
             return false;
         }
         dispatch(call);

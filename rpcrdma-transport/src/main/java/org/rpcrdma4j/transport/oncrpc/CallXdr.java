@@ -18,21 +18,31 @@ import org.rpcrdma4j.transport.marshal.ReplyPlan;
  * before the reply: a short reply is then sent from where it was encoded, without a copy and without
  * a buffer allocated per reply (on verbs RC the buffer is registered memory). A reply that outgrows it
  * is grown into a heap buffer ({@link ReplyMemoryManager}), in one piece as oncrpc4j grows its own.
+ *
+ * <p>The call itself may lie in the fabric's receive buffer, lent by the responder as svcrdma keeps a
+ * call's receive until its reply is sent: arguments decoded in place (oncrpc4j's
+ * {@code xdrDecodeByteBuffer}) are views of it, valid until the reply is sent. {@link #close}, once the
+ * reply is sent or none will be, gives both buffers back.
  */
 final class CallXdr extends Xdr {
 
     private final MessageBuffers buffers;
+    /** The receive buffer the call lies in, lent until the call is done; or null. */
+    private ByteBuffer lent;
     /** The message buffer the reply is encoded into, while this Xdr owns it. */
     private ByteBuffer reply;
     /** oncrpc4j's view of its bytes after the header's room; replaced if the reply outgrows it. */
     private Buffer encoding;
 
     /**
-     * @param call    the whole call message, decoded in place
+     * @param call    the whole call message between its position and limit, decoded in place
+     * @param lent    the receive buffer the call lies in, given back to {@code buffers} at {@link #close};
+     *                or null
      * @param buffers where the reply's buffer comes from: the fabric's message buffers
      */
-    CallXdr(byte[] call, MessageBuffers buffers) {
-        super(GrizzlyMemoryManager.wrap(call), ReplyMemoryManager.INSTANCE);
+    CallXdr(ByteBuffer call, ByteBuffer lent, MessageBuffers buffers) {
+        super(Buffers.wrap(GrizzlyMemoryManager.getDefaultMemoryManager(), call), ReplyMemoryManager.INSTANCE);
+        this.lent = lent;
         this.buffers = buffers;
     }
 
@@ -63,10 +73,15 @@ final class CallXdr extends Xdr {
         return taken;
     }
 
+    /** Ends the call: gives back the buffers it holds, once its reply is sent or it gets none. */
     @Override
     public void close() {
         super.close();
         releaseReply();
+        if (lent != null) {
+            buffers.release(lent);
+            lent = null;
+        }
     }
 
     private void releaseReply() {

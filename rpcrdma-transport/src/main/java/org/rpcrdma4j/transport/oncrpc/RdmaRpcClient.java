@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.time.Duration;
 import java.util.Map;
@@ -295,7 +296,7 @@ public final class RdmaRpcClient implements AutoCloseable {
     private boolean onBackwardCall(int xid, byte[] rpcMessage) {
         // Counts until its reply is sent (CallbackTransport counts down) or it is dropped.
         callbacksInProgress.incrementAndGet();
-        if (!callbackDispatcher.accept(rpcMessage, callbackTransport)) {
+        if (!callbackDispatcher.accept(ByteBuffer.wrap(rpcMessage), null, callbackTransport)) {
             callbacksInProgress.decrementAndGet();
             return false;
         }

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -162,12 +163,13 @@ public final class RdmaRpcSvc {
     private final class Calls implements CallHandler {
 
         @Override
-        public void onCall(Connection connection, int xid, byte[] rpcMessage, ProvidedChunks provided) {
+        public void onCall(Connection connection, int xid, ByteBuffer rpcMessage, ByteBuffer lent,
+                           ProvidedChunks provided) {
             RdmaRpcTransport transport = transports.computeIfAbsent(connection,
                     c -> new RdmaRpcTransport(responder, c, replyQueue, policy));
             // Kept before anything can reply: every reply must use the chunks provided.
             Runnable forget = transport.received(rpcMessage, provided);
-            if (!dispatcher.accept(rpcMessage, transport)) {
+            if (!dispatcher.accept(rpcMessage, lent, transport)) {
                 forget.run();
                 responder.protocolError(connection, "an RPC message that is not a call or does not decode");
             }

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.transport.oncrpc;
 
+import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.util.List;
 import java.util.Map;
@@ -75,18 +76,18 @@ final class RdmaRpcTransport extends ForwardDirection {
     /**
      * Remembers what the reply to a call needs, until the reply.
      *
-     * @param call     the whole call, kept (not copied) when the policy will be asked; its bytes must
-     *                 not change until the reply is sent
+     * @param call     the whole call, between position and limit, kept (not copied) when the policy
+     *                 will be asked; its bytes must not change until the reply is sent
      * @param provided the chunks it provided for the reply
      * @return forgets the call, for one that will get no reply (it could not be decoded)
      */
-    Runnable received(byte[] call, ProvidedChunks provided) {
+    Runnable received(ByteBuffer call, ProvidedChunks provided) {
         // The reply carries the call's XID (RFC 5531 §9); a message without one is never answered.
-        int xid = call.length < 4 ? 0 : XdrBytes.xid(call);
+        int xid = call.remaining() < 4 ? 0 : call.getInt(call.position());
         CallStepEvent.mark(xid, CallStepEvent.CALL_RECEIVED);
         PendingCall pendingCall = new PendingCall(provided, null, null);
         if (!provided.writeList().isEmpty()) {
-            MessageBytes bytes = MessageBytes.of(call);
+            MessageBytes bytes = MessageBytes.of(List.of(call));
             try {
                 pendingCall = new PendingCall(provided, RpcHeaders.procedure(bytes), RpcHeaders.call(bytes));
             } catch (IllegalArgumentException e) {

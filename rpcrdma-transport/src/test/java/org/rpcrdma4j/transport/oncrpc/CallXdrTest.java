@@ -29,6 +29,11 @@ class CallXdrTest {
         public void release(ByteBuffer buffer) {
             released.add(buffer);
         }
+
+        @Override
+        public boolean recycles() {
+            return true;
+        }
     }
 
     private final byte[] call = ByteBuffer.allocate(12).putInt(0x1234).putInt(0).putInt(77).array();
@@ -36,7 +41,7 @@ class CallXdrTest {
 
     @Test
     void aShortReplyIsEncodedAfterRoomForItsHeaderAndHandedOver() throws Exception {
-        CallXdr xdr = new CallXdr(call, buffers);
+        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, buffers);
         xdr.beginEncoding();
         xdr.xdrEncodeInt(0x1234);
         xdr.xdrEncodeInt(1);
@@ -56,7 +61,7 @@ class CallXdrTest {
     @Test
     void aReplyThatOutgrowsItsBufferIsKeptWholeAndTheBufferGoesBackAtClose() throws Exception {
         byte[] before = call.clone();
-        CallXdr xdr = new CallXdr(call, buffers);
+        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, buffers);
         xdr.beginDecoding();
         assertThat(xdr.xdrDecodeInt()).isEqualTo(0x1234);
 
@@ -80,7 +85,7 @@ class CallXdrTest {
 
     @Test
     void aReplyInAHeapBufferGrowsInOnePieceToo() throws Exception {
-        CallXdr xdr = new CallXdr(call, MessageBuffers.HEAP);
+        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, MessageBuffers.HEAP);
         xdr.beginEncoding();
         for (int i = 0; i < 600; i++) {
             xdr.xdrEncodeInt(i);
@@ -91,6 +96,28 @@ class CallXdrTest {
         assertThat(CallXdr.takeReply(xdr)).isNull();
         assertThat(reply.bufferCount()).isEqualTo(1);
         assertThat(reply.getInt(1200)).isEqualTo(300);
+    }
+
+    @Test
+    void aCallDecodesInTheReceiveBufferLentToItWhichGoesBackAtClose() throws Exception {
+        ByteBuffer receive = buffers.allocate(64);
+        receive.put(28, call);
+        CallXdr xdr = new CallXdr(receive.slice(28, call.length), receive, buffers);
+        xdr.beginDecoding();
+        assertThat(xdr.xdrDecodeInt()).isEqualTo(0x1234);
+        assertThat(xdr.xdrDecodeInt()).isZero();
+        assertThat(xdr.xdrDecodeInt()).isEqualTo(77);
+        xdr.endDecoding();
+        xdr.beginEncoding();
+        xdr.xdrEncodeInt(0x1234);
+        xdr.endEncoding();
+        assertThat(buffers.released).isEmpty();
+
+        xdr.close();
+        xdr.close();
+
+        assertThat(buffers.released).as("the call's receive and the reply's buffer, once each")
+                .containsExactlyInAnyOrder(receive, buffers.allocated.get(1));
     }
 
     @Test
