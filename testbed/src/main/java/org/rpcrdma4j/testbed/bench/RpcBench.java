@@ -55,7 +55,8 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  * {@value #WORKERS} workers: NFS NULL and the metadata calls most NFS traffic
  * is made of (GETATTR, LOOKUP, ACCESS, CREATE followed by REMOVE, READDIRPLUS of a directory of
  * {@value #DIR_ENTRIES} files) at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE) of 4 KiB,
- * 64 KiB and 1 MiB at queue depth 1, and a READ of 1 MiB that finds 64 KiB before the end of the file.
+ * 64 KiB and 1 MiB at queue depth 1, a READ of 1 MiB that finds 64 KiB before the end of the file, and READ and
+ * WRITE of 1 MiB at queue depth 16.
  * Over RDMA, READ data comes back in a Write chunk and WRITE data goes in a Read chunk once over the
  * inline threshold (RFC 8267).
  *
@@ -116,7 +117,9 @@ public final class RpcBench {
         READ_1M_EOF("read-1m-eof", Nfs3.NFSPROC3_READ, 64 << 10, 1, 1 << 20),
         WRITE_4K("write-4k", Nfs3.NFSPROC3_WRITE, 4 << 10, 1),
         WRITE_64K("write-64k", Nfs3.NFSPROC3_WRITE, 64 << 10, 1),
-        WRITE_1M("write-1m", Nfs3.NFSPROC3_WRITE, 1 << 20, 1);
+        WRITE_1M("write-1m", Nfs3.NFSPROC3_WRITE, 1 << 20, 1),
+        READ_1M_QD16("read-1m-qd16", Nfs3.NFSPROC3_READ, 1 << 20, 16),
+        WRITE_1M_QD16("write-1m-qd16", Nfs3.NFSPROC3_WRITE, 1 << 20, 16);
 
         private final String label;
         private final int procedure;
@@ -861,7 +864,15 @@ public final class RpcBench {
                 case Nfs3.NFSPROC3_READDIRPLUS -> call(Nfs3.NFSPROC3_READDIRPLUS,
                         new Nfs3Args.Readdir(true, files.dir, 0, 0, DIRCOUNT, MAXCOUNT), new Nfs3Results.Readdir(true),
                         RpcBench::listsTheDirectory, done);
-                default -> throw new IllegalArgumentException(workload.label + " runs at queue depth 1 only");
+                case Nfs3.NFSPROC3_READ -> {
+                    ByteBuffer expected = ByteBuffer.wrap(content, workload.offset(), workload.size);
+                    call(Nfs3.NFSPROC3_READ, new Nfs3Args.FhOffsetCount(files.read, workload.offset(), workload.count),
+                            new Nfs3Results.Read(), r -> r.ok() && r.data.equals(expected), done);
+                }
+                // The file's bytes, read-only and never changed, are every WRITE's data: a buffer of its own each.
+                default -> call(Nfs3.NFSPROC3_WRITE, new Nfs3Args.Write(files.write, 0, Nfs3.UNSTABLE,
+                        ByteBuffer.wrap(content, 0, workload.size)), new Nfs3Results.Write(false),
+                        r -> r.ok() && r.count == workload.size, done);
             }
         }
 

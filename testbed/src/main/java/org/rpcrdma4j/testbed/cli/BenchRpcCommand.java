@@ -32,8 +32,8 @@ import picocli.CommandLine.TypeConversionException;
             "The testbed's NFSv3 service served over oncrpc4j's TCP transport on loopback and over rpcrdma4j on "
                     + "a fabric (--fabric: the simulated EFA device by default), in one run: NULL, GETATTR, LOOKUP, "
                     + "ACCESS, CREATE+REMOVE and "
-                    + "READDIRPLUS of a 20-entry directory at queue depth 1 and 32, and 4 KiB, 64 KiB and 1 MiB READs "
-                    + "and WRITEs at queue depth 1: latency (p50, p99), operations per second, MB/s and the "
+                    + "READDIRPLUS of a 20-entry directory at queue depth 1 and 32, 4 KiB, 64 KiB and 1 MiB READs "
+                    + "and WRITEs at queue depth 1 and 1 MiB READs and WRITEs at 16: latency (p50, p99), operations per second, MB/s and the "
                     + "process's CPU time per operation, and over rpcrdma4j the bytes copied per operation on each "
                     + "side (the transport's and the fabric's copies). Each workload first warms up for a third of "
                     + "its time, all before any is measured.",
