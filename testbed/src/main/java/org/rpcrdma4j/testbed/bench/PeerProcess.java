@@ -164,16 +164,6 @@ public final class PeerProcess implements AutoCloseable {
         }
     }
 
-    /** @return whether the peer's JVM still runs */
-    public boolean isAlive() {
-        return process.isAlive();
-    }
-
-    /** @return the process id of the peer's JVM */
-    public long pid() {
-        return process.pid();
-    }
-
     private void read() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
