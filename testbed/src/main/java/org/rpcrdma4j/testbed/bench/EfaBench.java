@@ -325,7 +325,8 @@ public final class EfaBench {
         }
     }
 
-    private static ByteBuffer pattern(int size, int seed) {
+    /** @return {@code size} bytes of a pattern that differs by {@code seed}, to check what arrived */
+    static ByteBuffer pattern(int size, int seed) {
         byte[] bytes = new byte[size];
         for (int i = 0; i < size; i++) {
             bytes[i] = (byte) (i * 31 + seed);

@@ -1,17 +1,14 @@
 package org.rpcrdma4j.testbed.bench;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,13 +24,8 @@ import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
-import com.sun.management.OperatingSystemMXBean;
-import com.sun.management.ThreadMXBean;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
-import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
-import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcReply;
@@ -44,19 +36,15 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.fabric.SocketAddressText;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
-import org.rpcrdma4j.testbed.nfs.FileHandles;
-import org.rpcrdma4j.testbed.nfs.MountService;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Args;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
 import org.rpcrdma4j.testbed.nfs.Nfs3Results;
-import org.rpcrdma4j.testbed.nfs.Nfs3Service;
 import org.rpcrdma4j.testbed.nfs.Nfs3Types.Sattr3;
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcClient;
 import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvc;
-import org.rpcrdma4j.transport.oncrpc.RdmaRpcSvcBuilder;
 import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
 
 /**
@@ -67,7 +55,8 @@ import org.rpcrdma4j.transport.oncrpc.SpinThenParkCaller;
  * {@value #WORKERS} workers: NFS NULL and the metadata calls most NFS traffic
  * is made of (GETATTR, LOOKUP, ACCESS, CREATE followed by REMOVE, READDIRPLUS of a directory of
  * {@value #DIR_ENTRIES} files) at queue depth 1 and 32, and NFS READ and WRITE (UNSTABLE) of 4 KiB,
- * 64 KiB and 1 MiB at queue depth 1, and a READ of 1 MiB that finds 64 KiB before the end of the file.
+ * 64 KiB and 1 MiB at queue depth 1, a READ of 1 MiB that finds 64 KiB before the end of the file, and READ and
+ * WRITE of 1 MiB at queue depth 16.
  * Over RDMA, READ data comes back in a Write chunk and WRITE data goes in a Read chunk once over the
  * inline threshold (RFC 8267).
  *
@@ -128,7 +117,9 @@ public final class RpcBench {
         READ_1M_EOF("read-1m-eof", Nfs3.NFSPROC3_READ, 64 << 10, 1, 1 << 20),
         WRITE_4K("write-4k", Nfs3.NFSPROC3_WRITE, 4 << 10, 1),
         WRITE_64K("write-64k", Nfs3.NFSPROC3_WRITE, 64 << 10, 1),
-        WRITE_1M("write-1m", Nfs3.NFSPROC3_WRITE, 1 << 20, 1);
+        WRITE_1M("write-1m", Nfs3.NFSPROC3_WRITE, 1 << 20, 1),
+        READ_1M_QD16("read-1m-qd16", Nfs3.NFSPROC3_READ, 1 << 20, 16),
+        WRITE_1M_QD16("write-1m-qd16", Nfs3.NFSPROC3_WRITE, 1 << 20, 16);
 
         private final String label;
         private final int procedure;
@@ -172,15 +163,34 @@ public final class RpcBench {
      * @param verified    whether every reply was right
      * @param copies      bytes rpcrdma4j copied per operation on each side, the transport and the fabric;
      *                    {@code null} for TCP, which does not count
-     * @param allocations bytes the process's threads allocated per operation
+     * @param allocations bytes the threads allocated per operation
+     * @param server      the server's process's share of {@code cpu} and {@code allocations} when it runs in a
+     *                    process of its own, {@code null} when client and server share this one (then both are
+     *                    the one process's)
      */
     public record Run(String transport, String workload, Latency latency, double opsPerSec, double mbPerSec,
-                      Cpu cpu, boolean verified, Copies copies, Allocations allocations) {
+                      Cpu cpu, boolean verified, Copies copies, Allocations allocations, Side server) {
+
+        /** @return the client's process's share, when the server runs in a process of its own */
+        public Side client() {
+            return server == null ? null : new Side(new Cpu(cpu.process() - server.cpu().process(),
+                    cpu.io() - server.cpu().io(), cpu.others() - server.cpu().others()),
+                    allocations.total() - server.allocated());
+        }
+    }
+
+    /**
+     * What one process used per operation, when client and server run in two.
+     *
+     * @param cpu       its CPU time per operation, in microseconds
+     * @param allocated the bytes its threads allocated per operation
+     */
+    public record Side(Cpu cpu, double allocated) {
     }
 
     /**
      * CPU time per operation, in microseconds, as the JVM counts it for the process and for each thread
-     * ({@code ThreadMXBean#getThreadCpuTime}; a thread that ended during the run is not counted).
+     * ({@link ProcessMeter}); with the server in a process of its own, both processes' added.
      *
      * @param process the whole process's, the JIT and the garbage collector included
      * @param io      the transports' I/O threads': oncrpc4j's selector threads, rpcrdma4j's progress thread
@@ -195,7 +205,8 @@ public final class RpcBench {
      * not counted.
      *
      * @param total    by all threads
-     * @param byThread by the threads of each name, digits in the name replaced by {@code #}
+     * @param byThread by the threads of each name, digits in the name replaced by {@code #}; the server's
+     *                 process's, when it has one, named {@code "server "} and their name
      */
     public record Allocations(double total, Map<String, Double> byThread) {
     }
@@ -220,21 +231,51 @@ public final class RpcBench {
     public record Copies(double server, double client) {
     }
 
-    /** Reads the copy counters of both sides, the transport's and the fabric's added. */
-    private record CopyCounters(LongSupplier server, LongSupplier client) {
-
-        long[] read() {
-            return new long[] {server.getAsLong(), client.getAsLong()};
-        }
+    /**
+     * What a batch reads before and after it, besides this process's own use: the server's side, and what
+     * rpcrdma4j copied on the client's ({@code null} for TCP, which does not count).
+     */
+    private record Sides(ServerSide server, LongSupplier clientCopies) {
     }
 
-    private static final String EXPORT = "/export";
+    /** The server's side of a batch, in this process or in a peer process. */
+    private interface ServerSide {
+
+        /** A batch starts. */
+        void begin() throws IOException, InterruptedException;
+
+        /** @return what the server's side copied and, in a process of its own, used since {@link #begin} */
+        ServerFigures end() throws IOException, InterruptedException;
+    }
+
+    /**
+     * @param copied bytes rpcrdma4j copied on the server's side, the transport's and the fabric's
+     * @param use    what the server's process used, {@code null} when it is this process
+     */
+    private record ServerFigures(long copied, ProcessMeter.Use use) {
+    }
+
+    /** The server's side of TCP in this process: oncrpc4j counts no copies. */
+    private static final ServerSide TCP_HERE = new ServerSide() {
+        @Override
+        public void begin() {
+        }
+
+        @Override
+        public ServerFigures end() {
+            return new ServerFigures(0, null);
+        }
+    };
+
     /** How many batches each workload is measured in on each transport, the transports taking turns. */
     private static final int BATCHES = 4;
-    private static final int MAX_SIZE = 1 << 20;
-    private static final int WORKERS = 4;
+    private static final int MAX_SIZE = BenchExport.FILE_SIZE;
+    /** Workers of each service. */
+    static final int WORKERS = 4;
     private static final long CALL_TIMEOUT_S = 60;
-    private static final int DIR_ENTRIES = 20;
+    private static final int DIR_ENTRIES = BenchExport.DIR_ENTRIES;
+    private static final String EXPORT = BenchServices.EXPORT;
+    private static final Duration PEER_LIMIT = Duration.ofSeconds(CALL_TIMEOUT_S);
     /** READDIRPLUS dircount and maxcount as the Linux client asks for them with 4 KiB pages and wsize 32 KiB. */
     private static final int DIRCOUNT = 4096;
     private static final int MAXCOUNT = 32768;
@@ -246,9 +287,9 @@ public final class RpcBench {
     private final OnFabric fabric;
     private final boolean sameThread;
     private final Nfs3Client.Caller caller;
-    private final byte[] content = new byte[MAX_SIZE];
-    private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final boolean twoProcesses;
+    private final byte[] content = BenchExport.content();
+    private final ProcessMeter meter = new ProcessMeter();
     private final AtomicLong sessions = new AtomicLong();
     private ObjIntConsumer<String> steps;
     private int step;
@@ -277,16 +318,18 @@ public final class RpcBench {
      *                   on both transports
      * @param spin       how long a blocking call's caller spins before it parks ({@link SpinThenParkCaller}),
      *                   on both transports; {@code null} for oncrpc4j's own blocking call
+     * @param twoProcesses whether the services run in a second process ({@link RpcPeer}), which the bench starts
+     *                   and ends; the fabric must then reach other processes, and the server's fabric opens there
+     *                   with {@code fabric.server()}
      */
-    public RpcBench(Duration perRun, List<Workload> workloads, OnFabric fabric, boolean sameThread, Duration spin) {
+    public RpcBench(Duration perRun, List<Workload> workloads, OnFabric fabric, boolean sameThread, Duration spin,
+                    boolean twoProcesses) {
         this.perRun = perRun;
         this.workloads = List.copyOf(workloads);
         this.fabric = fabric;
         this.sameThread = sameThread;
         this.caller = spin == null ? RpcCall::call : new SpinThenParkCaller(spin)::call;
-        for (int i = 0; i < content.length; i++) {
-            content[i] = (byte) (i * 131 + (i >>> 8));
-        }
+        this.twoProcesses = twoProcesses;
     }
 
     /**
@@ -314,11 +357,11 @@ public final class RpcBench {
     public List<Run> runAll(ObjIntConsumer<String> steps) throws Exception {
         this.steps = steps;
         step = 0;
-        return inExport(handles -> {
+        try (Servers servers = twoProcesses ? InPeer.start(this) : InProcess.create(this)) {
             // Each workload measured on one transport right after the other: the load other processes put on the
             // machine then weighs on both alike, as it cannot when all of one transport runs first.
-            return tcp(handles, (tcp, tcpOn, none) -> alternating(handles, tcp, operations(tcp, tcpOn)));
-        });
+            return servers.tcp((tcp, tcpOn, tcpSides) -> alternating(servers, tcp, operations(tcp, tcpOn), tcpSides));
+        }
     }
 
     /**
@@ -327,124 +370,213 @@ public final class RpcBench {
      *
      * @return the breakdown of each workload, in the order of the workloads
      * @throws Exception if the service cannot start or a call fails outright
-     * @throws IllegalArgumentException if a workload keeps more than one call in flight
+     * @throws IllegalArgumentException if a workload keeps more than one call in flight, or the server runs in a
+     *                                  process of its own, where this one cannot record its steps
      */
     public Map<Workload, StepBreakdown.Breakdown> breakdown() throws Exception {
+        if (twoProcesses) {
+            throw new IllegalArgumentException("a breakdown records both sides' steps in one process");
+        }
         for (Workload workload : workloads) {
             if (workload.depth > 1) {
                 throw new IllegalArgumentException(workload.label + ": only workloads at queue depth 1 break down");
             }
         }
         steps = (what, index) -> { };
-        return inExport(handles -> rdma(handles, (transport, on, copies) -> {
-            Operations operations = operations(transport, on);
-            for (Workload workload : workloads) {
-                measure(workload, operations, perRun.dividedBy(3), copies);
-            }
-            Map<Workload, StepBreakdown.Breakdown> breakdowns = new LinkedHashMap<>();
-            for (Workload workload : workloads) {
-                try (StepBreakdown recording = new StepBreakdown()) {
-                    measure(workload, operations, perRun, copies);
-                    breakdowns.put(workload, recording.finish());
+        try (Servers servers = InProcess.create(this)) {
+            return servers.rdma((transport, on, sides) -> {
+                Operations operations = operations(transport, on);
+                for (Workload workload : workloads) {
+                    measure(workload, operations, perRun.dividedBy(3), sides);
                 }
-            }
-            return breakdowns;
-        }));
+                Map<Workload, StepBreakdown.Breakdown> breakdowns = new LinkedHashMap<>();
+                for (Workload workload : workloads) {
+                    try (StepBreakdown recording = new StepBreakdown()) {
+                        measure(workload, operations, perRun, sides);
+                        breakdowns.put(workload, recording.finish());
+                    }
+                }
+                return breakdowns;
+            });
+        }
     }
 
     /** What runs against one transport. */
     @FunctionalInterface
     private interface OnTransport<T> {
-        T run(String transport, RpcTransport on, CopyCounters copies) throws Exception;
+        T run(String transport, RpcTransport on, Sides sides) throws Exception;
     }
 
-    /** What runs in the export. */
-    @FunctionalInterface
-    private interface InExport<T> {
-        T run(FileHandles handles) throws Exception;
+    /** Where the services run, and how this process's clients reach them. */
+    private interface Servers extends AutoCloseable {
+
+        /** Runs {@code work} with a client connected to the service over TCP. */
+        <T> T tcp(OnTransport<T> work) throws Exception;
+
+        /**
+         * Runs {@code work} with a client connected to the service over rpcrdma4j, on fabrics opened for it and
+         * closed after it: a progress thread polls a while after its last work, which would take CPU from TCP's
+         * runs.
+         */
+        <T> T rdma(OnTransport<T> work) throws Exception;
     }
 
-    /** Runs {@code work} in a new export holding the file READs read and a directory of {@value #DIR_ENTRIES} files. */
-    private <T> T inExport(InExport<T> work) throws Exception {
-        Path export = Files.createTempDirectory("rpcrdma4j-bench");
-        try {
-            Files.write(export.resolve("read"), content);
-            Path dir = Files.createDirectory(export.resolve("dir"));
-            for (int i = 0; i < DIR_ENTRIES; i++) {
-                Files.createFile(dir.resolve("f" + i));
-            }
-            // Room for every handle the workloads hold at once: the files, the directory and its entries, the new names.
-            return work.run(new FileHandles(export, 4096));
-        } finally {
-            deleteTree(export);
+    /** The services in this process, over a {@link BenchExport} of its own: TCP's and, for each run, rpcrdma4j's. */
+    private static final class InProcess implements Servers {
+
+        private final RpcBench bench;
+        private final BenchExport export;
+
+        private InProcess(RpcBench bench, BenchExport export) {
+            this.bench = bench;
+            this.export = export;
         }
-    }
 
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
+        static InProcess create(RpcBench bench) throws IOException {
+            return new InProcess(bench, BenchExport.create());
         }
-    }
 
-    private <T> T tcp(FileHandles handles, OnTransport<T> work) throws Exception {
-        // oncrpc4j's TCP service shuts its worker pool down when it stops: each service gets its own.
-        ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
-        try {
-            OncRpcSvcBuilder builder = new OncRpcSvcBuilder().withTCP().withBindAddress("127.0.0.1").withPort(0)
-                    .withoutAutoPublish();
-            if (sameThread) {
-                builder.withSameThreadIoStrategy();
-            } else {
-                builder.withWorkerThreadIoStrategy().withWorkerThreadExecutionService(workers);
-            }
-            OncRpcSvc svc = builder
-                    .withRpcService(new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3), new Nfs3Service(handles))
-                    .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3),
-                            new MountService(EXPORT, handles))
-                    .build();
-            svc.start();
-            try (OncRpcClient client = new OncRpcClient(InetAddress.getLoopbackAddress(), IpProtocolType.TCP,
-                    svc.getInetSocketAddress(IpProtocolType.TCP).getPort())) {
-                return work.run("tcp", client.connect(), null);
+        @Override
+        public <T> T tcp(OnTransport<T> work) throws Exception {
+            // oncrpc4j's TCP service shuts its worker pool down when it stops: each service gets its own.
+            ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+            try {
+                OncRpcSvc svc = BenchServices.tcp(export.handles(), "127.0.0.1", bench.sameThread, workers);
+                try (OncRpcClient client = new OncRpcClient(InetAddress.getLoopbackAddress(), IpProtocolType.TCP,
+                        svc.getInetSocketAddress(IpProtocolType.TCP).getPort())) {
+                    return work.run("tcp", client.connect(), new Sides(TCP_HERE, null));
+                } finally {
+                    svc.stop();
+                }
             } finally {
-                svc.stop();
+                workers.shutdownNow();
             }
-        } finally {
-            workers.shutdownNow();
+        }
+
+        @Override
+        public <T> T rdma(OnTransport<T> work) throws Exception {
+            ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+            OnFabric fabric = bench.fabric;
+            try (Fabric serverFabric = fabric.provider().open(fabric.server());
+                 Fabric clientFabric = fabric.provider().open(fabric.client())) {
+                RdmaRpcSvc svc = BenchServices.rdma(serverFabric, export.handles(), bench.sameThread, workers);
+                LongSupplier serverCopies = () -> svc.statistics().bytesCopied()
+                        + serverFabric.statistics().bytesCopied();
+                ServerSide server = new ServerSide() {
+                    private long copied;
+
+                    @Override
+                    public void begin() {
+                        copied = serverCopies.getAsLong();
+                    }
+
+                    @Override
+                    public ServerFigures end() {
+                        return new ServerFigures(serverCopies.getAsLong() - copied, null);
+                    }
+                };
+                try (RdmaRpcClient client = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                        .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(CALL_TIMEOUT_S))
+                        .connect()) {
+                    return work.run(fabric.label(), client.transport(), new Sides(server,
+                            () -> client.statistics().bytesCopied() + clientFabric.statistics().bytesCopied()));
+                } finally {
+                    svc.stop();
+                }
+            } finally {
+                workers.shutdownNow();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            export.close();
         }
     }
 
-    private <T> T rdma(FileHandles handles, OnTransport<T> work) throws Exception {
-        ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
-        try (Fabric serverFabric = fabric.provider().open(fabric.server());
-             Fabric clientFabric = fabric.provider().open(fabric.client())) {
-            RdmaRpcSvcBuilder builder = new RdmaRpcSvcBuilder().withFabric(serverFabric)
-                    .withConfig(TransportConfig.DEFAULT);
-            if (sameThread) {
-                builder.withSameThreadIoStrategy();
-            } else {
-                builder.withWorkerThreadExecutionService(workers);
+    /**
+     * The services in a second process, an {@link RpcPeer} this bench starts and ends, which serves TCP and
+     * rpcrdma4j for the whole run and tells, batch by batch, what it used and copied. This process is the client:
+     * it opens a client fabric for each rpcrdma4j run, as in one process.
+     */
+    private static final class InPeer implements Servers, ServerSide {
+
+        private final RpcBench bench;
+        private final PeerProcess peer;
+        private final InetSocketAddress tcp;
+        private final String rdma;
+
+        private InPeer(RpcBench bench, PeerProcess peer, InetSocketAddress tcp, String rdma) {
+            this.bench = bench;
+            this.peer = peer;
+            this.tcp = tcp;
+            this.rdma = rdma;
+        }
+
+        static InPeer start(RpcBench bench) throws IOException, InterruptedException {
+            List<String> args = new ArrayList<>(List.of("bench", "rpc-peer", "--fabric", bench.fabric.provider().name(),
+                    "--listen", bench.fabric.server().listen(), "--seed", Long.toString(bench.fabric.server().seed())));
+            if (bench.sameThread) {
+                args.add("--same-thread");
             }
-            RdmaRpcSvc svc = builder
-                    .withRpcService(new OncRpcProgram(Nfs3.NFS_PROGRAM, Nfs3.NFS_V3), new Nfs3Service(handles))
-                    .withDdpPolicy(new NfsDdpPolicy())
-                    .withRpcService(new OncRpcProgram(Nfs3.MOUNT_PROGRAM, Nfs3.MOUNT_V3),
-                            new MountService(EXPORT, handles))
-                    .build();
-            svc.start();
-            try (RdmaRpcClient client = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
-                    .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(CALL_TIMEOUT_S))
-                    .connect()) {
-                return work.run(fabric.label(), client.transport(), new CopyCounters(
-                        () -> svc.statistics().bytesCopied() + serverFabric.statistics().bytesCopied(),
+            PeerProcess peer = PeerProcess.start(args);
+            try {
+                InetSocketAddress tcp = SocketAddressText.parse(peer.expect("tcp", PEER_LIMIT), 0);
+                String rdma = peer.expect("rdma", PEER_LIMIT);
+                peer.expect("ready", PEER_LIMIT);
+                return new InPeer(bench, peer, tcp, rdma);
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                peer.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public <T> T tcp(OnTransport<T> work) throws Exception {
+            try (OncRpcClient client = new OncRpcClient(tcp.getAddress(), IpProtocolType.TCP, tcp.getPort())) {
+                return work.run("tcp", client.connect(), new Sides(this, null));
+            }
+        }
+
+        @Override
+        public <T> T rdma(OnTransport<T> work) throws Exception {
+            OnFabric fabric = bench.fabric;
+            try (Fabric clientFabric = fabric.provider().open(fabric.client());
+                 RdmaRpcClient client = RdmaRpcClient.builder(clientFabric, fabric.provider().peer(rdma))
+                         .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(CALL_TIMEOUT_S))
+                         .connect()) {
+                return work.run(fabric.label(), client.transport(), new Sides(this,
                         () -> client.statistics().bytesCopied() + clientFabric.statistics().bytesCopied()));
-            } finally {
-                svc.stop();
             }
-        } finally {
-            workers.shutdownNow();
+        }
+
+        @Override
+        public void begin() throws IOException, InterruptedException {
+            peer.send("start");
+            peer.expect("started", PEER_LIMIT);
+        }
+
+        @Override
+        public ServerFigures end() throws IOException, InterruptedException {
+            peer.send("stop");
+            List<String> used = new ArrayList<>();
+            String line;
+            while (!(line = peer.next(PEER_LIMIT)).startsWith("copied ")) {
+                used.add(line);
+            }
+            long copied;
+            try {
+                copied = Long.parseLong(line.substring("copied ".length()));
+            } catch (NumberFormatException e) {
+                throw new IOException("the peer process said '" + line + "'", e);
+            }
+            peer.expect("end", PEER_LIMIT);
+            return new ServerFigures(copied, ProcessMeter.parse(used));
+        }
+
+        @Override
+        public void close() {
+            peer.close();
         }
     }
 
@@ -466,18 +598,18 @@ public final class RpcBench {
      *
      * @return the runs, TCP's first, each in the order of the workloads
      */
-    private List<Run> alternating(FileHandles handles, String tcp, Operations tcpOperations)
+    private List<Run> alternating(Servers servers, String tcp, Operations tcpOperations, Sides tcpSides)
             throws Exception {
         // Every workload warms up before any is measured: the code they share is compiled by then.
         for (Workload workload : workloads) {
             steps.accept(tcp + " warm-up " + workload.label, step++);
-            measure(workload, tcpOperations, perRun.dividedBy(3), null);
+            measure(workload, tcpOperations, perRun.dividedBy(3), tcpSides);
         }
-        rdma(handles, (rdma, on, copies) -> {
+        servers.rdma((rdma, on, sides) -> {
             Operations operations = operations(rdma, on);
             for (Workload workload : workloads) {
                 steps.accept(rdma + " warm-up " + workload.label, step++);
-                measure(workload, operations, perRun.dividedBy(3), copies);
+                measure(workload, operations, perRun.dividedBy(3), sides);
             }
             return null;
         });
@@ -485,9 +617,9 @@ public final class RpcBench {
         List<Run> rdmaRuns = new ArrayList<>();
         Duration batch = perRun.dividedBy(BATCHES);
         for (Workload workload : workloads) {
-            Callable<Tally> overTcp = () -> measure(workload, tcpOperations, batch, null);
-            Callable<Tally> overRdma = () -> rdma(handles,
-                    (rdma, on, copies) -> measure(workload, operations(rdma, on), batch, copies));
+            Callable<Tally> overTcp = () -> measure(workload, tcpOperations, batch, tcpSides);
+            Callable<Tally> overRdma = () -> servers.rdma(
+                    (rdma, on, sides) -> measure(workload, operations(rdma, on), batch, sides));
             Tally tcpTally = new Tally();
             Tally rdmaTally = new Tally();
             steps.accept(tcp + " and " + fabric.label() + " " + workload.label, step++);
@@ -520,66 +652,29 @@ public final class RpcBench {
     private record Counted(long ops, long nanos, long[] latencies, boolean verified) {
     }
 
-    /** Measures one batch of a workload. */
-    private Tally measure(Workload workload, Operations operations, Duration time, CopyCounters copies)
-            throws Exception {
-        long[] copied = copies == null ? null : copies.read();
-        Map<Long, ThreadFigures> before = threadFigures();
-        long cpu = os.getProcessCpuTime();
+    /** Measures one batch of a workload: this process's use, and the server's side's. */
+    private Tally measure(Workload workload, Operations operations, Duration time, Sides sides) throws Exception {
+        long clientCopied = sides.clientCopies() == null ? 0 : sides.clientCopies().getAsLong();
+        sides.server().begin();
+        ProcessMeter.Snapshot here = meter.snapshot();
         Counted counted = workload.depth > 1 ? operations.async(workload, time) : operations.sync(workload, time);
+        ProcessMeter.Use client = here.used();
+        ServerFigures server = sides.server().end();
         Tally tally = new Tally();
-        tally.processCpuNanos = os.getProcessCpuTime() - cpu;
         tally.ops = counted.ops;
         tally.nanos = counted.nanos;
         tally.latencies.add(counted.latencies);
         tally.verified = counted.verified;
-        if (copies != null) {
-            long[] now = copies.read();
-            tally.copied = new long[] {now[0] - copied[0], now[1] - copied[1]};
+        tally.add(client, "");
+        if (server.use() != null) {
+            tally.server = new Tally();
+            tally.server.add(server.use(), "server ");
+            tally.add(server.use(), "server ");
         }
-        for (Map.Entry<Long, ThreadFigures> now : threadFigures().entrySet()) {
-            ThreadFigures then = before.getOrDefault(now.getKey(), new ThreadFigures(now.getValue().name(), 0, 0));
-            long cpuNanos = now.getValue().cpuNanos() - then.cpuNanos();
-            if (isIoThread(now.getValue().name())) {
-                tally.ioCpuNanos += cpuNanos;
-            } else {
-                tally.otherCpuNanos += cpuNanos;
-            }
-            long bytes = now.getValue().allocated() - then.allocated();
-            if (bytes > 0) {
-                tally.allocated.merge(now.getValue().name(), bytes, Long::sum);
-            }
+        if (sides.clientCopies() != null) {
+            tally.copied = new long[] {server.copied(), sides.clientCopies().getAsLong() - clientCopied};
         }
         return tally;
-    }
-
-    /** What the JVM counts for one thread: its name, digits replaced by {@code #}, CPU time and bytes allocated. */
-    private record ThreadFigures(String name, long cpuNanos, long allocated) {
-    }
-
-    /** @return the figures of each live thread so far, by thread id */
-    private Map<Long, ThreadFigures> threadFigures() {
-        long[] ids = threads.getAllThreadIds();
-        long[] bytes = threads.getThreadAllocatedBytes(ids);
-        Map<Long, ThreadFigures> byId = new LinkedHashMap<>();
-        for (int i = 0; i < ids.length; i++) {
-            var info = threads.getThreadInfo(ids[i]);
-            long cpuNanos = threads.getThreadCpuTime(ids[i]);
-            if (info != null && bytes[i] >= 0 && cpuNanos >= 0) {
-                byId.put(ids[i], new ThreadFigures(info.getThreadName().replaceAll("[0-9]+", "#"), cpuNanos,
-                        bytes[i]));
-            }
-        }
-        return byId;
-    }
-
-    /**
-     * The transports' I/O threads: Grizzly's selector runners (oncrpc4j's client and server), the fabrics'
-     * progress threads and the UDP device's I/O thread.
-     */
-    private static boolean isIoThread(String name) {
-        return name.contains("SelectorRunner") || name.startsWith("efa-") || name.startsWith("rc-fabric")
-                || name.startsWith("udp-device");
     }
 
     /** What the batches of one workload on one transport counted together. */
@@ -593,6 +688,16 @@ public final class RpcBench {
         long otherCpuNanos;
         long[] copied;
         final Map<String, Long> allocated = new TreeMap<>();
+        /** The server's process's share, when it has one. */
+        Tally server;
+
+        /** Counts what one process used, its threads' names after {@code prefix}. */
+        void add(ProcessMeter.Use use, String prefix) {
+            processCpuNanos += use.processCpuNanos();
+            ioCpuNanos += use.ioCpuNanos();
+            otherCpuNanos += use.otherCpuNanos();
+            use.allocated().forEach((name, bytes) -> allocated.merge(prefix + name, bytes, Long::sum));
+        }
 
         void add(Tally batch) {
             ops += batch.ops;
@@ -607,6 +712,12 @@ public final class RpcBench {
                         : new long[] {copied[0] + batch.copied[0], copied[1] + batch.copied[1]};
             }
             batch.allocated.forEach((name, bytes) -> allocated.merge(name, bytes, Long::sum));
+            if (batch.server != null) {
+                if (server == null) {
+                    server = new Tally();
+                }
+                server.add(batch.server);
+            }
         }
 
         Run run(String transport, Workload workload) {
@@ -618,12 +729,17 @@ public final class RpcBench {
             Map<String, Double> byThread = new TreeMap<>();
             allocated.forEach((name, bytes) -> byThread.put(name, (double) bytes / perOp));
             double total = byThread.values().stream().mapToDouble(Double::doubleValue).sum();
-            Cpu cpu = new Cpu(processCpuNanos / 1e3 / perOp, ioCpuNanos / 1e3 / perOp, otherCpuNanos / 1e3 / perOp);
             Copies copies = copied == null ? null
                     : new Copies((double) copied[0] / perOp, (double) copied[1] / perOp);
             double mbPerSec = (double) ops * workload.size / seconds / 1e6;
-            return new Run(transport, workload.label, latency, ops / seconds, mbPerSec, cpu, verified, copies,
-                    new Allocations(total, byThread));
+            Side serverSide = server == null ? null : new Side(server.cpu(perOp),
+                    server.allocated.values().stream().mapToLong(Long::longValue).sum() / (double) perOp);
+            return new Run(transport, workload.label, latency, ops / seconds, mbPerSec, cpu(perOp), verified, copies,
+                    new Allocations(total, byThread), serverSide);
+        }
+
+        private Cpu cpu(long perOp) {
+            return new Cpu(processCpuNanos / 1e3 / perOp, ioCpuNanos / 1e3 / perOp, otherCpuNanos / 1e3 / perOp);
         }
     }
 
@@ -748,7 +864,15 @@ public final class RpcBench {
                 case Nfs3.NFSPROC3_READDIRPLUS -> call(Nfs3.NFSPROC3_READDIRPLUS,
                         new Nfs3Args.Readdir(true, files.dir, 0, 0, DIRCOUNT, MAXCOUNT), new Nfs3Results.Readdir(true),
                         RpcBench::listsTheDirectory, done);
-                default -> throw new IllegalArgumentException(workload.label + " runs at queue depth 1 only");
+                case Nfs3.NFSPROC3_READ -> {
+                    ByteBuffer expected = ByteBuffer.wrap(content, workload.offset(), workload.size);
+                    call(Nfs3.NFSPROC3_READ, new Nfs3Args.FhOffsetCount(files.read, workload.offset(), workload.count),
+                            new Nfs3Results.Read(), r -> r.ok() && r.data.equals(expected), done);
+                }
+                // The file's bytes, read-only and never changed, are every WRITE's data: a buffer of its own each.
+                default -> call(Nfs3.NFSPROC3_WRITE, new Nfs3Args.Write(files.write, 0, Nfs3.UNSTABLE,
+                        ByteBuffer.wrap(content, 0, workload.size)), new Nfs3Results.Write(false),
+                        r -> r.ok() && r.count == workload.size, done);
             }
         }
 

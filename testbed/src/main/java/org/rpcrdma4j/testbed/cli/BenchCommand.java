@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Run a benchmark beside a peer measured in the same run.",
-        subcommands = {BenchEfaCommand.class, BenchRpcCommand.class})
+        subcommands = {BenchEfaCommand.class, BenchRpcCommand.class, BenchEfaPeerCommand.class,
+            BenchRpcPeerCommand.class})
 public final class BenchCommand {
 }

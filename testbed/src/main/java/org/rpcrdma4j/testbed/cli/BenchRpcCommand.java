@@ -33,13 +33,18 @@ import picocli.CommandLine.TypeConversionException;
             "The testbed's NFSv3 service served over oncrpc4j's TCP transport on loopback and over rpcrdma4j on "
                     + "a fabric (--fabric: the simulated EFA device by default), in one run: NULL, GETATTR, LOOKUP, "
                     + "ACCESS, CREATE+REMOVE and "
-                    + "READDIRPLUS of a 20-entry directory at queue depth 1 and 32, and 4 KiB, 64 KiB and 1 MiB READs "
-                    + "and WRITEs at queue depth 1: latency (p50, p99), operations per second, MB/s and the "
+                    + "READDIRPLUS of a 20-entry directory at queue depth 1 and 32, 4 KiB, 64 KiB and 1 MiB READs "
+                    + "and WRITEs at queue depth 1 and 1 MiB READs and WRITEs at 16: latency (p50, p99), operations per second, MB/s and the "
                     + "process's CPU time per operation, and over rpcrdma4j the bytes copied per operation on each "
                     + "side (the transport's and the fabric's copies). Each workload first warms up for a third of "
                     + "its time, all before any is measured.",
             "--fabric rc-sim runs rpcrdma4j on RC queue pairs over the simulated RC network, --fabric udp on the "
                     + "UDP device on loopback (both ends bind --listen); server and client are in this process.",
+            "--processes 2 runs the services in a second JVM that the bench starts (and ends, whatever happens): "
+                    + "oncrpc4j's TCP and rpcrdma4j on the fabric, which must reach other processes (udp, verbs), "
+                    + "both served by that process for the whole run, and this process is the client of both. "
+                    + "The CPU time and the bytes allocated per operation are then both processes' added, and a "
+                    + "third table splits them into the client's and the server's.",
             "With --breakdown, runs blocking workloads (default: null-qd1 and getattr-qd1) over rpcrdma4j alone "
                     + "under a JFR recording of the transport's CallStepEvents and prints the median time of each "
                     + "step of a call.",
@@ -60,6 +65,10 @@ public final class BenchRpcCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]", description = "Where the server's and the client's "
             + "fabric bind, for a fabric that needs it (default: ${DEFAULT-VALUE}).")
     private String listen = "127.0.0.1:0";
+
+    @Option(names = "--processes", paramLabel = "1|2", description = "1: server and client in this process; 2: "
+            + "the server in a second process (default: ${DEFAULT-VALUE}).")
+    private int processes = 1;
 
     @Option(names = "--seed", description = "Seed of a simulated fabric (default: ${DEFAULT-VALUE}).")
     private long seed = 1;
@@ -113,11 +122,25 @@ public final class BenchRpcCommand implements Callable<Integer> {
         if (spinMicros != null && spinMicros < 0) {
             throw new ParameterException(spec.commandLine(), "--spin-micros must not be negative");
         }
+        if (processes != 1 && processes != 2) {
+            throw new ParameterException(spec.commandLine(), "--processes is 1 or 2");
+        }
+        if (processes == 2 && breakdown) {
+            throw new ParameterException(spec.commandLine(), "--breakdown records both sides' steps in one process: "
+                    + "it takes no --processes 2");
+        }
         Duration spin = spinMicros == null ? null : Duration.ofNanos(spinMicros * 1000);
         PrintWriter out = spec.commandLine().getOut();
         RpcBench.OnFabric on;
         try {
-            FabricProvider provider = pcap.capturing(Fabrics.named(fabric), spec);
+            FabricProvider named = Fabrics.named(fabric);
+            // A fabric whose listeners are named by an address is one other processes reach; the simulated ones
+            // give each fabric an address inside this JVM only.
+            if (processes == 2 && !named.needsListenAddress()) {
+                throw new ParameterException(spec.commandLine(), "--processes 2 needs a fabric that other processes "
+                        + "reach (udp, verbs); " + fabric + " is " + named.description());
+            }
+            FabricProvider provider = pcap.capturing(named, spec);
             FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
             if (provider.needsListenAddress()) {
                 options = options.listening(listen);
@@ -132,7 +155,7 @@ public final class BenchRpcCommand implements Callable<Integer> {
                     : List.of(RpcBench.Workload.NULL_QD1, RpcBench.Workload.GETATTR_QD1);
             Map<RpcBench.Workload, Breakdown> breakdowns;
             try {
-                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin).breakdown();
+                breakdowns = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin, false).breakdown();
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -141,13 +164,16 @@ public final class BenchRpcCommand implements Callable<Integer> {
             return 0;
         }
         List<RpcBench.Workload> chosen = workloads != null ? workloads : List.of(RpcBench.Workload.values());
-        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin);
+        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin, processes == 2);
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
         List<Run> runs = bench.runAll((step, index) -> progress.show(step, index, bench.steps()));
         progress.clear();
         out.println(json ? toJson(runs) : toTable(runs, chosen, on.label()));
         if (!json) {
             out.println(cpuTable(runs, chosen, on.label()));
+        }
+        if (!json && processes == 2) {
+            out.println(sidesTable(runs, chosen, on.label()));
         }
         if (allocations && !json) {
             out.println(allocationTable(runs));
@@ -175,9 +201,11 @@ public final class BenchRpcCommand implements Callable<Integer> {
                     rdma.copies().server(), rdma.copies().client(), tcp.allocations().total(),
                     rdma.allocations().total(), tcp.verified() && rdma.verified() ? "ok" : "WRONG"));
         }
-        return table.append("p50, p99: microseconds from call to reply; cpu: microseconds of the process's CPU time"
-                        + " per operation (client and server in one process); an operation is one call, but a CREATE"
-                        + " and its REMOVE in create-remove%n".formatted())
+        boolean twoProcesses = runs.get(0).server() != null;
+        return table.append("p50, p99: microseconds from call to reply; cpu: microseconds of CPU time per operation ("
+                        + (twoProcesses ? "the client's and the server's processes added" : "client and server in one"
+                        + " process") + "); an operation is one call, but a CREATE and its REMOVE in"
+                        + " create-remove%n".formatted())
                 .append("ratios are " + rdmaLabel + " / tcp: below 1 is better for latency and cpu, above 1 for op/s"
                         + " and MB/s; copy B: bytes rpcrdma4j copied per operation on the server's and the client's"
                         + " side, the transport's and the fabric's copies; alloc: bytes the process's threads"
@@ -200,6 +228,26 @@ public final class BenchRpcCommand implements Callable<Integer> {
                 + " selector threads, the fabric's progress and device threads); oth,"
                 + " the callers, workers and timers; all, both (the process's cpu above also counts the JIT and"
                 + " the garbage collector)").toString();
+    }
+
+    private static String sidesTable(List<Run> runs, List<RpcBench.Workload> workloads, String rdmaLabel) {
+        StringBuilder table = new StringBuilder(String.format("%-18s %8s %8s %5s %8s %8s %5s %9s %9s %5s %9s %9s %5s%n",
+                "workload", "tcp cli", "rdma cli", "ratio", "tcp srv", "rdma srv", "ratio", "tcp cli B", "rdma cli",
+                "ratio", "tcp srv B", "rdma srv", "ratio"));
+        for (RpcBench.Workload workload : workloads) {
+            Run tcp = find(runs, "tcp", workload);
+            Run rdma = find(runs, rdmaLabel, workload);
+            table.append(String.format("%-18s %8.1f %8.1f %5.2f %8.1f %8.1f %5.2f %9.0f %9.0f %5.2f %9.0f %9.0f %5.2f%n",
+                    workload.label(), tcp.client().cpu().process(), rdma.client().cpu().process(),
+                    rdma.client().cpu().process() / tcp.client().cpu().process(), tcp.server().cpu().process(),
+                    rdma.server().cpu().process(), rdma.server().cpu().process() / tcp.server().cpu().process(),
+                    tcp.client().allocated(), rdma.client().allocated(),
+                    rdma.client().allocated() / tcp.client().allocated(), tcp.server().allocated(),
+                    rdma.server().allocated(), rdma.server().allocated() / tcp.server().allocated()));
+        }
+        return table.append("each process's share per operation: cli, srv: microseconds of the client's and the"
+                + " server's process's CPU time; B: bytes the threads of each allocated; ratios are " + rdmaLabel
+                + " / tcp, below 1 is better").toString();
     }
 
     private static String allocationTable(List<Run> runs) {
@@ -269,9 +317,19 @@ public final class BenchRpcCommand implements Callable<Integer> {
                 json.name("serverCopiedPerCall").value(r.copies().server())
                         .name("clientCopiedPerCall").value(r.copies().client());
             }
+            if (r.server() != null) {
+                side(json.name("client"), r.client());
+                side(json.name("server"), r.server());
+            }
             json.endObject();
         }
         return json.endArray().endObject().toString();
+    }
+
+    private static void side(Json json, RpcBench.Side side) {
+        json.beginObject().name("cpuUsPerOp").value(side.cpu().process()).name("ioCpuUsPerOp").value(side.cpu().io())
+                .name("otherCpuUsPerOp").value(side.cpu().others()).name("allocatedPerOp").value(side.allocated())
+                .endObject();
     }
 
     /** Workloads by their labels in the report. */

@@ -18,7 +18,7 @@ class BenchRpcCommandTest {
     private static final List<String> WORKLOADS = List.of("null-qd1", "null-qd32", "getattr-qd1", "getattr-qd32",
             "lookup-qd1", "lookup-qd32", "access-qd1", "access-qd32", "create-remove-qd1", "create-remove-qd32",
             "readdirplus-qd1", "readdirplus-qd32", "read-4k", "read-64k", "read-1m", "read-1m-eof", "write-4k", "write-64k",
-            "write-1m");
+            "write-1m", "read-1m-qd16", "write-1m-qd16");
 
     @Test
     void runsEveryWorkloadOverTcpAndRdmaAsOneJsonDocument() throws Exception {
