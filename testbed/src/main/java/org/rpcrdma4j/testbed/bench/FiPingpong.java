@@ -107,11 +107,7 @@ public final class FiPingpong {
             Process serving = new ProcessBuilder(server).redirectErrorStream(true).start();
             started.add(serving);
             CompletableFuture<String> serverSaid = output(serving);
-            Process calling = startClient(client, serving, deadline, started);
-            String report = output(calling).get(remaining(deadline), TimeUnit.NANOSECONDS);
-            if (!calling.waitFor(remaining(deadline), TimeUnit.NANOSECONDS) || calling.exitValue() != 0) {
-                throw new IOException("fi_pingpong's client failed: " + report.strip());
-            }
+            String report = runClient(client, serving, deadline, started);
             String served = serverSaid.get(remaining(deadline), TimeUnit.NANOSECONDS);
             if (!serving.waitFor(remaining(deadline), TimeUnit.NANOSECONDS) || serving.exitValue() != 0) {
                 throw new IOException("fi_pingpong's server failed: " + served.strip());
@@ -128,21 +124,22 @@ public final class FiPingpong {
     }
 
     /**
-     * Starts the client once the server listens: it exits at once, connection refused, if it comes first, so it
-     * is tried again for a while.
+     * Runs the client once the server listens: a client that comes first is refused (however long it
+     * took to start), so it is run again while the server waits.
+     *
+     * @return the report of the client that ran
      */
-    private static Process startClient(List<String> command, Process server, long deadline, List<Process> started)
-            throws IOException, InterruptedException {
+    private static String runClient(List<String> command, Process server, long deadline, List<Process> started)
+            throws IOException, InterruptedException, ExecutionException, TimeoutException {
         while (true) {
             Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
             started.add(client);
-            // A client that connected waits for its peer's name, so it stays; a refused one exits at once.
-            if (!client.waitFor(200, TimeUnit.MILLISECONDS) || client.exitValue() == 0) {
-                return client;
+            String report = output(client).get(remaining(deadline), TimeUnit.NANOSECONDS);
+            if (client.waitFor(remaining(deadline), TimeUnit.NANOSECONDS) && client.exitValue() == 0) {
+                return report;
             }
-            String said = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!said.contains("Connection refused") || !server.isAlive() || remaining(deadline) <= 0) {
-                throw new IOException("fi_pingpong's client failed: " + said.strip());
+            if (!report.contains("Connection refused") || !server.isAlive() || remaining(deadline) <= 0) {
+                throw new IOException("fi_pingpong's client failed: " + report.strip());
             }
         }
     }
