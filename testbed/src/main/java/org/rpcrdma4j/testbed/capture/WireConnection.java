@@ -88,8 +88,8 @@ final class WireConnection {
                     opcode = first ? RoceFrame.RC_SEND_ONLY_WITH_INVALIDATE : RoceFrame.RC_SEND_LAST_WITH_INVALIDATE;
                     extension = ByteBuffer.allocate(RoceFrame.IETH_LENGTH).putInt(invalidate.getAsInt()).array();
                 } else {
-                    opcode = first && last ? RoceFrame.RC_SEND_ONLY : first ? RoceFrame.RC_SEND_FIRST
-                            : last ? RoceFrame.RC_SEND_LAST : RoceFrame.RC_SEND_MIDDLE;
+                    opcode = opcode(i, packets, RoceFrame.RC_SEND_ONLY, RoceFrame.RC_SEND_FIRST, RoceFrame.RC_SEND_MIDDLE,
+                            RoceFrame.RC_SEND_LAST);
                 }
                 capture.packet(from, to.ip, opcode, to.qpn, psn + i & PSN_MASK, extension, piece(message, i));
             }
@@ -109,12 +109,10 @@ final class WireConnection {
         synchronized (capture) {
             int psn = from.takePsns(packets);
             for (int i = 0; i < packets; i++) {
-                boolean first = i == 0;
-                boolean last = i == packets - 1;
-                int opcode = first && last ? RoceFrame.RC_RDMA_WRITE_ONLY : first ? RoceFrame.RC_RDMA_WRITE_FIRST
-                        : last ? RoceFrame.RC_RDMA_WRITE_LAST : RoceFrame.RC_RDMA_WRITE_MIDDLE;
+                int opcode = opcode(i, packets, RoceFrame.RC_RDMA_WRITE_ONLY, RoceFrame.RC_RDMA_WRITE_FIRST,
+                        RoceFrame.RC_RDMA_WRITE_MIDDLE, RoceFrame.RC_RDMA_WRITE_LAST);
                 capture.packet(from, to.ip, opcode, to.qpn, psn + i & PSN_MASK,
-                        first ? reth(remote, data.remaining()) : new byte[0], piece(data, i));
+                        i == 0 ? reth(remote, data.remaining()) : new byte[0], piece(data, i));
             }
             to.msn++;
         }
@@ -137,15 +135,18 @@ final class WireConnection {
             byte[] aeth = ByteBuffer.allocate(RoceFrame.AETH_LENGTH).putInt(AETH_ACK << 24 | to.msn & PSN_MASK)
                     .array();
             for (int i = 0; i < packets; i++) {
-                boolean first = i == 0;
-                boolean last = i == packets - 1;
-                int opcode = first && last ? RoceFrame.RC_RDMA_READ_RESPONSE_ONLY
-                        : first ? RoceFrame.RC_RDMA_READ_RESPONSE_FIRST
-                        : last ? RoceFrame.RC_RDMA_READ_RESPONSE_LAST : RoceFrame.RC_RDMA_READ_RESPONSE_MIDDLE;
+                int opcode = opcode(i, packets, RoceFrame.RC_RDMA_READ_RESPONSE_ONLY,
+                        RoceFrame.RC_RDMA_READ_RESPONSE_FIRST, RoceFrame.RC_RDMA_READ_RESPONSE_MIDDLE,
+                        RoceFrame.RC_RDMA_READ_RESPONSE_LAST);
                 capture.packet(to, from.ip, opcode, from.qpn, psn + i & PSN_MASK,
-                        first || last ? aeth : new byte[0], piece(data, i));
+                        i == 0 || i == packets - 1 ? aeth : new byte[0], piece(data, i));
             }
         }
+    }
+
+    /** @return the opcode of packet {@code i} of a message cut into {@code packets}: ONLY, or FIRST, MIDDLE, LAST */
+    private static int opcode(int i, int packets, int only, int first, int middle, int last) {
+        return packets == 1 ? only : i == 0 ? first : i == packets - 1 ? last : middle;
     }
 
     /** @return the packets a message of this length takes; an empty one takes one */
