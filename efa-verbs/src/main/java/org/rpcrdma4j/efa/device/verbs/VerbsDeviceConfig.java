@@ -80,6 +80,12 @@ public record VerbsDeviceConfig(InetSocketAddress bindAddress, int mtu, int send
                 EnumSet.allOf(Capability.class), RNR_RETRY_FOREVER, 2000, 8);
     }
 
+    /** @return this configuration on another address */
+    public VerbsDeviceConfig withBindAddress(InetSocketAddress address) {
+        return new VerbsDeviceConfig(address, mtu, sendQueueDepth, recvQueueDepth, sharedReceives, maxPeers,
+                maxRegistrations, maxRdmaSize, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+    }
+
     /** @return this configuration with other SPI queue depths */
     public VerbsDeviceConfig withQueueDepths(int send, int recv) {
         return new VerbsDeviceConfig(bindAddress, mtu, send, recv, sharedReceives, maxPeers, maxRegistrations,

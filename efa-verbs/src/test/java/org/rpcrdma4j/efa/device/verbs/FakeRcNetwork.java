@@ -134,6 +134,14 @@ final class FakeRcNetwork {
         });
     }
 
+    /**
+     * The NIC's host dies: from now on its connections end without a word to their peers, whose queue
+     * pairs stay up until they use them, as when a host loses power.
+     */
+    void crash(FakeNic nic) {
+        nic.crashed = true;
+    }
+
     private void disconnect(Endpoint endpoint) {
         final Endpoint peer = endpoint.peer;
         if (!endpoint.connected) {
@@ -142,7 +150,7 @@ final class FakeRcNetwork {
         endpoint.connected = false;
         toError(endpoint);
         endpoint.nic.cm(endpoint.id, CmEventType.DISCONNECTED, new byte[0]);
-        if (peer != null && peer.connected) {
+        if (peer != null && peer.connected && !endpoint.nic.crashed) {
             peer.connected = false;
             toError(peer);
             peer.nic.cm(peer.id, CmEventType.DISCONNECTED, new byte[0]);
@@ -170,7 +178,13 @@ final class FakeRcNetwork {
         if (from.destroyed) {
             return;
         }
-        if (from.error || to == null || to.error || to.destroyed) {
+        if (to != null && to.destroyed) {
+            // Its host is gone without a word: the transport retries run out.
+            from.nic.completion(from.qpNum, send.wrId(), WcStatus.RETRY_EXC_ERR, 0);
+            toError(from);
+            return;
+        }
+        if (from.error || to == null || to.error) {
             from.nic.completion(from.qpNum, send.wrId(), WcStatus.WR_FLUSH_ERR, 0);
             return;
         }
@@ -208,6 +222,7 @@ final class FakeRcNetwork {
         private final ArrayDeque<Send> rnrWaiting = new ArrayDeque<>();
         private final Map<Integer, Region> regions = new HashMap<>();
         private InetSocketAddress listening;
+        private boolean crashed;
         private int registrationLimit = Integer.MAX_VALUE;
         private boolean closed;
 
