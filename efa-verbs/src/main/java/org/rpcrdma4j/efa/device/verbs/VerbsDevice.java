@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Receiver not ready.</b> The SPI's RNR is the verdict above, reported to the sender, which
  *       backs off and sends again. The NIC's own RNR (no buffer on the shared receive queue, which
  *       the device reposts as soon as it has copied a message out) is retried by the NIC without end
- *       (RNR retry 7), as libfabric's verbs provider and Linux RDS configure RC: a finite count would
+ *       (RNR retry 7), as Linux RDS configures its RC connections: a finite count would
  *       put the queue pair in the error state and flush every operation behind the one refused, and
  *       with them exactly-once delivery.</li>
  *   <li><b>RDMA.</b> Read and write go to the peer's queue pair as {@code IBV_WR_RDMA_READ}/{@code _WRITE}
