@@ -67,7 +67,7 @@ interface RcNic extends AutoCloseable {
     /** @return a new id, for connecting */
     long createId() throws VerbsException;
 
-    /** Starts address, then route resolution; ADDR_RESOLVED and ROUTE_RESOLVED, or an error event, follow. */
+    /** Starts address resolution; ADDR_RESOLVED or ADDR_ERROR follows. */
     void resolveAddress(long id, InetSocketAddress peer, int timeoutMillis) throws VerbsException;
 
     /** Starts route resolution after ADDR_RESOLVED; ROUTE_RESOLVED or ROUTE_ERROR follows. */
