@@ -69,7 +69,8 @@ public final class PcapReader {
      * @param frames gets each frame in capture order
      * @throws TruncatedCaptureException if the file ends inside a frame or block, after every frame
      *                                   before the cut went to {@code frames}
-     * @throws IOException               if the file is neither format or is not Ethernet
+     * @throws IOException               if the file is neither format, or holds a link type other than Ethernet,
+     *                                   SLL and SLL2
      */
     public static void read(InputStream in, Consumer<Frame> frames) throws IOException {
         byte[] start = readFully(in, 4, "the file header", 0);
