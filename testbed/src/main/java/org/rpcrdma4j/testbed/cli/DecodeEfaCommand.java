@@ -47,7 +47,8 @@ import picocli.CommandLine.Option;
                     + "\"message\":TEXT} (ID truncated, bad-magic, bad-version, unknown-type, no-ack, payload-length, "
                     + "unknown-op, unknown-status, segment-range; captured-short or ip-fragment when the capture does "
                     + "not hold it whole). Frames that are not UDP over IPv4 are skipped. A capture that cannot be "
-                    + "read, or is cut short, is reported as by 'decode pcap', and makes the exit code 2."
+                    + "read, or is cut short, is reported as by 'decode pcap', and makes the exit code 2; with --strict, a "
+                    + "datagram or packet that did not decode makes it 1."
         })
 public final class DecodeEfaCommand extends HexLinesCommand {
 

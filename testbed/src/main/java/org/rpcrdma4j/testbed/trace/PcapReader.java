@@ -55,8 +55,7 @@ public final class PcapReader {
      *
      * @param number   1-based frame number, as Wireshark counts
      * @param time     when it was captured; {@code null} for a pcapng Simple Packet Block, which has no time
-     * @param linkType its link-layer header: {@link #LINKTYPE_ETHERNET}, {@link #LINKTYPE_LINUX_SLL} or
-     *                 {@link #LINKTYPE_LINUX_SLL2}
+     * @param linkType its link-layer header: Ethernet (1), Linux cooked SLL (113) or SLL2 (276)
      * @param bytes    the captured bytes
      */
     public record Frame(int number, Instant time, int linkType, byte[] bytes) {

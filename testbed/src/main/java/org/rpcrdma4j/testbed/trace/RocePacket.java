@@ -2,8 +2,8 @@ package org.rpcrdma4j.testbed.trace;
 
 /**
  * One RoCEv2 packet of a capture (InfiniBand transport over UDP port 4791, IBTA Annex A17): the
- * datagram that carries it located ({@link UdpDatagram}), the 12-byte Base Transport Header read, and the bytes after
- * it up to the pad and the 4-byte invariant CRC. The extended headers each opcode carries (RETH, AETH,
+ * datagram that carries it located ({@link UdpDatagram}), the 12-byte Base Transport Header read, and
+ * the bytes after it up to the pad and the 4-byte invariant CRC. The extended headers each opcode carries (RETH, AETH,
  * IETH, ImmDt, DETH) are left to the reader of that opcode.
  *
  * @param frame       1-based frame number of the capture
