@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
         name = "pcap",
         mixinStandardHelpOptions = true,
         description = {
-            "Decode the RPC-over-RDMA messages of RoCEv2 captures (pcap or pcapng, Ethernet; what tcpdump, dumpcap "
-                    + "and Wireshark write): every RDMA Send is put "
+            "Decode the RPC-over-RDMA messages of RoCEv2 captures (pcap or pcapng, Ethernet or Linux cooked; what "
+                    + "tcpdump, dumpcap and Wireshark write): every RDMA Send is put "
                     + "together from its packets and decoded with the strict decoder. Prints one JSON object per "
                     + "Send: {\"trace\":FILE,\"frame\":N,\"direction\":\"client->server|server->client\",\"message\":"
                     + "{...as decode rpcrdma prints it...}}. The client is the side that sent the RDMA-CM "

@@ -52,8 +52,18 @@ abstract class HexLinesCommand implements Callable<Integer> {
      */
     abstract Decoded decodeLine(String line);
 
+    /** @return the command, as picocli injected it */
+    CommandSpec spec() {
+        return spec;
+    }
+
+    /** @return whether a line that did not decode makes the exit code 1 */
+    boolean strict() {
+        return strict;
+    }
+
     @Override
-    public final Integer call() {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         if (Terminal.stdinIsTerminal()) {
             spec.commandLine().getErr().println("reading hex from stdin, one message per line "

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -20,8 +21,9 @@ import java.util.function.Consumer;
  *       its Interface Description Block declares; every other block is skipped.
  * </ul>
  *
- * Only Ethernet frames are accepted. Every length is checked against a cap before anything is read
- * into memory, and frames are numbered from 1 as Wireshark numbers them. A file that ends inside a
+ * Frames must be Ethernet, or Linux cooked (SLL or SLL2, what {@code tcpdump -i any} writes); another link
+ * type is refused with its number. Every length is checked against a cap before anything is read into
+ * memory, and frames are numbered from 1 as Wireshark numbers them. A file that ends inside a
  * frame or block delivers every frame before the cut and then throws {@link TruncatedCaptureException}.
  */
 public final class PcapReader {
@@ -34,7 +36,12 @@ public final class PcapReader {
     private static final int PCAPNG_PACKET = 2;
     private static final int PCAPNG_SIMPLE_PACKET = 3;
     private static final int PCAPNG_ENHANCED_PACKET = 6;
-    private static final int LINKTYPE_ETHERNET = 1;
+    private static final int PCAPNG_IF_TSRESOL = 9;
+    /** A pcapng interface's default resolution: microseconds. */
+    private static final int DEFAULT_TSRESOL = 6;
+    static final int LINKTYPE_ETHERNET = 1;
+    static final int LINKTYPE_LINUX_SLL = 113;
+    static final int LINKTYPE_LINUX_SLL2 = 276;
     /** Caps the snapshot length a file may claim: no frame buffer is sized from an unchecked field. */
     private static final int MAX_SNAPLEN = 262144;
     /** A packet block's fixed fields (Enhanced Packet Block's, the largest) and its length fields. */
@@ -46,10 +53,12 @@ public final class PcapReader {
     /**
      * One captured frame.
      *
-     * @param number 1-based frame number, as Wireshark counts
-     * @param bytes  the captured bytes
+     * @param number   1-based frame number, as Wireshark counts
+     * @param time     when it was captured; {@code null} for a pcapng Simple Packet Block, which has no time
+     * @param linkType its link-layer header: Ethernet (1), Linux cooked SLL (113) or SLL2 (276)
+     * @param bytes    the captured bytes
      */
-    public record Frame(int number, byte[] bytes) {
+    public record Frame(int number, Instant time, int linkType, byte[] bytes) {
     }
 
     /**
@@ -59,7 +68,8 @@ public final class PcapReader {
      * @param frames gets each frame in capture order
      * @throws TruncatedCaptureException if the file ends inside a frame or block, after every frame
      *                                   before the cut went to {@code frames}
-     * @throws IOException               if the file is neither format or is not Ethernet
+     * @throws IOException               if the file is neither format, or holds a link type other than Ethernet,
+     *                                   SLL and SLL2
      */
     public static void read(InputStream in, Consumer<Frame> frames) throws IOException {
         byte[] start = readFully(in, 4, "the file header", 0);
@@ -83,7 +93,8 @@ public final class PcapReader {
             }
         }
         long snaplen = Integer.toUnsignedLong(global.getInt(16));
-        requireEthernet(global.getInt(20));
+        int linkType = requireKnownLinkType(global.getInt(20));
+        int nanosPerTick = magic == MAGIC_NANOS ? 1 : 1000;
         long limit = Math.min(snaplen, MAX_SNAPLEN);
         for (int number = 1; ; number++) {
             byte[] header = in.readNBytes(16);
@@ -94,19 +105,24 @@ public final class PcapReader {
                 throw new TruncatedCaptureException(number, "frame " + number + " header cut short: " + header.length
                         + " of 16 bytes");
             }
-            long captured = Integer.toUnsignedLong(ByteBuffer.wrap(header).order(global.order()).getInt(8));
+            ByteBuffer h = ByteBuffer.wrap(header).order(global.order());
+            long captured = Integer.toUnsignedLong(h.getInt(8));
             if (captured > limit) {
                 throw new IOException("frame " + number + " claims " + captured + " bytes, more than the snapshot length "
                         + limit);
             }
-            frames.accept(new Frame(number, readFully(in, (int) captured, "frame " + number, number)));
+            Instant time = Instant.ofEpochSecond(Integer.toUnsignedLong(h.getInt(0)),
+                    Integer.toUnsignedLong(h.getInt(4)) * nanosPerTick);
+            frames.accept(new Frame(number, time, linkType, readFully(in, (int) captured, "frame " + number, number)));
         }
     }
 
-    private static void requireEthernet(int linktype) throws IOException {
-        if (linktype != LINKTYPE_ETHERNET) {
-            throw new IOException("link type " + linktype + " is not Ethernet");
+    private static int requireKnownLinkType(int linkType) throws IOException {
+        if (linkType != LINKTYPE_ETHERNET && linkType != LINKTYPE_LINUX_SLL && linkType != LINKTYPE_LINUX_SLL2) {
+            throw new IOException("link type " + linkType + " is none of those this reads: Ethernet (1), Linux cooked "
+                    + "SLL (113) and SLL2 (276)");
         }
+        return linkType;
     }
 
     /**
@@ -121,13 +137,44 @@ public final class PcapReader {
         return bytes;
     }
 
+    /**
+     * A pcapng interface, from its Interface Description Block.
+     *
+     * @param linkType its link type
+     * @param snaplen  its snapshot length, 0 for none
+     * @param tsresol  its if_tsresol: a tick is 10^-n seconds, or 2^-n with the top bit set
+     */
+    private record Interface(int linkType, int snaplen, int tsresol) {
+
+        Instant time(long ticks) {
+            if ((tsresol & 0x80) != 0) {
+                int bits = tsresol & 0x7f;
+                long fraction = bits == 0 ? 0 : ticks & (-1L >>> (64 - bits));
+                return Instant.ofEpochSecond(bits == 0 ? ticks : ticks >>> bits,
+                        (long) (Math.scalb((double) fraction, -bits) * 1e9));
+            }
+            long perSecond = pow10(tsresol);
+            long fraction = Long.remainderUnsigned(ticks, perSecond);
+            long nanos = tsresol <= 9 ? fraction * pow10(9 - tsresol) : fraction / pow10(tsresol - 9);
+            return Instant.ofEpochSecond(Long.divideUnsigned(ticks, perSecond), nanos);
+        }
+
+        private static long pow10(int n) {
+            long p = 1;
+            for (int i = 0; i < n; i++) {
+                p *= 10;
+            }
+            return p;
+        }
+    }
+
     /** One pcapng file: its sections, their interfaces, and the packets on them. */
     private static final class Pcapng {
 
         private final InputStream in;
         private final Consumer<Frame> frames;
-        /** The current section's interfaces: link type and snapshot length (0: none), by interface id. */
-        private final List<int[]> interfaces = new ArrayList<>();
+        /** The current section's interfaces, by interface id. */
+        private final List<Interface> interfaces = new ArrayList<>();
         private ByteOrder order = ByteOrder.BIG_ENDIAN;
         private int number;
 
@@ -169,7 +216,7 @@ public final class PcapReader {
                     }
                     ByteBuffer body = ByteBuffer.wrap(block).order(order);
                     number++;
-                    frames.accept(new Frame(number, packet(type, body, bodyLength)));
+                    frames.accept(packet(type, body, bodyLength));
                 } else if (type == PCAPNG_INTERFACE_DESCRIPTION) {
                     if (length > 1 << 16) {
                         throw new IOException("interface description after frame " + number + " claims " + length
@@ -179,7 +226,8 @@ public final class PcapReader {
                     if (bodyLength < 8) {
                         throw new IOException("interface description after frame " + number + " is too short");
                     }
-                    interfaces.add(new int[] {body.getShort(0) & 0xffff, body.getInt(4)});
+                    interfaces.add(new Interface(body.getShort(0) & 0xffff, body.getInt(4),
+                            tsresol(body, bodyLength)));
                 } else {
                     skip(length - 8);
                 }
@@ -216,7 +264,29 @@ public final class PcapReader {
             skip(length - 12);
         }
 
-        private byte[] packet(int type, ByteBuffer body, int bodyLength) throws IOException {
+        /** @return the interface's if_tsresol option, or the default if it has none */
+        private int tsresol(ByteBuffer body, int bodyLength) throws IOException {
+            for (int at = 8; at + 4 <= bodyLength; ) {
+                int code = body.getShort(at) & 0xffff;
+                int length = body.getShort(at + 2) & 0xffff;
+                if (code == 0 || at + 4 + length > bodyLength) {
+                    break;
+                }
+                if (code == PCAPNG_IF_TSRESOL && length >= 1) {
+                    int tsresol = body.get(at + 4) & 0xff;
+                    // 10^-19 s and finer do not fit a u64 count of seconds' fractions; 2^-64 would not either.
+                    if ((tsresol & 0x80) == 0 ? tsresol > 18 : (tsresol & 0x7f) > 63) {
+                        throw new IOException("interface " + interfaces.size() + " has a time resolution (if_tsresol "
+                                + tsresol + ") finer than this reads");
+                    }
+                    return tsresol;
+                }
+                at += 4 + (length + 3 & ~3);
+            }
+            return DEFAULT_TSRESOL;
+        }
+
+        private Frame packet(int type, ByteBuffer body, int bodyLength) throws IOException {
             int iface;
             int offset;
             long captured;
@@ -225,7 +295,7 @@ public final class PcapReader {
                 offset = 4;
                 long original = Integer.toUnsignedLong(body.getInt(0));
                 captured = Math.min(original, bodyLength - 4L);
-                int snaplen = iface < interfaces.size() ? interfaces.get(iface)[1] : 0;
+                int snaplen = iface < interfaces.size() ? interfaces.get(iface).snaplen() : 0;
                 if (snaplen > 0) {
                     captured = Math.min(captured, snaplen);
                 }
@@ -241,10 +311,14 @@ public final class PcapReader {
                 throw new IOException("frame " + number + " is on interface " + Integer.toUnsignedString(iface)
                         + ", which the section does not describe");
             }
-            requireEthernet(interfaces.get(iface)[0]);
+            Interface on = interfaces.get(iface);
+            requireKnownLinkType(on.linkType());
             byte[] bytes = new byte[(int) captured];
             body.get(offset, bytes);
-            return bytes;
+            // Enhanced and Packet Blocks put the time at the same place: high then low 32 bits.
+            Instant time = type == PCAPNG_SIMPLE_PACKET ? null
+                    : on.time(Integer.toUnsignedLong(body.getInt(4)) << 32 | Integer.toUnsignedLong(body.getInt(8)));
+            return new Frame(number, time, on.linkType(), bytes);
         }
 
         /** Reads a block's body and its trailing length. */

@@ -2,8 +2,8 @@ package org.rpcrdma4j.testbed.trace;
 
 /**
  * One RoCEv2 packet of a capture (InfiniBand transport over UDP port 4791, IBTA Annex A17): the
- * Ethernet, IPv4 and UDP headers stripped, the 12-byte Base Transport Header read, and the bytes after
- * it up to the pad and the 4-byte invariant CRC. The extended headers each opcode carries (RETH, AETH,
+ * datagram that carries it located ({@link UdpDatagram}), the 12-byte Base Transport Header read, and
+ * the bytes after it up to the pad and the 4-byte invariant CRC. The extended headers each opcode carries (RETH, AETH,
  * IETH, ImmDt, DETH) are left to the reader of that opcode.
  *
  * @param frame       1-based frame number of the capture
@@ -35,39 +35,22 @@ record RocePacket(int frame, int source, int destination, int transport, int opc
     private static final int DETH_LENGTH = 8;
     private static final int MGMT_CLASS_CM = 0x07;
 
-    private static final int ETHERTYPE_IPV4 = 0x0800;
-    private static final int ETHERTYPE_VLAN = 0x8100;
-    private static final int UDP = 17;
     private static final int ROCE_PORT = 4791;
     private static final int BTH_LENGTH = 12;
     private static final int ICRC_LENGTH = 4;
 
     /**
-     * @param frame a captured Ethernet frame
+     * @param frame a captured frame
      * @return its RoCEv2 packet, or {@code null} when it is not one
      */
     static RocePacket parse(PcapReader.Frame frame) {
-        byte[] b = frame.bytes();
-        int p = 12;
-        if (b.length < 14) {
+        UdpDatagram datagram = UdpDatagram.parse(frame);
+        if (datagram == null || datagram.destinationPort() != ROCE_PORT) {
             return null;
         }
-        int ethertype = u16(b, p);
-        if (ethertype == ETHERTYPE_VLAN && b.length >= 18) {
-            p += 4;
-            ethertype = u16(b, p);
-        }
-        p += 2;
-        if (ethertype != ETHERTYPE_IPV4 || b.length < p + 20 || b[p + 9] != UDP) {
-            return null;
-        }
-        int ihl = (b[p] & 0x0F) * 4;
-        int udp = p + ihl;
-        if (b.length < udp + 8 || u16(b, udp + 2) != ROCE_PORT) {
-            return null;
-        }
-        int end = Math.min(b.length, udp + u16(b, udp + 4));
-        int bth = udp + 8;
+        byte[] b = datagram.bytes();
+        int bth = datagram.from();
+        int end = datagram.to();
         if (end < bth + BTH_LENGTH + ICRC_LENGTH) {
             return null;
         }
@@ -76,8 +59,8 @@ record RocePacket(int frame, int source, int destination, int transport, int opc
         if (to < bth + BTH_LENGTH) {
             return null;
         }
-        return new RocePacket(frame.number(), u32(b, p + 12), u32(b, p + 16), (b[bth] & 0xFF) >>> 5, b[bth] & 0x1F,
-                u32(b, bth + 4) & 0xFFFFFF, u32(b, bth + 8) & 0xFFFFFF, b, bth + BTH_LENGTH, to, false);
+        return new RocePacket(frame.number(), datagram.source(), datagram.destination(), (b[bth] & 0xFF) >>> 5,
+                b[bth] & 0x1F, u32(b, bth + 4) & 0xFFFFFF, u32(b, bth + 8) & 0xFFFFFF, b, bth + BTH_LENGTH, to, false);
     }
 
     /** @return the payload length after the BTH */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +27,10 @@ class PcapReaderTest {
         for (int i = 0; i < pcap.size(); i++) {
             assertThat(pcapng.get(i).number()).isEqualTo(pcap.get(i).number()).isEqualTo(i + 1);
             assertThat(pcapng.get(i).bytes()).isEqualTo(pcap.get(i).bytes());
+            assertThat(pcapng.get(i).time()).isEqualTo(pcap.get(i).time());
         }
+        // tshark -T fields -e frame.time_epoch: 1795347071.912705000
+        assertThat(pcap.get(0).time()).isEqualTo(Instant.ofEpochSecond(1795347071, 912705000));
     }
 
     @Test
