@@ -2,12 +2,15 @@ package org.rpcrdma4j.testbed.serve;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.dcache.oncrpc4j.portmap.OncRpcEmbeddedPortmap;
+import org.dcache.oncrpc4j.portmap.OncRpcPortmap;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
 import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
@@ -33,6 +36,11 @@ public final class NfsServer implements AutoCloseable {
     /** Where MOUNT listens over TCP: the port Linux's {@code rpc.mountd} is conventionally given. */
     public static final int MOUNT_TCP_PORT = 20048;
     private static final int MAX_HANDLES = 1_000_000;
+    /** The rpcbind MOUNT is registered with, as oncrpc4j registers: this host's, over UDP. */
+    private static final InetSocketAddress LOCAL_RPCBIND = new InetSocketAddress(InetAddress.getLoopbackAddress(),
+            OncRpcPortmap.PORTMAP_PORT);
+    /** How long each of rpcbind's answers is waited for; oncrpc4j waits for ever. */
+    private static final Duration RPCBIND_TIMEOUT = Duration.ofSeconds(2);
 
     private final ExecutorService workers = Executors.newFixedThreadPool(4);
     private final LongAdder nfsCalls = new LongAdder();
@@ -41,6 +49,7 @@ public final class NfsServer implements AutoCloseable {
     private final RdmaRpcSvc rdma;
     private OncRpcEmbeddedPortmap portmap;
     private OncRpcSvc tcp;
+    private RpcbindRegistration registration;
 
     /**
      * Starts the service over RPC-over-RDMA on {@code fabric} and, when {@code tcpAddress} is given,
@@ -68,10 +77,12 @@ public final class NfsServer implements AutoCloseable {
             if (tcpAddress != null) {
                 portmap = new OncRpcEmbeddedPortmap();
                 tcp = new OncRpcSvcBuilder().withTCP().withBindAddress(tcpAddress.getHostAddress())
-                        .withPort(MOUNT_TCP_PORT).withAutoPublish().withWorkerThreadIoStrategy()
+                        .withPort(MOUNT_TCP_PORT).withoutAutoPublish().withWorkerThreadIoStrategy()
                         .withServiceName("testbed-mount")
                         .withRpcService(mount, counting(mountService, tcpMountCalls)).build();
                 tcp.start();
+                registration = RpcbindRegistration.register(LOCAL_RPCBIND, mount,
+                        new InetSocketAddress(tcpAddress, MOUNT_TCP_PORT), RPCBIND_TIMEOUT);
             }
             rdma.start();
         } catch (IOException | RuntimeException e) {
@@ -119,6 +130,9 @@ public final class NfsServer implements AutoCloseable {
 
     private void stopTcp() throws IOException {
         try {
+            if (registration != null) {
+                registration.close();
+            }
             if (tcp != null) {
                 tcp.stop(5, TimeUnit.SECONDS);
             }
