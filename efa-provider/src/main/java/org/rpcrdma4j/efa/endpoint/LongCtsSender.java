@@ -66,8 +66,10 @@ final class LongCtsSender {
             return null;
         }
         tx.recvId = (int) cts.recvId();
-        // §3.2: recv_length > 0 was checked by the decoder; never grant past the message's end.
-        tx.windowEnd = (int) Math.min(tx.length, tx.bytesBuilt + Math.min(cts.recvLength(), Integer.MAX_VALUE));
+        // §3.2: recv_length > 0 was checked by the decoder. It is a u64, which a long holds negative from
+        // 2^63 on: compared unsigned, so that no window reaches past the message's end.
+        final long left = tx.length - tx.bytesBuilt;
+        tx.windowEnd = tx.bytesBuilt + (int) (Long.compareUnsigned(cts.recvLength(), left) < 0 ? cts.recvLength() : left);
         return tx;
     }
 
