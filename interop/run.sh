@@ -378,7 +378,8 @@ run_pair() {
     || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 2; }
   # an EFA server's address carries its endpoint's connid, which its client needs (as fi_av_insert
   # does): passed on through the share, where the client waits for it
-  sed -n 's/.*RIG-SERVER-ADDRESS \([^ ]*\).*/\1/p' "$dir/server.log" | head -1 > "$share/server-address.tmp"
+  # (the serial console ends its lines with CR LF)
+  tr -d '\r' < "$dir/server.log" | sed -n 's/.*RIG-SERVER-ADDRESS \([^ ]*\).*/\1/p' | head -1 > "$share/server-address.tmp"
   [ -s "$share/server-address.tmp" ] && mv "$share/server-address.tmp" "$share/server-address"
   rm -f "$share/server-address.tmp"
   timed "$name: client mount, workload, unmount" \
