@@ -147,6 +147,27 @@ server_testbed() {
   fatal "testbed serve did not register MOUNT with rpcbind within 240 s"
 }
 
+# testbed serve --fabric efa-verbs: NFSv3 over the EFA RDM protocol on the verbs device (RDMA-CM port
+# 20050), MOUNT over TCP and rpcbind on 111; its address, connid included, is logged for run.sh to
+# pass on to the client (RIG-SERVER-ADDRESS).
+EFA_CP=/rig/jars/testbed.jar:/rig/jars/fabric-efa-verbs.jar:/rig/jars/efa-verbs.jar:/rig/jars/verbs.jar
+server_efa() {
+  local i address
+  mount -t tmpfs -o size=1g tmpfs /export || fatal "tmpfs /export"
+  /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -cp "$EFA_CP" \
+    org.rpcrdma4j.testbed.Main -v serve --fabric efa-verbs --listen "$SERVER_IP" --export /export 2>&1 \
+    | tee /tmp/serve.out | sed -u "s/^/RIG $ROLE serve: /" >&3 &
+  for i in $(seq 240); do
+    address=$(sed -n 's/^serving .* on the efa-verbs fabric at \([^ ,]*\).*/\1/p' /tmp/serve.out 2>/dev/null)
+    if [ -n "$address" ] && rpcinfo -T tcp "$SERVER_IP" 100005 3 >/dev/null 2>&1; then
+      log "RIG-SERVER-ADDRESS $address"
+      return 0
+    fi
+    sleep 1
+  done
+  fatal "testbed serve --fabric efa-verbs did not serve and register MOUNT with rpcbind within 240 s"
+}
+
 # In the fault scenarios the server also logs each connection's end and why (RcConnection: "ending,
 # STATUS: detail"), its acceptance and its close (Responder), with the time to the millisecond: the
 # testbed's own logging, with those two classes at debug, which -v (info) leaves as they are.
@@ -267,12 +288,13 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # files and link target does the same workload (files written and read back, the 2,000-entry
 # directory, the 4,000-byte link target, everything removed, UMNT); its report becomes the lines
 # run.sh checks. MOUNT goes over TCP via the server's rpcbind, as mount.nfs does.
-testbed_demo() { # OUT: runs the demo, its output to OUT and, as it comes, to the console
+testbed_demo() { # OUT CLASSPATH FABRIC-OPTION...: runs the demo, its output to OUT and, as it comes, to the console
+  local out=$1 cp=$2
+  shift 2
   timeout 1100 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
-    -cp /rig/jars/testbed.jar:/rig/jars/fabric-rc.jar:/rig/jars/verbs.jar org.rpcrdma4j.testbed.Main \
-    demo --fabric verbs --server "$SERVER_IP" --export /export \
+    -cp "$cp" org.rpcrdma4j.testbed.Main demo "$@" --export /export \
     --files $(for f in $FILES; do echo "/tmp/src/$f"; done) --link-target /rig/data/symlink-target \
-    2>&1 | tee "$1" | sed -u "s/^/RIG $ROLE demo: /" >&3
+    2>&1 | tee "$out" | sed -u "s/^/RIG $ROLE demo: /" >&3
   return "${PIPESTATUS[0]}"
 }
 
@@ -284,16 +306,39 @@ client_testbed() {
   step stage-data cp $(for f in $FILES; do echo "/rig/data/$f"; done) /tmp/src/ || fatal "copy from /rig/data"
   for f in $FILES; do log "RIG-SRC $f $(sha256sum < "/tmp/src/$f" | cut -d' ' -f1)"; done
   log "testbed demo --fabric verbs --server $SERVER_IP --export /export"
-  step demo testbed_demo "$out"
+  step demo testbed_demo "$out" /rig/jars/testbed.jar:/rig/jars/fabric-rc.jar:/rig/jars/verbs.jar \
+    --fabric verbs --server "$SERVER_IP"
   rc=$?
-  # its report, line by line, as the RIG- lines client_linux prints
-  sed -n 's/^  \(file-[^ ]*\) .* sha256 \([0-9a-f]\{64\}\) .*/\1 \2/p' "$out" | while read -r f sum; do
+  demo_report "$out"
+  [ $rc = 0 ] || fatal "testbed demo failed (rc=$rc)"
+}
+
+# demo_report OUT: the demo's report, line by line, as the RIG- lines client_linux prints
+demo_report() {
+  local f sum
+  sed -n 's/^  \(file-[^ ]*\) .* sha256 \([0-9a-f]\{64\}\) .*/\1 \2/p' "$1" | while read -r f sum; do
     log "RIG-SUM $f $sum"
   done
-  log "RIG-DIR $(sed -n 's/^bigdir: .* listed \([0-9]*\) .*names sha256 \([0-9a-f]*\).*/\1 \2/p' "$out")"
-  log "RIG-LINK $(sed -n 's/^link: .* \([0-9]*\) bytes read back, sha256 \([0-9a-f]*\).*/\1 \2/p' "$out")"
-  log "RIG-LEFT $(sed -n "s/^removed: .*the export's root holds \([0-9]*\) entries.*/\1/p" "$out")"
-  grep -q '^unmounted /export' "$out" && log "RIG-UMOUNTED"
+  log "RIG-DIR $(sed -n 's/^bigdir: .* listed \([0-9]*\) .*names sha256 \([0-9a-f]*\).*/\1 \2/p' "$1")"
+  log "RIG-LINK $(sed -n 's/^link: .* \([0-9]*\) bytes read back, sha256 \([0-9a-f]*\).*/\1 \2/p' "$1")"
+  log "RIG-LEFT $(sed -n "s/^removed: .*the export's root holds \([0-9]*\) entries.*/\1/p" "$1")"
+  grep -q '^unmounted /export' "$1" && log "RIG-UMOUNTED"
+}
+
+# The testbed's NFSv3 client on the EFA RDM protocol over the verbs device: the demo as client_testbed
+# runs it, given the server's address as the server printed it (run.sh passes it on in the share).
+client_efa() {
+  local f out=/tmp/demo.out rc server
+  step wait-server wait_server || fatal "the server's NFS service did not answer within 600 s"
+  step wait-address wait_file /rig/server-address 300 || fatal "no /rig/server-address within 300 s"
+  server=$(cat /rig/server-address)
+  mkdir -p /tmp/src || fatal "mkdir /tmp/src"
+  step stage-data cp $(for f in $FILES; do echo "/rig/data/$f"; done) /tmp/src/ || fatal "copy from /rig/data"
+  for f in $FILES; do log "RIG-SRC $f $(sha256sum < "/tmp/src/$f" | cut -d' ' -f1)"; done
+  log "testbed demo --fabric efa-verbs --listen $CLIENT_IP --server $server --export /export"
+  step demo testbed_demo "$out" "$EFA_CP" --fabric efa-verbs --listen "$CLIENT_IP" --server "$server"
+  rc=$?
+  demo_report "$out"
   [ $rc = 0 ] || fatal "testbed demo failed (rc=$rc)"
 }
 
@@ -450,6 +495,16 @@ case "$ROLE:$SERVER_KIND:$CLIENT_KIND" in
   witness:*:*)
     client_witness
     rxe_counters
+    off ;;
+  server:efa:*)
+    server_efa
+    log "RIG-SERVER-READY"
+    log "RIG-JAVA-OK"   # the server is the project's Java code
+    watch_rxe ;;
+  client:*:efa)
+    client_efa
+    rxe_counters
+    log "RIG-CLIENT-DONE"
     off ;;
   client:*:testbed)
     client_testbed

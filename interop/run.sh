@@ -25,6 +25,9 @@ TESTBED_JAR=${TESTBED_JAR:-$REPO/testbed/target/testbed.jar}
 # the RC fabric and the verbs bindings it runs on (JDK 22+), for 'testbed serve --fabric verbs' in the guests
 FABRIC_RC_JAR=${FABRIC_RC_JAR:-$REPO/fabric-rc/target/fabric-rc-0.1.0-SNAPSHOT.jar}
 VERBS_JAR=${VERBS_JAR:-$REPO/verbs/target/verbs-0.1.0-SNAPSHOT.jar}
+# the EFA RDM protocol on the verbs device and its fabric (JDK 22+), for '--fabric efa-verbs'
+EFA_VERBS_JAR=${EFA_VERBS_JAR:-$REPO/efa-verbs/target/efa-verbs-0.1.0-SNAPSHOT.jar}
+FABRIC_EFA_VERBS_JAR=${FABRIC_EFA_VERBS_JAR:-$REPO/fabric-efa-verbs/target/fabric-efa-verbs-0.1.0-SNAPSHOT.jar}
 # TCG: this machine's /dev/kvm (where there is one) cannot boot the stock Debian kernel.
 ACCEL=${RIG_ACCEL:-tcg,thread=multi}
 GUEST_MEM=${RIG_GUEST_MEM:-2048}
@@ -52,8 +55,11 @@ testbed-to-linux        testbed  linux    -                         -           
 testbed-to-testbed      testbed  testbed  -                         -                  -
 linux-to-testbed-lossy  linux    testbed  -                         -                  lossy
 linux-to-testbed-poweroff linux  testbed  -                         -                  poweroff
+efa-verbs               efa      efa      -                         -                  -
 "
 # linux-to-testbed-lossy: 5 to 6 minutes; linux-to-testbed-poweroff runs when named (interop/README.md)
+# efa-verbs: the testbed's serve and demo on the EFA RDM protocol over the verbs device (--fabric
+# efa-verbs), both guests the project's; runs when named
 DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed linux-to-testbed-lossy"
 
 # ---------------- the guest image ----------------
@@ -147,7 +153,8 @@ mirror() {
 
 # ---------------- the project's jars ----------------
 testbed_jar() {
-  if [ -s "$TESTBED_JAR" ] && [ -s "$FABRIC_RC_JAR" ] && [ -s "$VERBS_JAR" ] && [ -z "$(find "$REPO" -path "$REPO/interop" -prune -o \
+  if [ -s "$TESTBED_JAR" ] && [ -s "$FABRIC_RC_JAR" ] && [ -s "$VERBS_JAR" ] && [ -s "$EFA_VERBS_JAR" ] \
+      && [ -s "$FABRIC_EFA_VERBS_JAR" ] && [ -z "$(find "$REPO" -path "$REPO/interop" -prune -o \
       \( -name pom.xml -o -path '*/src/main/*' \) -newer "$TESTBED_JAR" -print -quit)" ]; then
     say "using $TESTBED_JAR (newer than every source)"
     return 0
@@ -157,8 +164,8 @@ testbed_jar() {
   (cd "$REPO" && JAVA_HOME=$JDK25 mvn -B -q -o -DskipTests package) \
     || (cd "$REPO" && JAVA_HOME=$JDK25 mvn -B -q -DskipTests package) \
     || cannot_run "the project does not build (mvn -DskipTests package)"
-  [ -s "$FABRIC_RC_JAR" ] && [ -s "$VERBS_JAR" ] \
-    || cannot_run "no $FABRIC_RC_JAR or $VERBS_JAR after the build (they need JDK 22+: JDK25=$JDK25)"
+  [ -s "$FABRIC_RC_JAR" ] && [ -s "$VERBS_JAR" ] && [ -s "$EFA_VERBS_JAR" ] && [ -s "$FABRIC_EFA_VERBS_JAR" ] \
+    || cannot_run "no $FABRIC_RC_JAR, $VERBS_JAR, $EFA_VERBS_JAR or $FABRIC_EFA_VERBS_JAR after the build (they need JDK 22+: JDK25=$JDK25)"
 }
 
 # ---------------- the guest image, cached ----------------
@@ -369,6 +376,12 @@ run_pair() {
   timed "$name: both guests boot, server ready" \
     wait_marker "$spid" "$dir/server.log" RIG-SERVER-READY "$SERVER_READY_TIMEOUT" "$dir/client.log" \
     || { stop_guests; RESULT_LINES+=("FAIL $name: the server guest did not come up (see $dir/server.log)"); return 2; }
+  # an EFA server's address carries its endpoint's connid, which its client needs (as fi_av_insert
+  # does): passed on through the share, where the client waits for it
+  # (the serial console ends its lines with CR LF)
+  tr -d '\r' < "$dir/server.log" | sed -n 's/.*RIG-SERVER-ADDRESS \([^ ]*\).*/\1/p' | head -1 > "$share/server-address.tmp"
+  [ -s "$share/server-address.tmp" ] && mv "$share/server-address.tmp" "$share/server-address"
+  rm -f "$share/server-address.tmp"
   timed "$name: client mount, workload, unmount" \
     wait_marker "$cpid" "$dir/client.log" RIG-CLIENT-DONE "$CLIENT_TIMEOUT" "$dir/server.log" || ok=0
   if [ $ok = 1 ]; then
@@ -649,6 +662,8 @@ run_scenario() { # NAME RUNDIR
   cp "$TESTBED_JAR" "$share/jars/testbed.jar"
   cp "$FABRIC_RC_JAR" "$share/jars/fabric-rc.jar"
   cp "$VERBS_JAR" "$share/jars/verbs.jar"
+  cp "$EFA_VERBS_JAR" "$share/jars/efa-verbs.jar"
+  cp "$FABRIC_EFA_VERBS_JAR" "$share/jars/fabric-efa-verbs.jar"
   install -m 0755 "$HERE/guest.sh" "$share/guest.sh"
   cat > "$share/scenario.env" <<EOF
 SCENARIO=$name
@@ -671,7 +686,10 @@ EOF
   else run_pair "$name" "$dir" "$share" "$socks" || rc=$?; fi
   [ $rc = 2 ] && return 1
   [ $rc = 0 ] || ok=0
-  if [ -s "$dir/$name.pcap" ]; then
+  if [ "$(scenario_field "$name" 2)" = efa ]; then
+    # the Sends carry EFA RDM packets in the verbs device's frames, not RPC-over-RDMA: nothing to replay
+    say "capture: $dir/$name.pcap ($(du -h "$dir/$name.pcap" 2>/dev/null | cut -f1)), EFA packets over RC: not replayed"
+  elif [ -s "$dir/$name.pcap" ]; then
     say "capture: $dir/$name.pcap ($(du -h "$dir/$name.pcap" | cut -f1), $(capinfos -c -M "$dir/$name.pcap" 2>/dev/null | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}') frames)"
     # a fault cuts calls off: their mismatches are looked at below (cut_by_fault)
     if timed "$name: testbed replay$([ -z "$(scenario_field "$name" 5)" ] || echo " (cut calls to check)")" \

@@ -30,7 +30,8 @@ int main(void)
 	OFF(ibv_context, async_fd); OFF(ibv_context, num_comp_vectors);
 
 	SZ(ibv_context_ops); OFF(ibv_context_ops, alloc_mw); OFF(ibv_context_ops, dealloc_mw);
-	OFF(ibv_context_ops, poll_cq); OFF(ibv_context_ops, req_notify_cq); OFF(ibv_context_ops, post_send);
+	OFF(ibv_context_ops, poll_cq); OFF(ibv_context_ops, req_notify_cq); OFF(ibv_context_ops, post_srq_recv);
+	OFF(ibv_context_ops, post_send);
 	OFF(ibv_context_ops, post_recv);
 
 	SZ(ibv_device_attr); OFF(ibv_device_attr, fw_ver); OFF(ibv_device_attr, node_guid);
@@ -61,6 +62,11 @@ int main(void)
 	SZ(ibv_comp_channel); OFF(ibv_comp_channel, context); OFF(ibv_comp_channel, fd); OFF(ibv_comp_channel, refcnt);
 	SZ(ibv_cq); OFF(ibv_cq, context); OFF(ibv_cq, channel); OFF(ibv_cq, cq_context); OFF(ibv_cq, handle);
 	OFF(ibv_cq, cqe);
+	/* Shared receive queues: ibv_create_srq, and ibv_post_srq_recv through ibv_context.ops. */
+	SZ(ibv_srq_attr); OFF(ibv_srq_attr, max_wr); OFF(ibv_srq_attr, max_sge); OFF(ibv_srq_attr, srq_limit);
+	SZ(ibv_srq_init_attr); OFF(ibv_srq_init_attr, srq_context); OFF(ibv_srq_init_attr, attr);
+	OFF(ibv_srq_init_attr, attr.max_wr); OFF(ibv_srq_init_attr, attr.max_sge); OFF(ibv_srq_init_attr, attr.srq_limit);
+	SZ(ibv_srq); OFF(ibv_srq, context); OFF(ibv_srq, srq_context); OFF(ibv_srq, pd); OFF(ibv_srq, handle);
 	SZ(ibv_qp); OFF(ibv_qp, context); OFF(ibv_qp, qp_context); OFF(ibv_qp, pd); OFF(ibv_qp, send_cq);
 	OFF(ibv_qp, recv_cq); OFF(ibv_qp, srq); OFF(ibv_qp, handle); OFF(ibv_qp, qp_num); OFF(ibv_qp, state);
 	OFF(ibv_qp, qp_type);

@@ -134,6 +134,19 @@ public final class CmId implements AutoCloseable {
      * @return the queue pair, destroyed by {@link #close()}
      */
     public QueuePair createQueuePair(ProtectionDomain pd, QueuePairConfig config) throws VerbsException {
+        return createQueuePair(pd, config, null);
+    }
+
+    /**
+     * Creates the id's RC queue pair as {@link #createQueuePair(ProtectionDomain, QueuePairConfig)}
+     * does, its receives taken from a shared receive queue: the queue pair has no receive queue of its
+     * own ({@code config}'s receive sizes are ignored, and posting a receive to it fails), and its
+     * receive completions go to {@code config}'s receive completion queue.
+     *
+     * @param srq the shared receive queue, of {@code pd}; null for a receive queue of its own
+     */
+    public QueuePair createQueuePair(ProtectionDomain pd, QueuePairConfig config, SharedReceiveQueue srq)
+            throws VerbsException {
         checkOpen();
         if (queuePair != null) {
             throw new IllegalStateException("the id already has a queue pair");
@@ -141,9 +154,7 @@ public final class CmId implements AutoCloseable {
         var l = Structs.IBV_QP_INIT_ATTR;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(Native.CAPTURE_STATE);
-            MemorySegment init = arena.allocate(l);
-            config.writeTo(init, l);
-            init.set(JAVA_INT, Structs.offset(l, "qp_type"), Constants.IBV_QPT_RC);
+            MemorySegment init = initAttributes(arena, config, srq);
             int rc = (int) RdmaCm.CREATE_QP.invokeExact(capture, id, pd.pointer(), init);
             Native.checkMinusOne("rdma_create_qp", rc, capture);
             QueuePairConfig granted = config.granted(init, l);
@@ -155,6 +166,18 @@ public final class CmId implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.unexpected(t);
         }
+    }
+
+    /** @return an RC queue pair's {@code ibv_qp_init_attr}: the config's queues and sizes, and the SRQ if any */
+    static MemorySegment initAttributes(Arena arena, QueuePairConfig config, SharedReceiveQueue srq) {
+        var l = Structs.IBV_QP_INIT_ATTR;
+        MemorySegment init = arena.allocate(l);
+        config.writeTo(init, l);
+        init.set(JAVA_INT, Structs.offset(l, "qp_type"), Constants.IBV_QPT_RC);
+        if (srq != null) {
+            init.set(ADDRESS, Structs.offset(l, "srq"), srq.pointer());
+        }
+        return init;
     }
 
     /** @return the queue pair made by {@link #createQueuePair}, or null */

@@ -58,6 +58,10 @@ final class Ibv {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Native.ERRNO);
     static final MethodHandle ACK_CQ_EVENTS = Native.downcall(LIB, "ibv_ack_cq_events",
             FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+    static final MethodHandle CREATE_SRQ = Native.downcall(LIB, "ibv_create_srq",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), Native.ERRNO);
+    static final MethodHandle DESTROY_SRQ = Native.downcall(LIB, "ibv_destroy_srq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle MODIFY_QP = Native.downcall(LIB, "ibv_modify_qp",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle DESTROY_QP = Native.downcall(LIB, "ibv_destroy_qp",

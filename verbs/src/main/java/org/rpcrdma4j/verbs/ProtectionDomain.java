@@ -82,6 +82,17 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
+     * Creates a shared receive queue ({@code ibv_create_srq}) for queue pairs of this domain.
+     *
+     * @param maxReceives receives posted at once, at least
+     * @param maxSge scatter/gather entries per receive, at least
+     * @return the queue, to be closed after the queue pairs that use it and before this domain
+     */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxReceives, int maxSge) throws VerbsException {
+        return SharedReceiveQueue.create(this, maxReceives, maxSge);
+    }
+
+    /**
      * Creates an address handle to a peer's GID through a local port ({@code ibv_create_ah}, with a
      * global route: EFA routes by GID alone).
      *

@@ -28,6 +28,9 @@ final class ProviderOps {
     /** int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **bad_wr) */
     static final MethodHandle POST_RECV = Native.pointerDowncall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **bad_recv_wr) */
+    static final MethodHandle POST_SRQ_RECV = Native.pointerDowncall(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     /** struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type) */
     static final MethodHandle ALLOC_MW = Native.pointerDowncall(
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Native.ERRNO);

@@ -31,8 +31,8 @@ final class Structs {
 
     static final StructLayout IBV_CONTEXT_OPS = structLayout(
             paddingLayout(56), ADDRESS.withName("alloc_mw"), paddingLayout(8), ADDRESS.withName("dealloc_mw"),
-            paddingLayout(8), ADDRESS.withName("poll_cq"), ADDRESS.withName("req_notify_cq"), paddingLayout(96),
-            ADDRESS.withName("post_send"), ADDRESS.withName("post_recv"), paddingLayout(40))
+            paddingLayout(8), ADDRESS.withName("poll_cq"), ADDRESS.withName("req_notify_cq"), paddingLayout(56),
+            ADDRESS.withName("post_srq_recv"), paddingLayout(32), ADDRESS.withName("post_send"), ADDRESS.withName("post_recv"), paddingLayout(40))
             .withName("ibv_context_ops");
 
     static final StructLayout IBV_CONTEXT = structLayout(
@@ -98,6 +98,20 @@ final class Structs {
             JAVA_INT.withName("handle"), JAVA_INT.withName("qp_num"), JAVA_INT.withName("state"),
             JAVA_INT.withName("qp_type"), paddingLayout(96))
             .withName("ibv_qp");
+
+    static final StructLayout IBV_SRQ_ATTR = structLayout(
+            JAVA_INT.withName("max_wr"), JAVA_INT.withName("max_sge"), JAVA_INT.withName("srq_limit"))
+            .withName("ibv_srq_attr");
+
+    static final StructLayout IBV_SRQ_INIT_ATTR = structLayout(
+            ADDRESS.withName("srq_context"), IBV_SRQ_ATTR.withName("attr"), paddingLayout(4))
+            .withName("ibv_srq_init_attr");
+
+    /** A shared receive queue: what {@code ibv_post_srq_recv} reads, its context (for the ops). */
+    static final StructLayout IBV_SRQ = structLayout(
+            ADDRESS.withName("context"), ADDRESS.withName("srq_context"), ADDRESS.withName("pd"),
+            JAVA_INT.withName("handle"), paddingLayout(100))
+            .withName("ibv_srq");
 
     static final StructLayout IBV_QP_CAP = structLayout(
             JAVA_INT.withName("max_send_wr"), JAVA_INT.withName("max_recv_wr"), JAVA_INT.withName("max_send_sge"),
@@ -236,7 +250,7 @@ final class Structs {
 
     /** Every layout above, for the layout test. */
     static final List<GroupLayout> ALL = List.of(IBV_DEVICE, IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_DEVICE_ATTR,
-            IBV_PORT_ATTR, IBV_GID, IBV_ASYNC_EVENT, IBV_PD, IBV_MR, IBV_MW, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_QP_CAP,
+            IBV_PORT_ATTR, IBV_GID, IBV_ASYNC_EVENT, IBV_PD, IBV_MR, IBV_MW, IBV_COMP_CHANNEL, IBV_CQ, IBV_SRQ_ATTR, IBV_SRQ_INIT_ATTR, IBV_SRQ, IBV_QP, IBV_QP_CAP,
             IBV_QP_INIT_ATTR, IBV_QP_INIT_ATTR_EX, IBV_QP_ATTR, IBV_QP_EX, IBV_AH_ATTR, EFADV_DEVICE_ATTR,
             EFADV_QP_INIT_ATTR, EFADV_AH_ATTR, IBV_SGE, IBV_RECV_WR, IBV_SEND_WR, IBV_WC, RDMA_EVENT_CHANNEL,
             SOCKADDR_STORAGE, RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_CM_EVENT, SOCKADDR_IN, SOCKADDR_IN6, POLLFD);

@@ -28,6 +28,7 @@ public final class VerbsContext implements AutoCloseable {
     final MemorySegment reqNotifyCq;
     final MemorySegment postSend;
     final MemorySegment postRecv;
+    final MemorySegment postSrqRecv;
     final MemorySegment allocMw;
     final MemorySegment deallocMw;
     private boolean closed;
@@ -40,6 +41,7 @@ public final class VerbsContext implements AutoCloseable {
         reqNotifyCq = op("req_notify_cq");
         postSend = op("post_send");
         postRecv = op("post_recv");
+        postSrqRecv = op("post_srq_recv");
         allocMw = op("alloc_mw");
         deallocMw = op("dealloc_mw");
     }

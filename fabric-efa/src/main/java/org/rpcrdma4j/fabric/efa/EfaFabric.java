@@ -20,10 +20,13 @@ import org.rpcrdma4j.efa.DroppedMessages;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointStatistics;
 import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
+import org.rpcrdma4j.fabric.BackoffIdleStrategy;
 import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
@@ -96,6 +99,12 @@ public final class EfaFabric implements Fabric, AutoCloseable {
     public static final long DATA_TAG = 0x5244_4D41_0001_0000L;
     /** The port of the requester's end of connection id 1; id n has port n + 49151. */
     public static final int FIRST_PORT = 49152;
+    /**
+     * How long an idle progress thread of {@link #open} goes on before it parks, when nothing can happen
+     * until it is woken: a worker's reply or the caller's next call that comes within it finds the
+     * thread awake (the simulated network's and the RC fabric's value).
+     */
+    private static final long QUIET_SPIN_NS = 50_000;
     /** The most connection ids: their ports fill the dynamic range up to 65535. */
     public static final int MAX_CONNECTIONS = 65536 - FIRST_PORT;
 
@@ -158,6 +167,31 @@ public final class EfaFabric implements Fabric, AutoCloseable {
         this.loop = loop;
         this.onClosed = Objects.requireNonNull(onClosed, "onClosed");
         this.localAddress = addressOf(endpoint.address());
+    }
+
+    /**
+     * Opens a fabric on an EFA RDM endpoint over a device, with a progress thread of its own that
+     * drives the endpoint and the device: how a fabric provider runs the transport on a device of its
+     * own (the {@code udp} fabric on the UDP device, {@code efa-verbs} on the verbs device). An idle
+     * thread parks until woken only when the device has armed a notification
+     * ({@link Device#armCompletionNotification}); a device that cannot notify is polled, the thread
+     * backing off as {@link BackoffIdleStrategy#forProgress()} does.
+     *
+     * @param device     the device, which the fabric owns from now on: its endpoint closes it
+     * @param threadName the progress thread's name
+     * @return the fabric, open
+     */
+    public static EfaFabric open(Device device, String threadName) {
+        final EfaEndpoint endpoint;
+        try {
+            endpoint = new EfaEndpoint(device, EndpointConfig.DEFAULT);
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+        EfaProgressLoop loop = EfaProgressLoop.start(threadName, System::nanoTime, now -> { }, () -> false,
+                QUIET_SPIN_NS, BackoffIdleStrategy.forProgress());
+        return loop.call(() -> loop.attach(endpoint, closed -> loop.close()));
     }
 
     /**

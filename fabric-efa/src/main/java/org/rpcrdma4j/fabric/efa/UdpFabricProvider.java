@@ -4,13 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import org.rpcrdma4j.efa.EfaEndpoint;
-import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.udp.UdpAddresses;
 import org.rpcrdma4j.efa.device.udp.UdpDevice;
 import org.rpcrdma4j.efa.device.udp.UdpDeviceConfig;
 import org.rpcrdma4j.efa.device.udp.UdpFaults;
-import org.rpcrdma4j.fabric.BackoffIdleStrategy;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -40,11 +38,6 @@ public final class UdpFabricProvider implements FabricProvider {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpFabricProvider.class);
     private static final int DEFAULT_PORT = 20049;
-    /**
-     * How long an idle loop spins before it parks: a worker's reply or the caller's next call that comes
-     * within it finds the thread awake (the simulated network's and the RC fabric's value).
-     */
-    private static final long QUIET_SPIN_NS = 50_000;
 
     /** What {@link java.util.ServiceLoader} makes; it opens nothing. */
     public UdpFabricProvider() {
@@ -85,19 +78,7 @@ public final class UdpFabricProvider implements FabricProvider {
             LOG.warn("the UDP device at {} injects faults ({}={}, seed {}): a test hook", bind, FAULTS_PROPERTY,
                     faults, options.seed());
         }
-        UdpDevice device = UdpDevice.open(config.build());
-        EfaEndpoint endpoint;
-        try {
-            endpoint = new EfaEndpoint(device, EndpointConfig.DEFAULT);
-        } catch (RuntimeException e) {
-            device.close();
-            throw e;
-        }
-        // The device's I/O thread wakes the loop when it completes something (an armed notification),
-        // so an idle loop parks until then instead of polling a queue that another thread fills.
-        EfaProgressLoop loop = EfaProgressLoop.start("efa-udp " + bind, System::nanoTime, now -> { }, () -> false,
-                QUIET_SPIN_NS, BackoffIdleStrategy.forProgress());
-        return loop.call(() -> loop.attach(endpoint, closed -> loop.close()));
+        return EfaFabric.open(UdpDevice.open(config.build()), "efa-udp " + bind);
     }
 
     /**
@@ -106,28 +87,13 @@ public final class UdpFabricProvider implements FabricProvider {
      */
     @Override
     public FabricAddress peer(String text) {
-        int slash = text.lastIndexOf('/');
-        if (slash < 0) {
-            throw new IllegalArgumentException("a UDP fabric's peer is ADDRESS:PORT/CONNID, as its serve prints it; "
-                    + "the connid is missing in " + text);
-        }
-        int connid;
-        try {
-            connid = Integer.parseUnsignedInt(text.substring(slash + 1), 16);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a connid in " + text);
-        }
-        InetSocketAddress socket = SocketAddressText.parse(text.substring(0, slash), DEFAULT_PORT);
-        return EfaFabric.addressOf(new EndpointAddress(UdpAddresses.gidOf(socket.getAddress()), socket.getPort(),
-                connid));
+        return IpPeerText.parse(text, DEFAULT_PORT);
     }
 
     /** @return {@code ADDRESS:PORT/CONNID}, what {@link #peer} reads */
     @Override
     public String format(FabricAddress address) {
-        EndpointAddress endpoint = EfaFabric.endpointAddressOf(address);
-        return SocketAddressText.format(UdpAddresses.socketAddressOf(endpoint.gid(), endpoint.qpn())) + "/"
-                + Integer.toHexString(endpoint.connid());
+        return IpPeerText.format(address);
     }
 
     /**

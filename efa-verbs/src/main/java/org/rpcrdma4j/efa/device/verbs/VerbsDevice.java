@@ -178,6 +178,42 @@ public final class VerbsDevice implements Device {
     }
 
     /**
+     * Opens a device on the RDMA device (RoCE or InfiniBand; Soft-RoCE in the rig) that has the
+     * configuration's address: listens there with RDMA-CM, registers the device's memory and posts its
+     * shared receives. Needs libibverbs and librdmacm, and native access for the {@code verbs} module.
+     *
+     * @param config what to listen on and the bounds; the address must be the RDMA device's own, as it
+     *               is the device's GID
+     * @return the device, to be closed by the caller
+     * @throws IllegalArgumentException if the address is the wildcard address
+     * @throws VerbsException if the libraries are missing, no RDMA device has the address, or the device
+     *     refuses the listener, a queue, the registration or a receive
+     */
+    public static VerbsDevice open(VerbsDeviceConfig config) throws VerbsException {
+        Objects.requireNonNull(config, "config");
+        if (config.bindAddress().getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("the verbs device's address is its GID: give the RDMA device's own "
+                    + "address, not " + config.bindAddress());
+        }
+        final VerbsRcNic nic = VerbsRcNic.open(completionsOutstanding(config), config.sharedReceives());
+        try {
+            return open(nic, config);
+        } catch (VerbsException | RuntimeException e) {
+            nic.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The most work requests a device has outstanding at once, over all its queue pairs: its ops, a
+     * RESULT per shared receive and the shared receives; the size of a completion queue that never
+     * overflows.
+     */
+    static int completionsOutstanding(VerbsDeviceConfig config) {
+        return 2 * config.sendQueueDepth() + 2 * config.sharedReceives();
+    }
+
+    /**
      * Opens a device on an {@link RcNic}: registers its memory, posts its shared receives and listens.
      *
      * @param nic    the NIC, which the device owns from now on and closes
