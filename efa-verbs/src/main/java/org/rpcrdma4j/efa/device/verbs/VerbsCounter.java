@@ -25,5 +25,7 @@ public enum VerbsCounter {
     /** Packets answered with the receive buffer too short. */
     SHORT_BUFFER_ANSWERED,
     /** Verdicts for no send in flight (its connection's sends already ended); dropped. */
-    STALE_RESULTS
+    STALE_RESULTS,
+    /** Bytes of registered heap memory copied into its direct copy and back. */
+    BYTES_COPIED
 }

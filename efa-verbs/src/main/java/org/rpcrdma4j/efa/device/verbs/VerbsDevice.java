@@ -81,16 +81,19 @@ import org.slf4j.LoggerFactory;
  *       operation towards the peer connects again, so a peer that comes back is reachable again.
  *       The flushed work requests come back later and are only counted off; the id is destroyed
  *       once none is left.</li>
- *   <li><b>Bounds.</b> The SPI's queues, the shared receives, the peers with a connection and the
- *       registrations ({@link VerbsDeviceConfig}); the device's send memory and receive memory are
+ *   <li><b>Bounds.</b> The SPI's queues, the shared receives, the peers with a connection, the
+ *       registrations and the heap memory registered through copies ({@link VerbsDeviceConfig}); the device's send memory and receive memory are
  *       registered once at open. Nothing a peer sends sizes an allocation: a message is checked
  *       against its frame ({@link Frame#check}) and the private data against its magic before
  *       either is read.</li>
  * </ul>
  *
  * <p>Buffer ownership is the SPI's: a send's bytes are copied into registered memory at the post; a
- * receive buffer is written only while it is posted; registered memory ({@code registerMemory}: direct
- * buffers only, the NIC pins it) is read and written by the NIC on peers' behalf until deregistered.
+ * receive buffer is written only while it is posted; registered memory ({@code registerMemory}) is read
+ * and written by the NIC on peers' behalf until deregistered: a direct buffer where it is, a heap
+ * buffer (which the NIC cannot pin) through a direct copy registered in its place, filled at
+ * registration and copied back at deregistration if it may be written, at most
+ * {@link VerbsDeviceConfig#maxCopiedBytes} at once.
  * Not thread-safe: the SPI's one progress thread, which also drives the connections in
  * {@link #pollCompletions}; {@link #counters()} from any thread.
  */
@@ -107,8 +110,11 @@ public final class VerbsDevice implements Device {
     private record Verdict(PeerConnection connection, int sequence, CompletionStatus status, int receiveSlot) {
     }
 
-    /** A registration and the bytes it covers. */
-    private record Registered(MemoryRegion region, RcNic.Registration nic) {
+    /**
+     * A registration and the bytes it covers; for heap memory, which a NIC cannot pin, the caller's
+     * buffer ({@code heap}) and the direct copy of it registered in its place ({@code pinned}), else null.
+     */
+    private record Registered(MemoryRegion region, RcNic.Registration nic, ByteBuffer heap, ByteBuffer pinned) {
     }
 
     /** A receive buffer the SPI posted. */
@@ -138,6 +144,8 @@ public final class VerbsDevice implements Device {
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
     private final Set<AddressHandle> liveHandles = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Map<Integer, Registered> registrations = new HashMap<>();
+    /** Bytes of heap memory registered now, through copies: at most {@link VerbsDeviceConfig#maxCopiedBytes}. */
+    private long copiedBytes;
     private final AtomicLongArray counts = new AtomicLongArray(VerbsCounter.values().length);
     private final RcNic.Events events = new Events();
     private int nextAhn = 1;
@@ -287,13 +295,20 @@ public final class VerbsDevice implements Device {
         if (buffer.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
             throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
         }
-        // The NIC pins what it registers: a heap buffer cannot be, which the SPI answers as "no more".
-        if (!buffer.isDirect() || registrations.size() >= config.maxRegistrations()) {
+        if (registrations.size() >= config.maxRegistrations()) {
             return null;
         }
+        // The NIC pins what it registers, which a heap buffer cannot be: a direct copy of it is registered
+        // instead, filled now and copied back at deregistration (as the RC fabric's pools do).
+        final ByteBuffer heap = buffer.isDirect() ? null : buffer.slice();
+        if (heap != null && copiedBytes + heap.remaining() > config.maxCopiedBytes()) {
+            return null;
+        }
+        final ByteBuffer pinned = heap == null ? buffer : ByteBuffer.allocateDirect(heap.remaining()).put(0, heap,
+                0, heap.remaining());
         final RcNic.Registration registration;
         try {
-            registration = nic.register(buffer, access.contains(Access.REMOTE_READ), access.contains(Access.REMOTE_WRITE));
+            registration = nic.register(pinned, access.contains(Access.REMOTE_READ), access.contains(Access.REMOTE_WRITE));
         } catch (VerbsException e) {
             LOG.debug("registration refused", e);
             return null;
@@ -301,9 +316,13 @@ public final class VerbsDevice implements Device {
         if (registration == null) {
             return null;
         }
+        if (heap != null) {
+            copiedBytes += heap.remaining();
+            counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), heap.remaining());
+        }
         final MemoryRegion region = new MemoryRegion(registration.rkey(), registration.address(),
                 registration.length(), access);
-        registrations.put(region.key(), new Registered(region, registration));
+        registrations.put(region.key(), new Registered(region, registration, heap, heap == null ? null : pinned));
         return region;
     }
 
@@ -317,6 +336,14 @@ public final class VerbsDevice implements Device {
         }
         registrations.remove(region.key());
         deregister(registered.nic());
+        final ByteBuffer heap = registered.heap();
+        if (heap != null) {
+            copiedBytes -= heap.remaining();
+            if (region.access().contains(Access.LOCAL_WRITE) || region.access().contains(Access.REMOTE_WRITE)) {
+                heap.put(0, registered.pinned(), 0, heap.remaining());
+                counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), heap.remaining());
+            }
+        }
     }
 
     @Override

@@ -23,6 +23,8 @@ import org.rpcrdma4j.efa.device.Capability;
  *                        ({@code LOCAL_ERROR_UNREACH_REMOTE} to a send, a reject to a request)
  * @param maxRegistrations the most memory registrations at once
  * @param maxRdmaSize     the largest RDMA read or write, in bytes
+ * @param maxCopiedBytes  the most bytes of heap memory registered at once, each registration through a
+ *                        direct copy of its own (a NIC pins direct memory only)
  * @param capabilities    RDMA read and write, announced and served
  * @param rnrRetryCount   the RNR retry count of the peers' queue pairs towards this device (7: without end)
  * @param resolveTimeoutMillis how long RDMA-CM may take to resolve a peer's address and route
@@ -31,7 +33,7 @@ import org.rpcrdma4j.efa.device.Capability;
  */
 public record VerbsDeviceConfig(InetSocketAddress bindAddress, int mtu, int sendQueueDepth, int recvQueueDepth,
                                 int sharedReceives, int maxPeers, int maxRegistrations, long maxRdmaSize,
-                                Set<Capability> capabilities, int rnrRetryCount, int resolveTimeoutMillis,
+                                long maxCopiedBytes, Set<Capability> capabilities, int rnrRetryCount, int resolveTimeoutMillis,
                                 int maxCollisionRetries) {
 
     /** The default MTU: a page of packet, as the EFA RDM endpoint's packets fit. */
@@ -46,6 +48,8 @@ public record VerbsDeviceConfig(InetSocketAddress bindAddress, int mtu, int send
     public static final int DEFAULT_MAX_REGISTRATIONS = 4096;
     /** The largest RDMA the EFA device does (EFA RDM protocol v4 §1.1), the default here. */
     public static final long DEFAULT_MAX_RDMA_SIZE = 1L << 30;
+    /** The default bound on heap memory registered through copies. */
+    public static final long DEFAULT_MAX_COPIED_BYTES = 256L << 20;
     /** RNR retries without end: see {@link VerbsDevice}, "Receiver not ready". */
     public static final int RNR_RETRY_FOREVER = 7;
 
@@ -58,7 +62,8 @@ public record VerbsDeviceConfig(InetSocketAddress bindAddress, int mtu, int send
     public VerbsDeviceConfig {
         Objects.requireNonNull(bindAddress, "bindAddress");
         if (mtu <= 0 || sendQueueDepth <= 0 || recvQueueDepth <= 0 || sharedReceives <= 0 || maxPeers <= 0
-                || maxRegistrations <= 0 || maxRdmaSize <= 0 || resolveTimeoutMillis <= 0 || maxCollisionRetries < 0) {
+                || maxRegistrations <= 0 || maxRdmaSize <= 0 || maxCopiedBytes < 0 || resolveTimeoutMillis <= 0
+                || maxCollisionRetries < 0) {
             throw new IllegalArgumentException("sizes, depths and bounds must be positive");
         }
         if (maxRdmaSize > Integer.MAX_VALUE) {
@@ -77,42 +82,49 @@ public record VerbsDeviceConfig(InetSocketAddress bindAddress, int mtu, int send
     public static VerbsDeviceConfig on(InetSocketAddress bindAddress) {
         return new VerbsDeviceConfig(bindAddress, DEFAULT_MTU, DEFAULT_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH,
                 DEFAULT_SHARED_RECEIVES, DEFAULT_MAX_PEERS, DEFAULT_MAX_REGISTRATIONS, DEFAULT_MAX_RDMA_SIZE,
-                EnumSet.allOf(Capability.class), RNR_RETRY_FOREVER, 2000, 8);
+                DEFAULT_MAX_COPIED_BYTES, EnumSet.allOf(Capability.class), RNR_RETRY_FOREVER, 2000, 8);
     }
 
     /** @return this configuration on another address */
     public VerbsDeviceConfig withBindAddress(InetSocketAddress address) {
         return new VerbsDeviceConfig(address, mtu, sendQueueDepth, recvQueueDepth, sharedReceives, maxPeers,
-                maxRegistrations, maxRdmaSize, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+                maxRegistrations, maxRdmaSize, maxCopiedBytes, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
     }
 
     /** @return this configuration with other SPI queue depths */
     public VerbsDeviceConfig withQueueDepths(int send, int recv) {
         return new VerbsDeviceConfig(bindAddress, mtu, send, recv, sharedReceives, maxPeers, maxRegistrations,
-                maxRdmaSize, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+                maxRdmaSize, maxCopiedBytes, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
     }
 
     /** @return this configuration with another number of the device's own receives */
     public VerbsDeviceConfig withSharedReceives(int count) {
         return new VerbsDeviceConfig(bindAddress, mtu, sendQueueDepth, recvQueueDepth, count, maxPeers,
-                maxRegistrations, maxRdmaSize, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+                maxRegistrations, maxRdmaSize, maxCopiedBytes, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
     }
 
     /** @return this configuration with another bound on peers */
     public VerbsDeviceConfig withMaxPeers(int count) {
         return new VerbsDeviceConfig(bindAddress, mtu, sendQueueDepth, recvQueueDepth, sharedReceives, count,
-                maxRegistrations, maxRdmaSize, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+                maxRegistrations, maxRdmaSize, maxCopiedBytes, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
     }
 
     /** @return this configuration with other capabilities */
     public VerbsDeviceConfig withCapabilities(Set<Capability> set) {
         return new VerbsDeviceConfig(bindAddress, mtu, sendQueueDepth, recvQueueDepth, sharedReceives, maxPeers,
-                maxRegistrations, maxRdmaSize, set, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+                maxRegistrations, maxRdmaSize, maxCopiedBytes, set, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+    }
+
+    /** @return this configuration with another bound on heap memory registered through copies */
+    public VerbsDeviceConfig withMaxCopiedBytes(long bytes) {
+        return new VerbsDeviceConfig(bindAddress, mtu, sendQueueDepth, recvQueueDepth, sharedReceives, maxPeers,
+                maxRegistrations, maxRdmaSize, bytes, capabilities, rnrRetryCount, resolveTimeoutMillis,
+                maxCollisionRetries);
     }
 
     /** @return this configuration with another MTU */
     public VerbsDeviceConfig withMtu(int bytes) {
         return new VerbsDeviceConfig(bindAddress, bytes, sendQueueDepth, recvQueueDepth, sharedReceives, maxPeers,
-                maxRegistrations, maxRdmaSize, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
+                maxRegistrations, maxRdmaSize, maxCopiedBytes, capabilities, rnrRetryCount, resolveTimeoutMillis, maxCollisionRetries);
     }
 }

@@ -245,7 +245,35 @@ class VerbsDeviceTest {
         nics.get(0).limitRegistrations(nics.get(0).registrations());
         assertThat(a.registerMemory(ByteBuffer.allocateDirect(8), EnumSet.of(Access.REMOTE_READ))).isNull();
         assertThat(a.registerMemory(ByteBuffer.allocate(8), EnumSet.of(Access.REMOTE_READ)))
-                .as("a heap buffer cannot be pinned").isNull();
+                .as("nor its direct copy").isNull();
+    }
+
+    @Test
+    void heapMemoryIsRegisteredThroughADirectCopyFilledAtRegistrationAndCopiedBackAtDeregistration()
+            throws Exception {
+        final VerbsDevice a = open(1, 0, VerbsDeviceConfig.on(new InetSocketAddress(0)).withMaxCopiedBytes(32));
+        final VerbsDevice b = open(2);
+        final AddressHandle ah = handle(b, a);
+        final ByteBuffer source = ByteBuffer.wrap("sixteen bytes ok".getBytes(StandardCharsets.US_ASCII));
+        final ByteBuffer target = ByteBuffer.allocate(16);
+        final MemoryRegion readable = a.registerMemory(source, EnumSet.of(Access.REMOTE_READ));
+        final MemoryRegion writable = a.registerMemory(target, EnumSet.of(Access.REMOTE_WRITE));
+        assertThat(a.registerMemory(ByteBuffer.allocate(1), EnumSet.of(Access.REMOTE_READ)))
+                .as("32 bytes of heap memory registered already").isNull();
+        final ByteBuffer local = ByteBuffer.allocateDirect(16);
+        final MemoryRegion mine = b.registerMemory(local, EnumSet.of(Access.LOCAL_WRITE));
+
+        b.postRead(ah, a.address().qpn(), a.address().qkey(), mine, 0, readable.iov(0, 16), 1);
+        b.postWrite(ah, a.address().qpn(), a.address().qkey(), mine, 0, writable.iov(0, 16), 2);
+        assertThat(settle(b)).extracting(Completion::status).containsOnly(CompletionStatus.OK);
+        assertThat(StandardCharsets.US_ASCII.decode(local.duplicate()).toString()).isEqualTo("sixteen bytes ok");
+        assertThat(target.get(0)).as("the heap buffer changes only at deregistration").isZero();
+
+        a.deregisterMemory(writable);
+        a.deregisterMemory(readable);
+        assertThat(StandardCharsets.US_ASCII.decode(target.duplicate()).toString()).isEqualTo("sixteen bytes ok");
+        assertThat(a.count(VerbsCounter.BYTES_COPIED)).as("both copied in, the writable one back").isEqualTo(48);
+        assertThat(a.registerMemory(ByteBuffer.allocate(32), EnumSet.of(Access.REMOTE_READ))).isNotNull();
     }
 
     @Test
