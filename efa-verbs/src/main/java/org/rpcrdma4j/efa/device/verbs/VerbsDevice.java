@@ -316,11 +316,20 @@ public final class VerbsDevice implements Device {
         if (registration == null) {
             return null;
         }
+        // The region's key names it to peers (its rkey) and to this device: memory no peer may reach has
+        // rkey 0 on rxe, so its lkey names it instead, and a key in use already (which the SPI forbids) refuses it.
+        final boolean remote = access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE);
+        final int key = remote ? registration.rkey() : registration.lkey();
+        if (registrations.containsKey(key)) {
+            LOG.warn("the NIC gave key {} to a second registration; refused", key);
+            deregister(registration);
+            return null;
+        }
         if (heap != null) {
             copiedBytes += heap.remaining();
             counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), heap.remaining());
         }
-        final MemoryRegion region = new MemoryRegion(registration.rkey(), registration.address(),
+        final MemoryRegion region = new MemoryRegion(key, registration.address(),
                 registration.length(), access);
         registrations.put(region.key(), new Registered(region, registration, heap, heap == null ? null : pinned));
         return region;

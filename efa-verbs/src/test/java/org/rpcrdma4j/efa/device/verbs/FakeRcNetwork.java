@@ -384,7 +384,8 @@ final class FakeRcNetwork {
             final long address = nextAddress;
             nextAddress += (memory.remaining() / 4096 + 1) * 4096L;
             regions.put(key, new Region(address, memory.remaining(), memory.slice(), remoteRead, remoteWrite));
-            return new Registration(address, memory.remaining(), key, key);
+            // as rxe does: memory no peer may reach has rkey 0, so only its lkey tells such regions apart
+            return new Registration(address, memory.remaining(), key, remoteRead || remoteWrite ? key : 0);
         }
 
         @Override

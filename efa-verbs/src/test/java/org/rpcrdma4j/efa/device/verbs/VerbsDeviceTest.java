@@ -249,6 +249,30 @@ class VerbsDeviceTest {
     }
 
     @Test
+    void regionsNoPeerMayReachAreToldApartThoughTheNicGivesThemAllRkeyZero() throws Exception {
+        final VerbsDevice a = open(1);
+        final VerbsDevice b = open(2);
+        final AddressHandle ah = handle(a, b);
+        final ByteBuffer first = ByteBuffer.allocateDirect(8);
+        final ByteBuffer second = ByteBuffer.allocateDirect(8);
+        final MemoryRegion one = a.registerMemory(first, EnumSet.of(Access.LOCAL_WRITE));
+        final MemoryRegion two = a.registerMemory(second, EnumSet.of(Access.LOCAL_WRITE));
+        final ByteBuffer source = ByteBuffer.allocateDirect(8).putLong(0, 0x0102030405060708L);
+        final MemoryRegion remote = b.registerMemory(source, EnumSet.of(Access.REMOTE_READ));
+        assertThat(one.key()).isNotEqualTo(two.key());
+
+        a.postRead(ah, b.address().qpn(), b.address().qkey(), one, 0, remote.iov(0, 8), 1);
+        assertThat(settle(a)).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(CompletionStatus.OK));
+        a.deregisterMemory(one);
+        a.postRead(ah, b.address().qpn(), b.address().qkey(), two, 0, remote.iov(0, 8), 2);
+        assertThat(settle(a)).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(CompletionStatus.OK));
+
+        assertThat(first.getLong(0)).isEqualTo(0x0102030405060708L);
+        assertThat(second.getLong(0)).isEqualTo(0x0102030405060708L);
+        a.deregisterMemory(two);
+    }
+
+    @Test
     void heapMemoryIsRegisteredThroughADirectCopyFilledAtRegistrationAndCopiedBackAtDeregistration()
             throws Exception {
         final VerbsDevice a = open(1, 0, VerbsDeviceConfig.on(new InetSocketAddress(0)).withMaxCopiedBytes(32));
