@@ -469,6 +469,7 @@ final class SrdEngine {
             final Unacked hole = peer.ring[ackPsn & RING_MASK];
             if (hole != null && hole.psn == ackPsn && !hole.fastRetransmitted) {
                 hole.fastRetransmitted = true;
+                counters.add(UdpCounter.FAST_RETRANSMISSIONS);
                 retransmit(peer, hole, nowNs);
             }
         }
@@ -546,6 +547,9 @@ final class SrdEngine {
             peer.nextPsn++;
             peer.inFlight++;
             transmit(peer, unacked, nowNs);
+        }
+        if (!peer.control.isEmpty() || !peer.bulk.isEmpty()) {
+            counters.add(UdpCounter.WINDOW_STALLS);
         }
     }
 
@@ -682,6 +686,7 @@ final class SrdEngine {
         if (peer.rtoDeadlineNs != 0 && nowNs - peer.rtoDeadlineNs >= 0) {
             counters.add(UdpCounter.TIMEOUTS);
             final long rto = peer.rto.rtoNs();
+            counters.add(UdpCounter.TIMEOUT_MICROS, rto / 1000);
             int sent = 0;
             for (int psn = peer.oldestUnacked; psn != peer.nextPsn && sent < RETRANSMIT_BURST; psn++) {
                 final Unacked unacked = peer.ring[psn & RING_MASK];

@@ -11,10 +11,16 @@ public enum UdpCounter {
     DATAGRAMS_RECEIVED,
     /** DATA frames sent again after a timeout or a gap in the selective acknowledgements. */
     RETRANSMISSIONS,
+    /** Of {@link #RETRANSMISSIONS}, those sent at once because acknowledgements showed the frame lost. */
+    FAST_RETRANSMISSIONS,
     /** Frames that carried only an acknowledgement. */
     ACKS_SENT,
     /** Retransmission timeouts that fired. */
     TIMEOUTS,
+    /** The RTOs those timeouts waited, in microseconds: how long peers' streams stood still for lack of acks. */
+    TIMEOUT_MICROS,
+    /** Flushes that left frames waiting because the send window was full. */
+    WINDOW_STALLS,
     /** Dropped: shorter than its headers, or not exactly as long as its headers say. */
     BAD_LENGTH,
     /** Dropped: wrong magic, version, frame type or operation. */
