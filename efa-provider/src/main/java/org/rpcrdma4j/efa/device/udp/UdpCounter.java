@@ -9,10 +9,12 @@ public enum UdpCounter {
     DATAGRAMS_SENT,
     /** Datagrams received, good or bad. */
     DATAGRAMS_RECEIVED,
-    /** DATA frames sent again after a timeout or a gap in the selective acknowledgements. */
+    /** DATA frames sent again: {@link #FAST_RETRANSMISSIONS}, {@link #TAIL_PROBES} and one per {@link #TIMEOUTS}. */
     RETRANSMISSIONS,
-    /** Of {@link #RETRANSMISSIONS}, those sent at once because acknowledgements showed the frame lost. */
+    /** Frames sent again at once because frames sent after them were acknowledged and they were not. */
     FAST_RETRANSMISSIONS,
+    /** The newest frame sent again after two round trips without an acknowledgement, to learn what is missing. */
+    TAIL_PROBES,
     /** Frames that carried only an acknowledgement. */
     ACKS_SENT,
     /** Retransmission timeouts that fired. */
