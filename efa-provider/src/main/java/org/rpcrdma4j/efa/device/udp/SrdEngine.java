@@ -32,11 +32,13 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Towards each peer (IP address and port) a stream of DATA frames with sequence numbers
  *       (PSNs) from 0, at most {@link UdpDeviceConfig#window()} of them unacknowledged. A frame
- *       stays in the sender's ring until a cumulative or selective acknowledgement covers it, and is
- *       sent again when it has been out for a retransmission timeout ({@link RtoEstimator}), or once
- *       at once when three later frames were acknowledged past it. A frame sent
- *       {@link UdpDeviceConfig#maxRetransmissions()} times more without an acknowledgement makes
- *       the peer unreachable: every operation with it completes with
+ *       stays in the sender's ring until a cumulative or selective acknowledgement covers it. It is
+ *       sent again at once when acknowledgements show it lost (a frame sent 3 transmissions or a round
+ *       trip after it arrived; RACK, RFC 8985), by a tail loss probe after two round trips without
+ *       an acknowledgement, or, the last resort, when it is the oldest at a retransmission timeout
+ *       ({@link RtoEstimator}). A frame the timer has sent again
+ *       {@link UdpDeviceConfig#maxRetransmissions()} times makes the peer unreachable at its next
+ *       timeout: every operation with it completes with
  *       {@link CompletionStatus#LOCAL_ERROR_UNREACH_REMOTE} (or
  *       {@link CompletionStatus#REMOTE_ERROR_BAD_DEST_QPN} when a probe drew an ICMP port-unreachable,
  *       see {@link Prober}) and its state is dropped; the next operation starts a new stream.</li>
@@ -523,7 +525,8 @@ final class SrdEngine {
         for (int psn = peer.oldestUnacked; psn != peer.nextPsn && psn - peer.horizon < 0; psn++) {
             final Unacked unacked = peer.ring[psn & RING_MASK];
             if (unacked != null && peer.deliveredOrder > unacked.order
-                    && (peer.deliveredOrder - unacked.order >= REORDER_THRESHOLD || nowNs - unacked.sentNs >= patienceNs)) {
+                    && (peer.deliveredOrder - unacked.order >= REORDER_THRESHOLD
+                        || nowNs - unacked.sentNs >= patienceNs)) {
                 counters.add(UdpCounter.FAST_RETRANSMISSIONS);
                 retransmit(peer, unacked, nowNs);
             }
@@ -755,10 +758,13 @@ final class SrdEngine {
             counters.add(UdpCounter.TIMEOUT_MICROS, peer.rto.rtoNs() / 1000);
             // Only the oldest frame goes again (RFC 6298 §5.4): once it is acknowledged, its SACK
             // bitmap says which of the others are missing, and only those follow.
+            // The bound counts these alone: fast retransmissions and probes come as fast as
+            // acknowledgements do, and say the peer is alive.
             final Unacked oldest = peer.ring[peer.oldestUnacked & RING_MASK];
-            if (oldest.transmissions > config.maxRetransmissions()) {
+            if (oldest.timeouts >= config.maxRetransmissions()) {
                 return CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE;
             }
+            oldest.timeouts++;
             retransmit(peer, oldest, nowNs);
             peer.rto.onTimeout();
             peer.rtoDeadlineNs = peer.inFlight > 0 ? nowNs + peer.rto.rtoNs() : 0;
@@ -929,9 +935,11 @@ final class SrdEngine {
         final ByteBuffer frame;
         /** When it was last sent. */
         long sentNs;
-        /** The peer's transmission count when it was last sent: the order of transmissions, retransmissions included. */
+        /** The peer's count of transmissions, retransmissions included, when it was last sent. */
         long order;
         int transmissions;
+        /** How often a retransmission timeout sent it again. */
+        int timeouts;
 
         Unacked(int psn, ByteBuffer frame) {
             this.psn = psn;

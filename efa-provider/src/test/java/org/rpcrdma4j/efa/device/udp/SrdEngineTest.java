@@ -653,6 +653,55 @@ class SrdEngineTest {
                 .isLessThanOrEqualTo(2 * dropped);
     }
 
+    @Test
+    void bothWaysAtOnceOverALossyDuplicatingReorderingStallingWireEverythingArrivesOnceAndNoPeerIsLost() {
+        twoNodes(config());
+        final Random random = new Random(seed.seed());
+        final int size = 1 << 20;
+        final int sends = 200;
+        final List<ByteBuffer> expected = new ArrayList<>();
+        final List<ByteBuffer> got = new ArrayList<>();
+        for (Node[] pair : new Node[][] {{a, b}, {b, a}}) {
+            final Node from = pair[0];
+            final Node to = pair[1];
+            final ByteBuffer remote = ByteBuffer.allocate(size);
+            random.nextBytes(remote.array());
+            final MemoryRegion region = to.register(remote, EnumSet.of(Access.REMOTE_READ));
+            final ByteBuffer readInto = ByteBuffer.allocate(size);
+            from.engine.submit(new UdpOp(Opcode.RDMA_READ, 1, to.address, to == b ? QKEY_B : QKEY_A, readInto,
+                    region.iov(0, size), size), now);
+            expected.add(remote);
+            got.add(readInto);
+            for (int i = 0; i < sends; i++) {
+                to.postRecv(MTU, 1000 + i);
+                from.engine.submit(new UdpOp(Opcode.SEND, 10 + i, to.address, to == b ? QKEY_B : QKEY_A,
+                        ByteBuffer.allocate(8 + i % 512), null, 8 + i % 512), now);
+            }
+        }
+        final List<Completion> atA = new ArrayList<>();
+        final List<Completion> atB = new ArrayList<>();
+        for (int step = 0; atA.size() + atB.size() < 4 * sends + 2; step++) {
+            assertThat(step).as("steps").isLessThan(1_000_000);
+            // A round trip of 0.1 to 1 ms, and now and then one side stalls for 20 ms (a busy CPU).
+            flightNs = TimeUnit.MICROSECONDS.toNanos(50 + random.nextInt(450))
+                    + (random.nextInt(100) == 0 ? ms(20) : 0);
+            if (deliver(0.05, 0.01, true, random) == 0) {
+                tick();
+            }
+            atA.addAll(a.drain());
+            atB.addAll(b.drain());
+        }
+        assertThat(got).isEqualTo(expected);
+        for (List<Completion> at : List.of(atA, atB)) {
+            assertThat(at).extracting(Completion::status).containsOnly(CompletionStatus.OK);
+            assertThat(at).hasSize(2 * sends + 1);
+        }
+        assertThat(a.count(UdpCounter.PEERS_UNREACHABLE) + b.count(UdpCounter.PEERS_UNREACHABLE)).isZero();
+        final long retransmissions = a.count(UdpCounter.RETRANSMISSIONS) + b.count(UdpCounter.RETRANSMISSIONS);
+        assertThat(retransmissions).as("frames sent again (%s) for %d lost", retransmissions, dropped)
+                .isLessThanOrEqualTo(3 * dropped);
+    }
+
     private static long ms(long value) {
         return TimeUnit.MILLISECONDS.toNanos(value);
     }
