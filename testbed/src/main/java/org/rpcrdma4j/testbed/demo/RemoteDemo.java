@@ -52,13 +52,13 @@ public final class RemoteDemo {
     }
 
     private final PrintWriter out;
-    private final NfsWorkload workload;
+    private final MountedWorkload workload;
 
     /**
      * @param out      where the report goes
      * @param workload what to do on the mounted export
      */
-    public RemoteDemo(PrintWriter out, NfsWorkload workload) {
+    public RemoteDemo(PrintWriter out, MountedWorkload workload) {
         this.out = out;
         this.workload = workload;
     }
