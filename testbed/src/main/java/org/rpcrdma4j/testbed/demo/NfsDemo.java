@@ -41,7 +41,7 @@ public final class NfsDemo {
     private static final long CALL_TIMEOUT_S = 60;
 
     private final PrintWriter out;
-    private final NfsWorkload workload;
+    private final MountedWorkload workload;
     private final FabricProvider provider;
     private final FabricOptions server;
     private final FabricOptions client;
@@ -53,7 +53,7 @@ public final class NfsDemo {
      * @param server   the options of the server's fabric
      * @param client   the options of the client's fabric
      */
-    public NfsDemo(PrintWriter out, NfsWorkload workload, FabricProvider provider, FabricOptions server,
+    public NfsDemo(PrintWriter out, MountedWorkload workload, FabricProvider provider, FabricOptions server,
                    FabricOptions client) {
         this.out = out;
         this.workload = workload;

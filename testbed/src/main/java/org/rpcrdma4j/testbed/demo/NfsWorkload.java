@@ -1,7 +1,6 @@
 package org.rpcrdma4j.testbed.demo;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -13,10 +12,6 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.testbed.nfs.Nfs3;
 import org.rpcrdma4j.testbed.nfs.Nfs3Client;
@@ -32,13 +27,13 @@ import org.rpcrdma4j.transport.TransportStatistics;
  * simulated device and against a server on another host.
  *
  * <p>Large files move as the Linux client moves them: READs and WRITEs of the server's largest transfer
- * size with {@value #IN_FLIGHT} in flight, timed apart from the COMMIT that follows the WRITEs, and
- * reported in MiB/s. Small files are written, committed and read back one call at a time and reported
+ * size with {@value CallsInFlight#IN_FLIGHT} in flight, timed apart from the COMMIT that follows the
+ * WRITEs, and reported in MiB/s. Small files are written, committed and read back one call at a time and reported
  * as the median time per call. Files given by the user move as large files do, and the SHA-256 of what
  * came back is printed whole, so that another copy can be checked against it; so are the sorted
  * listing's and the link target's.
  */
-public final class NfsWorkload {
+public final class NfsWorkload implements MountedWorkload {
 
     /** The directory the workload makes under the export's root, and removes. */
     public static final String WORK_DIR = "rpcrdma4j-demo";
@@ -47,13 +42,10 @@ public final class NfsWorkload {
     private static final int[] LARGE_FILE_SIZES = {16 << 20, 64 << 20};
     /** An untimed file moved first, so that the timed ones do not pay for class loading and compiling. */
     private static final int WARM_UP_SIZE = 8 << 20;
-    /** Calls in flight for large files: what the Linux client keeps outstanding on one file by default. */
-    private static final int IN_FLIGHT = 16;
     private static final int DIRECTORY_ENTRIES = 2000;
     private static final int LINK_LENGTH = 4000;
     /** READDIRPLUS replies of up to 32 KiB: past any inline threshold, so they come in Reply chunks. */
     private static final int LIST_COUNT = 32768;
-    private static final long CALL_TIMEOUT_S = 60;
 
     private final PrintWriter out;
     private final Progress progress;
@@ -90,6 +82,7 @@ public final class NfsWorkload {
      * @throws IOException          if a call fails or a given file cannot be read
      * @throws InterruptedException if interrupted while calls are in flight
      */
+    @Override
     public boolean run(Nfs3Client client, byte[] root) throws IOException, InterruptedException {
         int transfer = (int) Math.min(client.fsinfo(root).rtmax, client.fsinfo(root).wtmax);
         byte[] work = client.mkdir(root, WORK_DIR);
@@ -114,8 +107,8 @@ public final class NfsWorkload {
     /** The files given: each written, committed and read back as large files are; SHA-256 printed whole. */
     private void givenFiles(Nfs3Client client, byte[] dir, int transfer)
             throws IOException, InterruptedException {
-        out.printf("files, %d calls of %s in flight, data movement and COMMIT timed apart:%n", IN_FLIGHT,
-                human(transfer));
+        out.printf("files, %d calls of %s in flight, data movement and COMMIT timed apart:%n",
+                CallsInFlight.IN_FLIGHT, human(transfer));
         for (Path file : files) {
             String name = file.getFileName().toString();
             byte[] data = Files.readAllBytes(file);
@@ -169,8 +162,8 @@ public final class NfsWorkload {
     /** Files of many calls: calls of the largest transfer size, several in flight, as the Linux client sends. */
     private void largeFiles(Nfs3Client client, byte[] root, int transfer)
             throws IOException, InterruptedException {
-        out.printf("large files, %d calls of %s in flight, data movement and COMMIT timed apart:%n", IN_FLIGHT,
-                human(transfer));
+        out.printf("large files, %d calls of %s in flight, data movement and COMMIT timed apart:%n",
+                CallsInFlight.IN_FLIGHT, human(transfer));
         SplittableRandom random = new SplittableRandom(~seed);
         ok &= moveFile(client, root, transfer, randomBytes(random, WARM_UP_SIZE), "warm-up").same();
         long bytes = 0;
@@ -197,14 +190,14 @@ public final class NfsWorkload {
     private record Moved(long writeNanos, long commitNanos, long readNanos, String readSha256, boolean same) {
     }
 
-    /** Writes, commits and reads back a file, {@value #IN_FLIGHT} calls in flight. */
+    /** Writes, commits and reads back a file, {@value CallsInFlight#IN_FLIGHT} calls in flight. */
     private Moved moveFile(Nfs3Client client, byte[] dir, int transfer, byte[] data, String name)
             throws IOException, InterruptedException {
         int size = data.length;
         byte[] fh = client.create(dir, name);
         String label = "write " + human(size);
         long start = System.nanoTime();
-        inFlight(size, transfer, label, (at, length, done) -> client.writeAsync(fh, at,
+        CallsInFlight.move(size, transfer, label, progress, (at, length, done) -> client.writeAsync(fh, at,
                 ByteBuffer.wrap(data, (int) at, length), Nfs3.UNSTABLE, (w, error) -> {
                     if (error == null && w.count != length) {
                         error = new IOException("WRITE at " + at + " wrote " + w.count + " of " + length);
@@ -218,63 +211,20 @@ public final class NfsWorkload {
         byte[] back = new byte[size];
         label = "read " + human(size);
         start = System.nanoTime();
-        inFlight(size, transfer, label, (at, length, done) -> client.readAsync(fh, at, length, (r, error) -> {
-            if (error == null && r.count != length) {
-                error = new IOException("READ at " + at + " returned " + r.count + " of " + length);
-            }
-            if (error == null) {
-                r.data.duplicate().get(back, (int) at, length);
-            }
-            done.accept(length, error);
-        }));
+        CallsInFlight.move(size, transfer, label, progress, (at, length, done) ->
+                client.readAsync(fh, at, length, (r, error) -> {
+                    if (error == null && r.count != length) {
+                        error = new IOException("READ at " + at + " returned " + r.count + " of " + length);
+                    }
+                    if (error == null) {
+                        r.data.duplicate().get(back, (int) at, length);
+                    }
+                    done.accept(length, error);
+                }));
         long read = System.nanoTime() - start;
         progress.clear();
         String readBack = sha256(back);
         return new Moved(wrote, committed, read, readBack, readBack.equals(sha256(data)));
-    }
-
-    /** Starts one call of a file's transfer; reports through {@code done} once it has finished. */
-    @FunctionalInterface
-    private interface Transfer {
-        void start(long at, int length, Done done) throws IOException;
-    }
-
-    /** Called on the reply thread with the bytes a call moved, or why it failed. */
-    @FunctionalInterface
-    private interface Done {
-        void accept(int length, Throwable error);
-    }
-
-    /**
-     * Moves {@code size} bytes in calls of {@code transfer} bytes, {@value #IN_FLIGHT} in flight, and waits
-     * for the last.
-     */
-    private void inFlight(long size, int transfer, String label, Transfer call)
-            throws IOException, InterruptedException {
-        Semaphore window = new Semaphore(IN_FLIGHT);
-        AtomicLong moved = new AtomicLong();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        for (long at = 0; at < size && failure.get() == null; at += transfer) {
-            if (!window.tryAcquire(CALL_TIMEOUT_S, TimeUnit.SECONDS)) {
-                throw new IOException(label + ": no reply in " + CALL_TIMEOUT_S + " s");
-            }
-            progress.show(label, moved.get(), size);
-            call.start(at, (int) Math.min(transfer, size - at), (length, error) -> {
-                if (error != null) {
-                    failure.compareAndSet(null, error);
-                } else {
-                    moved.addAndGet(length);
-                }
-                window.release();
-            });
-        }
-        if (!window.tryAcquire(IN_FLIGHT, CALL_TIMEOUT_S, TimeUnit.SECONDS)) {
-            throw new InterruptedIOException(label + ": no reply in " + CALL_TIMEOUT_S + " s");
-        }
-        progress.show(label, moved.get(), size);
-        if (failure.get() != null) {
-            throw new IOException(label + " failed: " + failure.get().getMessage(), failure.get());
-        }
     }
 
     private void directory(Nfs3Client client, byte[] work) throws IOException {

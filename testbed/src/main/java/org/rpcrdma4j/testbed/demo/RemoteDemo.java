@@ -52,13 +52,13 @@ public final class RemoteDemo {
     }
 
     private final PrintWriter out;
-    private final NfsWorkload workload;
+    private final MountedWorkload workload;
 
     /**
      * @param out      where the report goes
      * @param workload what to do on the mounted export
      */
-    public RemoteDemo(PrintWriter out, NfsWorkload workload) {
+    public RemoteDemo(PrintWriter out, MountedWorkload workload) {
         this.out = out;
         this.workload = workload;
     }
@@ -98,9 +98,9 @@ public final class RemoteDemo {
                     // replies, work still on the send queue
                     TransportStatistics calls = client.statistics();
                     out.printf("when the workload broke off: %d calls in progress, %d waiting for a credit, "
-                            + "%d credits, %d connection(s) to the server; the fabric's gauges %s%n",
+                            + "%d credits, %d connection(s) to the server; %s%n",
                             calls.callsInProgress(), calls.callsWaiting(), calls.credits(), client.connects(),
-                            fabric.statistics().gauges());
+                            NfsWorkload.fabricSummary(fabric.statistics()));
                     out.flush();
                     throw e;
                 }

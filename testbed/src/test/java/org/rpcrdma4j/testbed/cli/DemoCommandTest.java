@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.testbed.Main;
@@ -67,6 +68,37 @@ class DemoCommandTest {
                 .containsPattern("removed: 2003 entries and rpcrdma4j-demo in \\d+\\.\\d s; the export's root holds 0 "
                         + "entries")
                 .doesNotContain("large files");
+    }
+
+    @Test
+    void theSoakMovesWhatItIsAskedAndChecksEveryByte() {
+        StringWriter out = new StringWriter();
+
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("demo", "--soak", "256M");
+
+        assertThat(exit).isZero();
+        assertThat(out.toString())
+                .contains("soak: 256 MiB through NFS WRITE and READ of a 64 MiB file, 16 calls of 1 MiB in flight")
+                .containsPattern("  pass 2: 256 MiB moved in \\d+\\.\\d s, \\d+\\.\\d MiB/s, 0 bytes corrupted, 0 lost")
+                .containsPattern("soak: 256 MiB moved in .*, 0 bytes corrupted, 0 lost; heap used after GC .* ok")
+                .doesNotContain("pass 3")
+                .endsWith("all checks passed" + System.lineSeparator());
+    }
+
+    @Test
+    void aSoakSizeMustBeAPositiveSizeAndTheSoakMovesNoGivenFiles(@TempDir Path dir) throws Exception {
+        Path file = Files.write(dir.resolve("file"), new byte[16]);
+        StringWriter err = new StringWriter();
+
+        int zero = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--soak", "0");
+        int words = Main.commandLine().setErr(new PrintWriter(err)).execute("demo", "--soak", "much");
+        int withFiles = Main.commandLine().setErr(new PrintWriter(err))
+                .execute("demo", "--soak", "1G", "--files", file.toString());
+
+        assertThat(List.of(zero, words, withFiles)).containsOnly(2);
+        assertThat(err.toString()).contains("--soak 0: not a positive size such as 10G")
+                .contains("--soak much: not a positive size such as 10G")
+                .contains("--soak moves a file of its own: no --files or --link-target");
     }
 
     @Test

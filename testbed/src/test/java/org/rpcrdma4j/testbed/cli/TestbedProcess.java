@@ -82,6 +82,11 @@ final class TestbedProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** @return its process id: the JVM's, as {@code ip netns exec} execs it */
+    long pid() {
+        return process.pid();
+    }
+
     /** Sends SIGTERM through the handle: {@link Process#destroy} would also close the pipe its last words come on. */
     int terminate(long guardS) throws InterruptedException {
         process.toHandle().destroy();

@@ -12,6 +12,14 @@ final class Counters {
         values.incrementAndGet(counter.ordinal());
     }
 
+    /**
+     * @param counter the counter
+     * @param amount what to add to it
+     */
+    void add(UdpCounter counter, long amount) {
+        values.addAndGet(counter.ordinal(), amount);
+    }
+
     /** @param counter a counter @return its value */
     long get(UdpCounter counter) {
         return values.get(counter.ordinal());

@@ -55,6 +55,11 @@ final class RtoEstimator {
         return rtoNs;
     }
 
+    /** @return whether a round trip was measured */
+    boolean measured() {
+        return measured;
+    }
+
     /** @return the smoothed round trip, 0 before any measurement */
     long srttNs() {
         return srttNs;

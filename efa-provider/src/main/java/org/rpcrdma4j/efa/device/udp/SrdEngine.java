@@ -32,11 +32,13 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Towards each peer (IP address and port) a stream of DATA frames with sequence numbers
  *       (PSNs) from 0, at most {@link UdpDeviceConfig#window()} of them unacknowledged. A frame
- *       stays in the sender's ring until a cumulative or selective acknowledgement covers it, and is
- *       sent again when it has been out for a retransmission timeout ({@link RtoEstimator}), or once
- *       at once when three later frames were acknowledged past it. A frame sent
- *       {@link UdpDeviceConfig#maxRetransmissions()} times more without an acknowledgement makes
- *       the peer unreachable: every operation with it completes with
+ *       stays in the sender's ring until a cumulative or selective acknowledgement covers it. It is
+ *       sent again at once when acknowledgements show it lost (a frame sent 3 transmissions or a round
+ *       trip after it arrived; RACK, RFC 8985), by a tail loss probe after two round trips without
+ *       an acknowledgement, or, the last resort, when it is the oldest at a retransmission timeout
+ *       ({@link RtoEstimator}). A frame the timer has sent again
+ *       {@link UdpDeviceConfig#maxRetransmissions()} times makes the peer unreachable at its next
+ *       timeout: every operation with it completes with
  *       {@link CompletionStatus#LOCAL_ERROR_UNREACH_REMOTE} (or
  *       {@link CompletionStatus#REMOTE_ERROR_BAD_DEST_QPN} when a probe drew an ICMP port-unreachable,
  *       see {@link Prober}) and its state is dropped; the next operation starts a new stream.</li>
@@ -74,10 +76,12 @@ final class SrdEngine {
     static final int MAX_QUEUED_ANSWERS = 4 * UdpDeviceConfig.MAX_WINDOW;
     /** RDMA reads being answered plus RDMA writes being received, per peer. */
     static final int MAX_JOBS = 256;
-    /** Later frames acknowledged past a gap before the frame in it is sent again at once. */
-    static final int FAST_RETRANSMIT_THRESHOLD = 3;
-    /** The most frames one timeout sends again. */
-    static final int RETRANSMIT_BURST = 64;
+    /**
+     * How many transmissions later a frame acknowledged past an unacknowledged one must have been sent
+     * for the unacknowledged one to count as lost: TCP's DupThresh (RFC 6675 §2), counted in
+     * transmissions, so that a lost retransmission is found the same way (RFC 8985 §6.2).
+     */
+    static final int REORDER_THRESHOLD = 3;
     /** Frames kept for reuse. */
     private static final int FRAME_POOL = 1024;
     private static final int RING_MASK = UdpDeviceConfig.MAX_WINDOW - 1;
@@ -435,6 +439,10 @@ final class SrdEngine {
 
     // ---------------------------------------------------------------- acknowledgements
 
+    /**
+     * Takes what an acknowledgement says: frames acknowledged leave the ring, the newest of them sent
+     * once measures the round trip, and frames it shows lost are sent again at once.
+     */
     private void applyAck(Peer peer, ByteBuffer d, long nowNs) {
         final int ackStream = d.getInt(SrdFrame.ACK_STREAM_OFFSET);
         final int ackPsn = d.getInt(SrdFrame.ACK_PSN_OFFSET);
@@ -449,51 +457,80 @@ final class SrdEngine {
             counters.add(UdpCounter.BAD_ACK);
             return;
         }
-        peer.sampleNs = -1;
-        boolean progressed = false;
+        Unacked newest = null;
         for (int psn = peer.oldestUnacked; psn - ackPsn < 0; psn++) {
-            progressed |= ackOne(peer, psn, nowNs);
+            newest = newer(newest, ackOne(peer, psn));
         }
-        int sacked = 0;
         for (long bits = sack; bits != 0; bits &= bits - 1) {
             final int psn = ackPsn + 1 + Long.numberOfTrailingZeros(bits);
             if (psn - peer.oldestUnacked >= 0 && psn - peer.nextPsn < 0) {
-                progressed |= ackOne(peer, psn, nowNs);
-                sacked++;
+                newest = newer(newest, ackOne(peer, psn));
             }
         }
         while (peer.oldestUnacked != peer.nextPsn && peer.ring[peer.oldestUnacked & RING_MASK] == null) {
             peer.oldestUnacked++;
         }
-        if (sacked >= FAST_RETRANSMIT_THRESHOLD && cumulative >= 0) {
-            final Unacked hole = peer.ring[ackPsn & RING_MASK];
-            if (hole != null && hole.psn == ackPsn && !hole.fastRetransmitted) {
-                hole.fastRetransmitted = true;
-                retransmit(peer, hole, nowNs);
-            }
+        if (newest == null) {
+            return; // nothing new: an acknowledgement repeated, or overtaken by a later one
         }
-        if (progressed) {
-            if (peer.sampleNs >= 0) {
-                peer.rto.onMeasurement(peer.sampleNs);
-            }
-            peer.rtoDeadlineNs = peer.inFlight > 0 ? nowNs + peer.rto.rtoNs() : 0;
-            markDirty(peer);
+        final long rtt = nowNs - newest.sentNs;
+        if (newest.transmissions == 1) {
+            // Karn (RFC 6298 §3), and only the frame sent last: one acknowledged late, behind a hole the
+            // cumulative acknowledgement waited on, would measure the repair instead of the path.
+            peer.rto.onMeasurement(rtt);
+            peer.minRttNs = Math.min(peer.minRttNs, rtt);
         }
+        if ((newest.transmissions == 1 || rtt >= peer.minRttNs) && newest.order > peer.deliveredOrder) {
+            // A copy sent again less than a round trip ago cannot have been acknowledged yet: an earlier
+            // copy was, and says nothing of what was sent since (RFC 8985 §6.2 step 2).
+            peer.deliveredOrder = newest.order;
+            peer.deliveredRttNs = rtt;
+        }
+        if (cumulative >= 0) {
+            peer.horizon = ackPsn + 1 + SrdFrame.SACK_BITS;
+        }
+        peer.probed = false;
+        retransmitLost(peer, nowNs);
+        peer.rtoDeadlineNs = 0;
+        startTimers(peer, nowNs);
+        markDirty(peer);
     }
 
-    private boolean ackOne(Peer peer, int psn, long nowNs) {
+    /** @return whichever of the two frames was sent last; either may be null */
+    private static Unacked newer(Unacked a, Unacked b) {
+        return a == null || (b != null && b.order > a.order) ? b : a;
+    }
+
+    /** @return the frame {@code psn} if this acknowledges it, now out of the ring; else null */
+    private Unacked ackOne(Peer peer, int psn) {
         final Unacked unacked = peer.ring[psn & RING_MASK];
         if (unacked == null || unacked.psn != psn) {
-            return false;
+            return null;
         }
         peer.ring[psn & RING_MASK] = null;
         peer.inFlight--;
-        if (unacked.transmissions == 1) {
-            // Karn: only a frame sent once measures the round trip.
-            peer.sampleNs = nowNs - unacked.firstSentNs;
-        }
         releaseFrame(unacked.frame);
-        return true;
+        return unacked;
+    }
+
+    /**
+     * Sends again every frame below the horizon that the acknowledgements show lost (RACK, RFC 8985
+     * §6.2): a frame sent after it has arrived, and it has not, though it was sent
+     * {@link #REORDER_THRESHOLD} or more transmissions earlier, or a round trip and a quarter of the
+     * least one before. Frames at or past the horizon, beyond what the SACK bitmap covers, may have
+     * arrived: they wait.
+     */
+    private void retransmitLost(Peer peer, long nowNs) {
+        final long patienceNs = peer.deliveredRttNs + peer.minRttNs / 4;
+        for (int psn = peer.oldestUnacked; psn != peer.nextPsn && psn - peer.horizon < 0; psn++) {
+            final Unacked unacked = peer.ring[psn & RING_MASK];
+            if (unacked != null && peer.deliveredOrder > unacked.order
+                    && (peer.deliveredOrder - unacked.order >= REORDER_THRESHOLD
+                        || nowNs - unacked.sentNs >= patienceNs)) {
+                counters.add(UdpCounter.FAST_RETRANSMISSIONS);
+                retransmit(peer, unacked, nowNs);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- sending
@@ -541,11 +578,15 @@ final class SrdEngine {
                     peer.bulk.addLast(outgoing); // round robin among bulk transfers
                 }
             }
-            final Unacked unacked = new Unacked(peer.nextPsn, frame, nowNs);
+            final Unacked unacked = new Unacked(peer.nextPsn, frame);
             peer.ring[peer.nextPsn & RING_MASK] = unacked;
             peer.nextPsn++;
             peer.inFlight++;
             transmit(peer, unacked, nowNs);
+            startTimers(peer, nowNs);
+        }
+        if (!peer.control.isEmpty() || !peer.bulk.isEmpty()) {
+            counters.add(UdpCounter.WINDOW_STALLS);
         }
     }
 
@@ -610,10 +651,28 @@ final class SrdEngine {
         }
         sink.send(unacked.frame.duplicate().position(0), peer.address);
         counters.add(UdpCounter.DATAGRAMS_SENT);
-        unacked.lastSentNs = nowNs;
+        unacked.sentNs = nowNs;
+        unacked.order = peer.nextOrder++;
         unacked.transmissions++;
+    }
+
+    /**
+     * Starts the retransmission timer if it is not running (RFC 6298 §5.1), and (re)starts the tail
+     * loss probe's, unless a probe is out: two smoothed round trips and a tick after the last frame
+     * sent, at most the RTO (RFC 8985 §7.2). Without a measurement there is no probe.
+     */
+    private void startTimers(Peer peer, long nowNs) {
+        if (peer.inFlight == 0) {
+            peer.rtoDeadlineNs = 0;
+            peer.probeDeadlineNs = 0;
+            return;
+        }
+        final long rto = peer.rto.rtoNs();
         if (peer.rtoDeadlineNs == 0) {
-            peer.rtoDeadlineNs = nowNs + peer.rto.rtoNs();
+            peer.rtoDeadlineNs = nowNs + rto;
+        }
+        if (!peer.probed && peer.rto.measured()) {
+            peer.probeDeadlineNs = nowNs + Math.min(rto, 2 * peer.rto.srttNs() + config.tickNs());
         }
     }
 
@@ -679,21 +738,34 @@ final class SrdEngine {
                 return CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE;
             }
         }
-        if (peer.rtoDeadlineNs != 0 && nowNs - peer.rtoDeadlineNs >= 0) {
-            counters.add(UdpCounter.TIMEOUTS);
-            final long rto = peer.rto.rtoNs();
-            int sent = 0;
-            for (int psn = peer.oldestUnacked; psn != peer.nextPsn && sent < RETRANSMIT_BURST; psn++) {
-                final Unacked unacked = peer.ring[psn & RING_MASK];
-                if (unacked == null || nowNs - unacked.lastSentNs < rto) {
-                    continue;
-                }
-                if (unacked.transmissions > config.maxRetransmissions()) {
-                    return CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE;
-                }
-                retransmit(peer, unacked, nowNs);
-                sent++;
+        if (peer.probeDeadlineNs != 0 && nowNs - peer.probeDeadlineNs >= 0 && peer.inFlight > 0) {
+            // No acknowledgement for two round trips: the last frames may be lost with nothing after
+            // them to show it. Sending the newest again draws an acknowledgement whose SACK bitmap
+            // shows what else is missing (RFC 8985 §7.3): the newest the bitmap can cover, as one past
+            // it may have arrived and would teach nothing.
+            peer.probeDeadlineNs = 0;
+            peer.probed = true;
+            int psn = peer.nextPsn - peer.horizon > 0 && peer.horizon - peer.oldestUnacked > 0 ? peer.horizon - 1
+                    : peer.nextPsn - 1;
+            while (peer.ring[psn & RING_MASK] == null) {
+                psn--; // ends at the oldest, which is in the ring
             }
+            counters.add(UdpCounter.TAIL_PROBES);
+            retransmit(peer, peer.ring[psn & RING_MASK], nowNs);
+        }
+        if (peer.rtoDeadlineNs != 0 && nowNs - peer.rtoDeadlineNs >= 0 && peer.inFlight > 0) {
+            counters.add(UdpCounter.TIMEOUTS);
+            counters.add(UdpCounter.TIMEOUT_MICROS, peer.rto.rtoNs() / 1000);
+            // Only the oldest frame goes again (RFC 6298 §5.4): once it is acknowledged, its SACK
+            // bitmap says which of the others are missing, and only those follow.
+            // The bound counts these alone: fast retransmissions and probes come as fast as
+            // acknowledgements do, and say the peer is alive.
+            final Unacked oldest = peer.ring[peer.oldestUnacked & RING_MASK];
+            if (oldest.timeouts >= config.maxRetransmissions()) {
+                return CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE;
+            }
+            oldest.timeouts++;
+            retransmit(peer, oldest, nowNs);
             peer.rto.onTimeout();
             peer.rtoDeadlineNs = peer.inFlight > 0 ? nowNs + peer.rto.rtoNs() : 0;
             if (!peer.everHeard && peer.probe == null) {
@@ -861,15 +933,17 @@ final class SrdEngine {
     private static final class Unacked {
         final int psn;
         final ByteBuffer frame;
-        final long firstSentNs;
-        long lastSentNs;
+        /** When it was last sent. */
+        long sentNs;
+        /** The peer's count of transmissions, retransmissions included, when it was last sent. */
+        long order;
         int transmissions;
-        boolean fastRetransmitted;
+        /** How often a retransmission timeout sent it again. */
+        int timeouts;
 
-        Unacked(int psn, ByteBuffer frame, long nowNs) {
+        Unacked(int psn, ByteBuffer frame) {
             this.psn = psn;
             this.frame = frame;
-            this.firstSentNs = nowNs;
         }
     }
 
@@ -938,7 +1012,17 @@ final class SrdEngine {
         int oldestUnacked;
         int inFlight;
         long rtoDeadlineNs;
-        long sampleNs;
+        long probeDeadlineNs;
+        /** A tail loss probe is out, and no acknowledgement of anything new came since. */
+        boolean probed;
+        long nextOrder;
+        /** The greatest {@link Unacked#order} acknowledged: everything sent before it had its chance. */
+        long deliveredOrder = -1;
+        /** The round trip of the frame that set {@link #deliveredOrder}. */
+        long deliveredRttNs;
+        long minRttNs = Long.MAX_VALUE;
+        /** The first PSN past what the last acknowledgement's SACK bitmap covers. */
+        int horizon = SrdFrame.SACK_BITS + 1;
         int peerQkey;
         boolean qkeyLearned;
         boolean everHeard;

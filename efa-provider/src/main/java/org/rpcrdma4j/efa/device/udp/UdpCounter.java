@@ -9,12 +9,20 @@ public enum UdpCounter {
     DATAGRAMS_SENT,
     /** Datagrams received, good or bad. */
     DATAGRAMS_RECEIVED,
-    /** DATA frames sent again after a timeout or a gap in the selective acknowledgements. */
+    /** DATA frames sent again: {@link #FAST_RETRANSMISSIONS}, {@link #TAIL_PROBES} and one per {@link #TIMEOUTS}. */
     RETRANSMISSIONS,
+    /** Frames sent again at once because frames sent after them were acknowledged and they were not. */
+    FAST_RETRANSMISSIONS,
+    /** The newest frame sent again after two round trips without an acknowledgement, to learn what is missing. */
+    TAIL_PROBES,
     /** Frames that carried only an acknowledgement. */
     ACKS_SENT,
     /** Retransmission timeouts that fired. */
     TIMEOUTS,
+    /** The RTOs those timeouts waited, in microseconds: how long peers' streams stood still for lack of acks. */
+    TIMEOUT_MICROS,
+    /** Flushes that left frames waiting because the send window was full. */
+    WINDOW_STALLS,
     /** Dropped: shorter than its headers, or not exactly as long as its headers say. */
     BAD_LENGTH,
     /** Dropped: wrong magic, version, frame type or operation. */

@@ -32,9 +32,9 @@ import org.rpcrdma4j.efa.device.Capability;
  * @param minRtoNs the least retransmission timeout (RFC 6298 §2.4 says 1 s; default 5 ms, for
  *     data-centre and loopback paths)
  * @param maxRtoNs the greatest retransmission timeout, where backing off stops; default 2 s
- * @param maxRetransmissions how often one DATA frame is sent again before its peer is declared
- *     unreachable and every operation with it completes with an error; default 12 (about 9 s with
- *     the default timeouts)
+ * @param maxRetransmissions how often the retransmission timer sends one DATA frame again before its
+ *     peer is declared unreachable and every operation with it completes with an error; default 12
+ *     (about 9 s with the default timeouts)
  * @param tickNs how often the I/O thread looks at its timers; default 1 ms, also the clock
  *     granularity G of RFC 6298
  * @param maxPeers how many peers (IP address and port) the device keeps state for; datagrams from
@@ -239,7 +239,7 @@ public record UdpDeviceConfig(InetSocketAddress bindAddress, int mtu, int window
             return this;
         }
 
-        /** @param value retransmissions of one frame before its peer is unreachable @return this builder */
+        /** @param value timeouts that send one frame again before its peer is unreachable @return this builder */
         public Builder withMaxRetransmissions(int value) {
             maxRetransmissions = value;
             return this;

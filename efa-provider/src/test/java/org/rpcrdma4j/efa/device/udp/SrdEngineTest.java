@@ -97,6 +97,10 @@ class SrdEngineTest {
     }
 
     final List<Datagram> wire = new ArrayList<>();
+    /** Datagrams the wire lost. */
+    long dropped;
+    /** How long what is on the wire takes to arrive. */
+    long flightNs;
     long now = 1_000_000_000L;
     Node a;
     Node b;
@@ -149,6 +153,7 @@ class SrdEngineTest {
 
     /** Delivers what is on the wire now with faults; then every node flushes. @return how many went */
     private int deliver(double loss, double duplication, boolean shuffle, Random random) {
+        now += flightNs;
         final List<Datagram> batch = new ArrayList<>(wire);
         wire.clear();
         if (shuffle) {
@@ -157,6 +162,7 @@ class SrdEngineTest {
         int delivered = 0;
         for (Datagram datagram : batch) {
             if (random.nextDouble() < loss) {
+                dropped++;
                 continue;
             }
             final int copies = random.nextDouble() < duplication ? 2 : 1;
@@ -351,8 +357,8 @@ class SrdEngineTest {
                 Completion.ofInitiated(1, Opcode.SEND, CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE, 0),
                 Completion.ofInitiated(2, Opcode.SEND, CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE, 0),
                 Completion.ofInitiated(3, Opcode.RDMA_READ, CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE, 0));
-        assertThat(a.count(UdpCounter.RETRANSMISSIONS)).as("each frame sent 1 + 6 times, no more")
-                .isEqualTo(3 * 6);
+        assertThat(a.count(UdpCounter.RETRANSMISSIONS)).as("the oldest frame sent 1 + 6 times, no more; a timeout "
+                + "sends only the oldest (RFC 6298 §5.4)").isEqualTo(6);
         assertThat(a.count(UdpCounter.PEERS_UNREACHABLE)).isEqualTo(1);
         assertThat(a.engine.peerCount()).isZero();
         assertThat(a.engine.operationCount()).isZero();
@@ -548,6 +554,152 @@ class SrdEngineTest {
         // No storm: each retransmission follows a loss or a timeout, so they stay well below the
         // frames sent (10% loss each way).
         assertThat(a.count(UdpCounter.RETRANSMISSIONS)).isLessThan(a.count(UdpCounter.DATAGRAMS_SENT) / 2);
+    }
+
+    /** Sends one frame and its answer both ways, so that the engine has measured a round trip. */
+    private void measureARoundTrip() {
+        b.postRecv(64, 99);
+        send(8, 99);
+        final List<Completion> atA = new ArrayList<>();
+        runUntil(() -> {
+            atA.addAll(a.drain());
+            return !atA.isEmpty() && wire.isEmpty();
+        });
+        b.drain();
+    }
+
+    @Test
+    void everyHoleInTheSackBitmapIsSentAgainAtOnceAndOnlyThose() {
+        twoNodes(config());
+        measureARoundTrip();
+        for (int i = 0; i < 40; i++) {
+            b.postRecv(MTU, 100 + i);
+            send(16, i);
+        }
+        a.engine.flush(now);
+        assertThat(wire).hasSize(40);
+        for (int lost : new int[] {30, 20, 10, 5}) {
+            wire.remove(lost);
+        }
+        deliver(); // b answers 36; each answer acknowledges, the SACK bitmap shows four holes
+        final long before = a.count(UdpCounter.RETRANSMISSIONS);
+        deliver(); // a takes the answers
+        assertThat(a.count(UdpCounter.RETRANSMISSIONS) - before).as("the four holes, each once").isEqualTo(4);
+        final List<Completion> atA = new ArrayList<>();
+        runUntil(() -> {
+            atA.addAll(a.drain());
+            return atA.size() == 40 && wire.isEmpty();
+        });
+        assertThat(atA).extracting(Completion::wrId).doesNotHaveDuplicates();
+        assertThat(b.drain()).hasSize(40);
+        assertThat(a.count(UdpCounter.TIMEOUTS)).as("no timeout needed").isZero();
+        assertThat(a.count(UdpCounter.RETRANSMISSIONS)).isEqualTo(4);
+    }
+
+    @Test
+    void aLostTailIsFoundByAProbeNotByTheTimeout() {
+        twoNodes(config());
+        measureARoundTrip();
+        for (int i = 0; i < 10; i++) {
+            b.postRecv(MTU, 100 + i);
+            send(16, i);
+        }
+        a.engine.flush(now);
+        wire.subList(7, 10).clear(); // the last three: nothing after them shows them missing
+        final List<Completion> atA = new ArrayList<>();
+        runUntil(() -> {
+            atA.addAll(a.drain());
+            return atA.size() == 10 && wire.isEmpty();
+        });
+        assertThat(atA).extracting(Completion::wrId).doesNotHaveDuplicates();
+        assertThat(b.drain()).hasSize(10);
+        assertThat(a.count(UdpCounter.TAIL_PROBES)).isEqualTo(1);
+        assertThat(a.count(UdpCounter.TIMEOUTS)).isZero();
+        assertThat(a.count(UdpCounter.RETRANSMISSIONS)).as("the probe and the two frames it showed missing")
+                .isEqualTo(3);
+        assertThat(b.count(UdpCounter.DUPLICATES)).isZero();
+    }
+
+    @Test
+    void bulkTransfersOverALossyWireSendAgainOnlyWhatWasLost() {
+        twoNodes(config());
+        flightNs = TimeUnit.MICROSECONDS.toNanos(100);
+        final Random random = new Random(seed.seed());
+        final int size = 4 << 20;
+        final ByteBuffer remote = ByteBuffer.allocate(size);
+        random.nextBytes(remote.array());
+        final MemoryRegion region = b.register(remote, EnumSet.of(Access.REMOTE_READ));
+        final ByteBuffer readInto = ByteBuffer.allocate(size);
+        a.engine.submit(new UdpOp(Opcode.RDMA_READ, 1, b.address, QKEY_B, readInto, region.iov(0, size), size), now);
+        final ByteBuffer writeFrom = ByteBuffer.allocate(size);
+        random.nextBytes(writeFrom.array());
+        final ByteBuffer target = ByteBuffer.allocate(size);
+        final MemoryRegion targetRegion = b.register(target, EnumSet.of(Access.REMOTE_WRITE));
+        a.engine.submit(new UdpOp(Opcode.RDMA_WRITE, 2, b.address, QKEY_B, writeFrom, targetRegion.iov(0, size), size),
+                now);
+
+        final List<Completion> atA = new ArrayList<>();
+        runUntil(() -> {
+            atA.addAll(a.drain());
+            return atA.size() == 2;
+        }, 0.05, 0, false, random);
+
+        assertThat(atA).extracting(Completion::status).containsOnly(CompletionStatus.OK);
+        assertThat(readInto.array()).isEqualTo(remote.array());
+        assertThat(target.array()).isEqualTo(writeFrom.array());
+        final long retransmissions = a.count(UdpCounter.RETRANSMISSIONS) + b.count(UdpCounter.RETRANSMISSIONS);
+        assertThat(dropped).as("the wire lost frames").isPositive();
+        assertThat(retransmissions).as("frames sent again (%s) for %d lost", retransmissions, dropped)
+                .isLessThanOrEqualTo(2 * dropped);
+    }
+
+    @Test
+    void bothWaysAtOnceOverALossyDuplicatingReorderingStallingWireEverythingArrivesOnceAndNoPeerIsLost() {
+        twoNodes(config());
+        final Random random = new Random(seed.seed());
+        final int size = 1 << 20;
+        final int sends = 200;
+        final List<ByteBuffer> expected = new ArrayList<>();
+        final List<ByteBuffer> got = new ArrayList<>();
+        for (Node[] pair : new Node[][] {{a, b}, {b, a}}) {
+            final Node from = pair[0];
+            final Node to = pair[1];
+            final ByteBuffer remote = ByteBuffer.allocate(size);
+            random.nextBytes(remote.array());
+            final MemoryRegion region = to.register(remote, EnumSet.of(Access.REMOTE_READ));
+            final ByteBuffer readInto = ByteBuffer.allocate(size);
+            from.engine.submit(new UdpOp(Opcode.RDMA_READ, 1, to.address, to == b ? QKEY_B : QKEY_A, readInto,
+                    region.iov(0, size), size), now);
+            expected.add(remote);
+            got.add(readInto);
+            for (int i = 0; i < sends; i++) {
+                to.postRecv(MTU, 1000 + i);
+                from.engine.submit(new UdpOp(Opcode.SEND, 10 + i, to.address, to == b ? QKEY_B : QKEY_A,
+                        ByteBuffer.allocate(8 + i % 512), null, 8 + i % 512), now);
+            }
+        }
+        final List<Completion> atA = new ArrayList<>();
+        final List<Completion> atB = new ArrayList<>();
+        for (int step = 0; atA.size() + atB.size() < 4 * sends + 2; step++) {
+            assertThat(step).as("steps").isLessThan(1_000_000);
+            // A round trip of 0.1 to 1 ms, and now and then one side stalls for 20 ms (a busy CPU).
+            flightNs = TimeUnit.MICROSECONDS.toNanos(50 + random.nextInt(450))
+                    + (random.nextInt(100) == 0 ? ms(20) : 0);
+            if (deliver(0.05, 0.01, true, random) == 0) {
+                tick();
+            }
+            atA.addAll(a.drain());
+            atB.addAll(b.drain());
+        }
+        assertThat(got).isEqualTo(expected);
+        for (List<Completion> at : List.of(atA, atB)) {
+            assertThat(at).extracting(Completion::status).containsOnly(CompletionStatus.OK);
+            assertThat(at).hasSize(2 * sends + 1);
+        }
+        assertThat(a.count(UdpCounter.PEERS_UNREACHABLE) + b.count(UdpCounter.PEERS_UNREACHABLE)).isZero();
+        final long retransmissions = a.count(UdpCounter.RETRANSMISSIONS) + b.count(UdpCounter.RETRANSMISSIONS);
+        assertThat(retransmissions).as("frames sent again (%s) for %d lost", retransmissions, dropped)
+                .isLessThanOrEqualTo(3 * dropped);
     }
 
     private static long ms(long value) {
