@@ -59,8 +59,8 @@ efa-verbs               efa      efa      -                         -           
 "
 # linux-to-testbed-lossy: 5 to 6 minutes; linux-to-testbed-poweroff runs when named (interop/README.md)
 # efa-verbs: the testbed's serve and demo on the EFA RDM protocol over the verbs device (--fabric
-# efa-verbs), both guests the project's; runs when named
-DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed linux-to-testbed-lossy"
+# efa-verbs), both guests the project's; about 3 minutes
+DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed linux-to-testbed-lossy efa-verbs"
 
 # ---------------- the guest image ----------------
 SUITE=bookworm
