@@ -110,12 +110,6 @@ public final class VerbsDevice implements Device {
     private record Verdict(PeerConnection connection, int sequence, CompletionStatus status, int receiveSlot) {
     }
 
-    /**
-     * A registration and the bytes it covers; for heap memory, which a NIC cannot pin, the caller's
-     * buffer ({@code heap}) and the direct copy of it registered in its place ({@code pinned}), else null.
-     */
-    private record Registered(MemoryRegion region, RcNic.Registration nic, ByteBuffer heap, ByteBuffer pinned) {
-    }
 
     /** A receive buffer the SPI posted. */
     private record PostedReceive(ByteBuffer buffer, long wrId) {
@@ -143,9 +137,7 @@ public final class VerbsDevice implements Device {
     private final Map<Integer, PeerConnection> byQpNum = new HashMap<>();
     private final Map<Gid, AddressHandle> handles = new HashMap<>();
     private final Set<AddressHandle> liveHandles = Collections.newSetFromMap(new IdentityHashMap<>());
-    private final Map<Integer, Registered> registrations = new HashMap<>();
-    /** Bytes of heap memory registered now, through copies: at most {@link VerbsDeviceConfig#maxCopiedBytes}. */
-    private long copiedBytes;
+    private final NicRegistrations registrations;
     private final AtomicLongArray counts = new AtomicLongArray(VerbsCounter.values().length);
     private final RcNic.Events events = new Events();
     private int nextAhn = 1;
@@ -158,6 +150,8 @@ public final class VerbsDevice implements Device {
             throws VerbsException {
         this.nic = nic;
         this.config = config;
+        this.registrations = new NicRegistrations(nic, config,
+                bytes -> counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), bytes));
         this.attributes = new DeviceAttributes(config.mtu(), config.sendQueueDepth(), config.recvQueueDepth(),
                 config.maxRdmaSize(), config.capabilities());
         this.address = new DeviceAddress(UdpAddresses.gidOf(bound.getAddress()), bound.getPort(), qkey);
@@ -292,67 +286,14 @@ public final class VerbsDevice implements Device {
         checkOpen();
         Objects.requireNonNull(buffer, "memory");
         Objects.requireNonNull(access, "access");
-        if (buffer.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
-            throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
-        }
-        if (registrations.size() >= config.maxRegistrations()) {
-            return null;
-        }
-        // The NIC pins what it registers, which a heap buffer cannot be: a direct copy of it is registered
-        // instead, filled now and copied back at deregistration (as the RC fabric's pools do).
-        final ByteBuffer heap = buffer.isDirect() ? null : buffer.slice();
-        if (heap != null && copiedBytes + heap.remaining() > config.maxCopiedBytes()) {
-            return null;
-        }
-        final ByteBuffer pinned = heap == null ? buffer : ByteBuffer.allocateDirect(heap.remaining()).put(0, heap,
-                0, heap.remaining());
-        final RcNic.Registration registration;
-        try {
-            registration = nic.register(pinned, access.contains(Access.REMOTE_READ), access.contains(Access.REMOTE_WRITE));
-        } catch (VerbsException e) {
-            LOG.debug("registration refused", e);
-            return null;
-        }
-        if (registration == null) {
-            return null;
-        }
-        // The region's key names it to peers (its rkey) and to this device: memory no peer may reach has
-        // rkey 0 on rxe, so its lkey names it instead, and a key in use already (which the SPI forbids) refuses it.
-        final boolean remote = access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE);
-        final int key = remote ? registration.rkey() : registration.lkey();
-        if (registrations.containsKey(key)) {
-            LOG.warn("the NIC gave key {} to a second registration; refused", key);
-            deregister(registration);
-            return null;
-        }
-        if (heap != null) {
-            copiedBytes += heap.remaining();
-            counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), heap.remaining());
-        }
-        final MemoryRegion region = new MemoryRegion(key, registration.address(),
-                registration.length(), access);
-        registrations.put(region.key(), new Registered(region, registration, heap, heap == null ? null : pinned));
-        return region;
+        return registrations.register(buffer, access);
     }
 
     @Override
     public void deregisterMemory(MemoryRegion region) {
         checkOpen();
         Objects.requireNonNull(region, "region");
-        final Registered registered = registrations.get(region.key());
-        if (registered == null || !registered.region().equals(region)) {
-            throw new IllegalArgumentException(region + " is not registered with this device");
-        }
-        registrations.remove(region.key());
-        deregister(registered.nic());
-        final ByteBuffer heap = registered.heap();
-        if (heap != null) {
-            copiedBytes -= heap.remaining();
-            if (region.access().contains(Access.LOCAL_WRITE) || region.access().contains(Access.REMOTE_WRITE)) {
-                heap.put(0, registered.pinned(), 0, heap.remaining());
-                counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), heap.remaining());
-            }
-        }
+        registrations.deregister(region);
     }
 
     @Override
@@ -426,9 +367,9 @@ public final class VerbsDevice implements Device {
             end(op, CompletionStatus.LOCAL_ERROR_BAD_LENGTH, 0);
             return true;
         }
-        final Registered registered = registrations.get(local.key());
+        final NicRegistrations.Registered registered = registrations.find(local);
         final boolean needsWrite = opcode == Opcode.RDMA_READ;
-        if (registered == null || !registered.region().equals(local)
+        if (registered == null
                 || (needsWrite && !local.access().contains(Access.LOCAL_WRITE))
                 || localOffset > local.length() || !local.contains(local.address() + localOffset, remote.length())) {
             end(op, CompletionStatus.LOCAL_ERROR_INVALID_LKEY, 0);
@@ -491,11 +432,8 @@ public final class VerbsDevice implements Device {
         for (PeerConnection connection : new ArrayList<>(byId.values())) {
             destroy(connection);
         }
-        for (Registered registered : registrations.values()) {
-            deregister(registered.nic());
-        }
-        registrations.clear();
-        deregister(memoryRegistration);
+        registrations.close();
+        registrations.deregister(memoryRegistration);
         nic.close();
         completions.clear();
         receives.clear();
@@ -1085,14 +1023,6 @@ public final class VerbsDevice implements Device {
 
     private static long token(long kind, int index) {
         return kind << KIND_SHIFT | index;
-    }
-
-    private void deregister(RcNic.Registration registration) {
-        try {
-            nic.deregister(registration);
-        } catch (VerbsException e) {
-            LOG.warn("ibv_dereg_mr failed", e);
-        }
     }
 
     private void checkOpen() {
