@@ -13,7 +13,8 @@ import java.util.Map;
  *
  * @param connections          connections open now: a server's accepted ones, a client's own (0 or 1)
  * @param callsInProgress      a server's calls received and not yet replied to, their Read chunks
- *                             being pulled or their reply chunks written included; a client's calls
+ *                             being pulled or their reply chunks written included, and so are calls
+ *                             whose program still runs after their connection closed; a client's calls
  *                             sent and not yet answered
  * @param callsWaiting         a client's calls waiting for a credit
  * @param maxCallsInProgress   the most calls a client ever had sent and unanswered at once

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
@@ -43,6 +44,8 @@ final class CallDispatcher {
     private final Map<OncRpcProgram, RpcDispatchable> programs;
     private final Executor workers;
     private final MessageBuffers replyBuffers;
+    /** Calls accepted whose {@link CallXdr} is not closed yet: a program may still run for each. */
+    private final AtomicInteger callsOpen = new AtomicInteger();
 
     /**
      * @param programs     the programs by number and version
@@ -69,7 +72,8 @@ final class CallDispatcher {
      * @return false if the message is not a call or cannot be decoded: it gets no reply
      */
     boolean accept(ByteBuffer message, ByteBuffer lent, RpcTransport transport) {
-        Xdr xdr = new CallXdr(message, lent, replyBuffers);
+        callsOpen.incrementAndGet();
+        Xdr xdr = new CallXdr(message, lent, replyBuffers, callsOpen::decrementAndGet);
         RpcCall call;
         try {
             xdr.beginDecoding();
@@ -95,6 +99,14 @@ final class CallDispatcher {
         }
         dispatch(call);
         return true;
+    }
+
+    /**
+     * @return calls received and not done: not yet replied to, or with a reply not yet sent (or failed),
+     *     whether their connection is still up or not; a program may still be running for each
+     */
+    int callsOpen() {
+        return callsOpen.get();
     }
 
     /**

@@ -29,6 +29,9 @@ final class CallXdr extends Xdr {
     private final MessageBuffers buffers;
     /** The receive buffer the call lies in, lent until the call is done; or null. */
     private ByteBuffer lent;
+    /** Run once, at the first {@link #close}. */
+    private final Runnable onClose;
+    private boolean closed;
     /** The message buffer the reply is encoded into, while this Xdr owns it. */
     private ByteBuffer reply;
     /** oncrpc4j's view of its bytes after the header's room; replaced if the reply outgrows it. */
@@ -39,11 +42,13 @@ final class CallXdr extends Xdr {
      * @param lent    the receive buffer the call lies in, given back to {@code buffers} at {@link #close};
      *                or null
      * @param buffers where the reply's buffer comes from: the fabric's message buffers
+     * @param onClose run once the call is done ({@link #close})
      */
-    CallXdr(ByteBuffer call, ByteBuffer lent, MessageBuffers buffers) {
+    CallXdr(ByteBuffer call, ByteBuffer lent, MessageBuffers buffers, Runnable onClose) {
         super(Buffers.wrap(GrizzlyMemoryManager.getDefaultMemoryManager(), call), ReplyMemoryManager.INSTANCE);
         this.lent = lent;
         this.buffers = buffers;
+        this.onClose = onClose;
     }
 
     @Override
@@ -81,6 +86,10 @@ final class CallXdr extends Xdr {
         if (lent != null) {
             buffers.release(lent);
             lent = null;
+        }
+        if (!closed) {
+            closed = true;
+            onClose.run();
         }
     }
 

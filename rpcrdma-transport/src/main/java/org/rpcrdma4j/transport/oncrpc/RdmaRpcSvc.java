@@ -149,11 +149,8 @@ public final class RdmaRpcSvc {
      *     and the connections closed for them ({@link TransportStatistics}); thread-safe
      */
     public TransportStatistics statistics() {
-        int waiting = 0;
-        for (RdmaRpcTransport transport : transports.values()) {
-            waiting += transport.pendingCalls();
-        }
-        return new TransportStatistics(responder.connections(), responder.pendingChunkWork() + waiting, 0, 0,
+        return new TransportStatistics(responder.connections(),
+                responder.pendingChunkWork() + dispatcher.callsOpen(), 0, 0,
                 grant, responder.pendingBackwardCalls(), responder.maxOutstandingBackwardCalls(),
                 responder.chunkBuffers(), responder.copiedBytes(), responder.dropped(), responder.rdmaErrorsSent(),
                 responder.protocolErrors(), responder.closedForErrors(), Map.of());

@@ -106,10 +106,6 @@ final class RdmaRpcTransport extends ForwardDirection {
         return connection;
     }
 
-    /** @return calls received and not yet replied to */
-    int pendingCalls() {
-        return pending.size();
-    }
 
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.fabric.MessageBuffers;
 import org.rpcrdma4j.transport.MessageBytes;
@@ -41,7 +42,7 @@ class CallXdrTest {
 
     @Test
     void aShortReplyIsEncodedAfterRoomForItsHeaderAndHandedOver() throws Exception {
-        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, buffers);
+        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, buffers, () -> { });
         xdr.beginEncoding();
         xdr.xdrEncodeInt(0x1234);
         xdr.xdrEncodeInt(1);
@@ -61,7 +62,7 @@ class CallXdrTest {
     @Test
     void aReplyThatOutgrowsItsBufferIsKeptWholeAndTheBufferGoesBackAtClose() throws Exception {
         byte[] before = call.clone();
-        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, buffers);
+        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, buffers, () -> { });
         xdr.beginDecoding();
         assertThat(xdr.xdrDecodeInt()).isEqualTo(0x1234);
 
@@ -85,7 +86,7 @@ class CallXdrTest {
 
     @Test
     void aReplyInAHeapBufferGrowsInOnePieceToo() throws Exception {
-        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, MessageBuffers.HEAP);
+        CallXdr xdr = new CallXdr(ByteBuffer.wrap(call), null, MessageBuffers.HEAP, () -> { });
         xdr.beginEncoding();
         for (int i = 0; i < 600; i++) {
             xdr.xdrEncodeInt(i);
@@ -102,7 +103,8 @@ class CallXdrTest {
     void aCallDecodesInTheReceiveBufferLentToItWhichGoesBackAtClose() throws Exception {
         ByteBuffer receive = buffers.allocate(64);
         receive.put(28, call);
-        CallXdr xdr = new CallXdr(receive.slice(28, call.length), receive, buffers);
+        AtomicInteger done = new AtomicInteger();
+        CallXdr xdr = new CallXdr(receive.slice(28, call.length), receive, buffers, done::incrementAndGet);
         xdr.beginDecoding();
         assertThat(xdr.xdrDecodeInt()).isEqualTo(0x1234);
         assertThat(xdr.xdrDecodeInt()).isZero();
@@ -118,6 +120,7 @@ class CallXdrTest {
 
         assertThat(buffers.released).as("the call's receive and the reply's buffer, once each")
                 .containsExactlyInAnyOrder(receive, buffers.allocated.get(1));
+        assertThat(done).as("the call is done once").hasValue(1);
     }
 
     @Test
