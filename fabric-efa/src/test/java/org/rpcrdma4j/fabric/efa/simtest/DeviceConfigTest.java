@@ -53,14 +53,19 @@ class DeviceConfigTest {
 
     @Test
     void smallDeviceQueuesHoldPacketsBackAndLoseNoCall() throws Exception {
-        SimulatedEfa network = SimulatedEfa.start(SEED);
-        SimDeviceConfig small = SimDeviceConfig.DEFAULT.withSendQueueDepth(2).withRecvQueueDepth(2);
+        // Each echo is a medium message of at least three 1 KiB packets both ways: the server's endpoint posts a
+        // reply's packets in one go into a send queue of two, whose entries come free only when it polls their
+        // completions, so a reply always finds it full; and a call's packets outnumber its two receives.
+        SimDeviceConfig oneKib = SimDeviceConfig.DEFAULT.withMtu(1024);
+        SimulatedEfa network = SimulatedEfa.builder(SEED).withDeviceConfig(oneKib).start();
+        SimDeviceConfig small = oneKib.withSendQueueDepth(2).withRecvQueueDepth(2);
         try (Served served = new Served(network, network.newFabric(small), network.newFabric())) {
-            served.echoConcurrently(CALLS);
+            served.echoConcurrently(CALLS, 2500);
             assertThat(Served.counter(served.serverFabric, EndpointCounter.QUEUE_FULL_PACKETS)).as("replies held back")
                     .isPositive();
             assertThat(Served.counter(served.clientFabric, EndpointCounter.RNR_RETRANSMISSIONS)).as("calls sent again")
                     .isPositive();
+            assertThat(Served.counter(served.serverFabric, EndpointCounter.MEDIUM_MESSAGES_SENT)).isPositive();
         }
     }
 

@@ -84,12 +84,20 @@ final class Served implements AutoCloseable {
 
     /** Echoes {@code calls} messages of different lengths from eight threads at once; each must come back whole. */
     void echoConcurrently(int calls) throws Exception {
+        echoConcurrently(calls, 100);
+    }
+
+    /**
+     * Echoes {@code calls} messages of {@code shortest} bytes and more from eight threads at once; each must come
+     * back whole.
+     */
+    void echoConcurrently(int calls, int shortest) throws Exception {
         List<CompletableFuture<byte[]>> echoes = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
-            echoes.add(echoAsync(ChunkProgram.pattern(100 + i)));
+            echoes.add(echoAsync(ChunkProgram.pattern(shortest + i)));
         }
         for (int i = 0; i < calls; i++) {
-            assertThat(echoes.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ChunkProgram.pattern(100 + i));
+            assertThat(echoes.get(i).get(HANG_GUARD_S, TimeUnit.SECONDS)).isEqualTo(ChunkProgram.pattern(shortest + i));
         }
     }
 
