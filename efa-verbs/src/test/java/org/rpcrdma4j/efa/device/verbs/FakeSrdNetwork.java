@@ -130,6 +130,7 @@ final class FakeSrdNetwork {
     /** The next send-queue request the NIC posts completes with {@code status}, nothing delivered. */
     void failNextSend(FakeNic nic, int status) {
         nic.failNext = status;
+        nic.failing = true;
     }
 
     /** Completes the NIC's oldest receive with what the test says, whatever the wire carried. */
@@ -164,9 +165,9 @@ final class FakeSrdNetwork {
 
     private void carryOut(Work work) {
         final FakeNic from = work.from();
-        if (from.failNext >= 0) {
+        if (from.failing) {
+            from.failing = false;
             complete(from, work.wrId(), from.failNext);
-            from.failNext = -1;
             return;
         }
         final Map<Integer, FakeNic> host = hosts.get(work.gid());
@@ -269,7 +270,8 @@ final class FakeSrdNetwork {
         /** Send-queue requests and receives posted whose completions are not polled yet. */
         private int sendsOutstanding;
         private int receivesOutstanding;
-        private int failNext = -1;
+        private boolean failing;
+        private int failNext;
         private boolean closed;
 
         private FakeNic(Gid gid, int qpn, int qkey, Caps caps) {
