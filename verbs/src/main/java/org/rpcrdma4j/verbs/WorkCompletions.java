@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,7 +22,9 @@ public final class WorkCompletions {
     private static final long BYTE_LEN = Structs.offset(Structs.IBV_WC, "byte_len");
     private static final long INVALIDATED_RKEY = Structs.offset(Structs.IBV_WC, "invalidated_rkey");
     private static final long QP_NUM = Structs.offset(Structs.IBV_WC, "qp_num");
+    private static final long SRC_QP = Structs.offset(Structs.IBV_WC, "src_qp");
     private static final long WC_FLAGS = Structs.offset(Structs.IBV_WC, "wc_flags");
+    private static final long SLID = Structs.offset(Structs.IBV_WC, "slid");
 
     private final MemorySegment entries;
     private final int capacity;
@@ -94,6 +97,23 @@ public final class WorkCompletions {
     /** @return the queue pair number completion i belongs to */
     public int qpNum(int i) {
         return entries.get(JAVA_INT, at(i) + QP_NUM);
+    }
+
+    /**
+     * @return the sender's queue pair number, for a receive completion i on a datagram queue pair (UD,
+     *     EFA SRD); undefined on RC
+     */
+    public int sourceQpNum(int i) {
+        return entries.get(JAVA_INT, at(i) + SRC_QP);
+    }
+
+    /**
+     * @return {@code slid}, u16, of a receive completion i: on InfiniBand the sender's LID; libefa puts
+     *     there the number of the receiver's address handle for the sender ({@code efadv_query_ah}),
+     *     0xFFFF if the receiver has none
+     */
+    public int slid(int i) {
+        return Short.toUnsignedInt(entries.get(JAVA_SHORT, at(i) + SLID));
     }
 
     /**

@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -67,6 +68,23 @@ class WorkCompletionsTest {
         assertThat(wc.withInvalidate(0)).isTrue();
         assertThat(wc.invalidatedRkey(0)).isEqualTo(0x08000124);
         assertThat(wc.withInvalidate(1)).as("not a receive").isFalse();
+    }
+
+    /** libefa's receive completion: the sender's QPN in src_qp, the receiver's handle number for it in slid. */
+    @Test
+    void aDatagramReceiveNamesItsSendersQueuePairAndAddressHandleNumber() {
+        WorkCompletions wc = new WorkCompletions(2);
+        MemorySegment raw = wc.segment();
+        put(raw, 0, "status", C.constant("IBV_WC_SUCCESS"));
+        put(raw, 0, "opcode", C.constant("IBV_WC_RECV"));
+        put(raw, 0, "src_qp", 0x1234);
+        raw.set(JAVA_SHORT, C.offset("ibv_wc.slid"), (short) 0xFFFE);
+        raw.set(JAVA_SHORT, C.offset("ibv_wc.pkey_index"), (short) 0x7777);
+        put(raw, 0, "wc_flags", 0);
+        wc.filled(1);
+
+        assertThat(wc.sourceQpNum(0)).isEqualTo(0x1234);
+        assertThat(wc.slid(0)).as("u16, widened unsigned").isEqualTo(0xFFFE);
     }
 
     @Test

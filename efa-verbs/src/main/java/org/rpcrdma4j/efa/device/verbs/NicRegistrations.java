@@ -12,11 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link VerbsDevice}'s memory registrations with its NIC, by the key each region is named by.
+ * A verbs-backed device's ({@link VerbsDevice}, {@link EfaSrdDevice}) memory registrations with its NIC,
+ * by the key each region is named by.
  *
  * <p>The NIC pins what it registers, which a heap buffer cannot be: a heap buffer is registered through
  * a direct copy of it, filled at registration and copied back at deregistration if it may be written
- * (as the RC fabric's pools do), at most {@link VerbsDeviceConfig#maxCopiedBytes} at once. A region is
+ * (as the RC fabric's pools do), at most {@code maxCopiedBytes} at once. A region is
  * named by its rkey, which peers use; memory no peer may reach has rkey 0 on rxe, so its lkey names it
  * instead, and a key the NIC gives a second time (which the SPI forbids) is refused. Not thread-safe:
  * the device's progress thread.
@@ -29,24 +30,27 @@ final class NicRegistrations {
      * A registration and the bytes it covers; for heap memory the caller's buffer ({@code heap}) and the
      * direct copy of it registered in its place ({@code pinned}), else both null.
      */
-    record Registered(MemoryRegion region, RcNic.Registration nic, ByteBuffer heap, ByteBuffer pinned) {
+    record Registered(MemoryRegion region, NicMemory.Registration nic, ByteBuffer heap, ByteBuffer pinned) {
     }
 
-    private final RcNic nic;
-    private final VerbsDeviceConfig config;
+    private final NicMemory nic;
+    private final int maxRegistrations;
+    private final long maxCopiedBytes;
     private final LongConsumer copied;
     private final Map<Integer, Registered> byKey = new HashMap<>();
     /** Bytes of heap memory registered now, through copies. */
     private long copiedBytes;
 
     /**
-     * @param nic    the NIC to register with
-     * @param config the bounds on registrations and copies
-     * @param copied counts the bytes copied into and out of direct copies
+     * @param nic              the NIC to register with
+     * @param maxRegistrations the most registrations at once
+     * @param maxCopiedBytes   the most bytes of heap memory registered at once, through copies
+     * @param copied           counts the bytes copied into and out of direct copies
      */
-    NicRegistrations(RcNic nic, VerbsDeviceConfig config, LongConsumer copied) {
+    NicRegistrations(NicMemory nic, int maxRegistrations, long maxCopiedBytes, LongConsumer copied) {
         this.nic = nic;
-        this.config = config;
+        this.maxRegistrations = maxRegistrations;
+        this.maxCopiedBytes = maxCopiedBytes;
         this.copied = copied;
     }
 
@@ -58,17 +62,17 @@ final class NicRegistrations {
         if (buffer.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
             throw new IllegalArgumentException("write access asked of a read-only buffer: " + access);
         }
-        if (byKey.size() >= config.maxRegistrations()) {
+        if (byKey.size() >= maxRegistrations) {
             return null;
         }
         final ByteBuffer heap = buffer.isDirect() ? null : buffer.slice();
-        if (heap != null && copiedBytes + heap.remaining() > config.maxCopiedBytes()) {
+        if (heap != null && copiedBytes + heap.remaining() > maxCopiedBytes) {
             return null;
         }
         final ByteBuffer pinned = heap == null ? buffer : ByteBuffer.allocateDirect(heap.remaining()).put(0, heap,
                 0, heap.remaining());
         final boolean remote = access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_WRITE);
-        final RcNic.Registration registration;
+        final NicMemory.Registration registration;
         try {
             registration = nic.register(pinned, access.contains(Access.REMOTE_READ), access.contains(Access.REMOTE_WRITE));
         } catch (VerbsException e) {
@@ -130,7 +134,7 @@ final class NicRegistrations {
     }
 
     /** Deregisters from the NIC, logging a failure: the memory is no longer used either way. */
-    void deregister(RcNic.Registration registration) {
+    void deregister(NicMemory.Registration registration) {
         try {
             nic.deregister(registration);
         } catch (VerbsException e) {

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.efa.device.verbs;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -19,11 +18,7 @@ import org.rpcrdma4j.verbs.WcStatus;
  *
  * <p>Not thread-safe: the device's one progress thread calls it.
  */
-interface RcNic extends AutoCloseable {
-
-    /** A registration: its first byte's address, its length and keys, as work requests and peers name it. */
-    record Registration(long address, long length, int lkey, int rkey) {
-    }
+interface RcNic extends NicMemory, AutoCloseable {
 
     /** What {@link #poll} hands over, in the order the NIC reported it. */
     interface Events {
@@ -95,17 +90,6 @@ interface RcNic extends AutoCloseable {
 
     /** Destroys the id and its queue pair; call once nothing posted on it is still to complete. */
     void destroy(long id) throws VerbsException;
-
-    /**
-     * Registers a direct buffer's bytes from its position to its limit ({@code ibv_reg_mr}), local
-     * write always granted.
-     *
-     * @return the registration, or null if the NIC refuses more (ENOMEM)
-     */
-    Registration register(ByteBuffer memory, boolean remoteRead, boolean remoteWrite) throws VerbsException;
-
-    /** Deregisters ({@code ibv_dereg_mr}). */
-    void deregister(Registration registration) throws VerbsException;
 
     /**
      * Posts a receive of {@code length} bytes at {@code address} to the shared receive queue.

@@ -121,7 +121,7 @@ public final class VerbsDevice implements Device {
     private final DeviceAddress address;
     private final int slotSize;
     private final ByteBuffer memory;
-    private final RcNic.Registration memoryRegistration;
+    private final NicMemory.Registration memoryRegistration;
     private final int receiveBase;
     private final int resultBase;
     private final Op[] ops;
@@ -150,7 +150,7 @@ public final class VerbsDevice implements Device {
             throws VerbsException {
         this.nic = nic;
         this.config = config;
-        this.registrations = new NicRegistrations(nic, config,
+        this.registrations = new NicRegistrations(nic, config.maxRegistrations(), config.maxCopiedBytes(),
                 bytes -> counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), bytes));
         this.attributes = new DeviceAttributes(config.mtu(), config.sendQueueDepth(), config.recvQueueDepth(),
                 config.maxRdmaSize(), config.capabilities());
