@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Completion;
+import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.wire.CtsDataFlyweight;
 import org.rpcrdma4j.efa.wire.CtsFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
@@ -217,7 +218,10 @@ final class PacketDispatcher {
         if (packet.type().isReq() && packet.hasFlag(PacketFlags.REQ_OPT_RAW_ADDR_HDR_FLAG)) {
             final int at = optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).rawAddressOffset();
             final EndpointAddress address = EndpointAddress.decode(buffer, at);
-            if (!address.gid().equals(completion.sourceGid()) || address.qpn() != completion.sourceQpn()) {
+            // A device that cannot name the sender's GID leaves the raw address to name it (as libfabric's
+            // provider does without the extended completion queue); the QPN it always reports.
+            final Gid reported = completion.sourceGid();
+            if (reported != null && !address.gid().equals(reported) || address.qpn() != completion.sourceQpn()) {
                 counters.increment(EndpointCounter.MALFORMED_PACKETS);
                 return null;
             }

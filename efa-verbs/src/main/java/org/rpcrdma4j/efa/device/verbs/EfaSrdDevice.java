@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  *       handle for it ({@code slid}) and its queue pair ({@code src_qp}); the device looks the number up
  *       in its table of live handles, as libfabric's EFA provider looks up (AHN, QPN) in its address vector.
  *       For a sender it has no handle for, the NIC can name the GID
- *       ({@link SrdNic.Attributes#sourceGids()}); where it cannot, the SPI's source cannot be named and
- *       the receive ends failed ({@link SrdCounter#RECEIVES_UNATTRIBUTED}).</li>
+ *       ({@link SrdNic.Attributes#sourceGids()}); where it cannot, the receive is reported without one
+ *       ({@link SrdCounter#RECEIVES_UNNAMED}) and the endpoint names the sender from the packet's
+ *       raw-address header, as libfabric's provider does.</li>
  *   <li><b>Statuses.</b> The NIC's own ({@code efa_io_comp_status}), which the SPI keeps by number;
  *       those it has not are narrowed as {@link EfaIoStatus} says and counted.</li>
  *   <li><b>Checks before the NIC.</b> A Send over the MTU ({@code LOCAL_ERROR_BAD_LENGTH}), RDMA over
@@ -494,16 +495,21 @@ public final class EfaSrdDevice implements Device {
             return;
         }
         final AddressHandle known = sourceAhn == SrdNic.UNKNOWN_AHN ? null : byAhn.get(sourceAhn);
-        final Gid gid = known != null ? known.gid() : sourceGid;
-        if (gid == null || sourceQpn < 0 || sourceQpn > DeviceAddress.MAX_QPN) {
-            // Neither a handle nor the NIC names the sender, or its QPN does not fit the raw address.
-            counts.incrementAndGet(SrdCounter.RECEIVES_UNATTRIBUTED.ordinal());
+        if (sourceQpn < 0 || sourceQpn > DeviceAddress.MAX_QPN) {
+            // A QPN no raw address can hold names no sender.
+            counts.incrementAndGet(SrdCounter.RECEIVES_MALFORMED.ordinal());
             failReceive(receive.wrId, CompletionStatus.LOCAL_ERROR_UNREACH_REMOTE);
             return;
         }
+        final Gid gid = known != null ? known.gid() : sourceGid;
+        if (gid == null) {
+            // Neither a handle nor the NIC names the sender: the endpoint takes it from the packet's
+            // raw-address header, or drops the packet.
+            counts.incrementAndGet(SrdCounter.RECEIVES_UNNAMED.ordinal());
+        }
         buffer.put(buffer.position(), memory, (int) (receiveBase + (long) index * mtu), byteLength);
-        completions.add(Completion.ofReceived(receive.wrId, byteLength, known != null ? known : handles.get(gid), gid,
-                sourceQpn));
+        completions.add(Completion.ofReceived(receive.wrId, byteLength,
+                known != null ? known : gid == null ? null : handles.get(gid), gid, sourceQpn));
     }
 
     private void failReceive(long wrId, CompletionStatus status) {

@@ -9,10 +9,13 @@ public enum SrdCounter {
     STATUSES_NARROWED,
     /**
      * Packets received from a sender this device has no address handle for, on a NIC that does not name
-     * the sender's GID: ended as failed receives, since the SPI must name the source.
+     * the sender's GID: reported without a source GID, for the endpoint to name from the packet.
      */
-    RECEIVES_UNATTRIBUTED,
-    /** Receive completions with more bytes than the buffer posted: ended as failed receives, nothing copied. */
+    RECEIVES_UNNAMED,
+    /**
+     * Receive completions with more bytes than the buffer posted, or a source QPN beyond 16 bits: ended as
+     * failed receives, nothing copied.
+     */
     RECEIVES_MALFORMED,
     /** Completions with a work request id the device has nothing in flight for; dropped. */
     STRAY_COMPLETIONS,
