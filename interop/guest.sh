@@ -149,8 +149,11 @@ server_testbed() {
 
 # testbed serve --fabric efa-verbs: NFSv3 over the EFA RDM protocol on the verbs device (RDMA-CM port
 # 20050), MOUNT over TCP and rpcbind on 111; its address, connid included, is logged for run.sh to
-# pass on to the client (RIG-SERVER-ADDRESS).
+# pass on to the client (RIG-SERVER-ADDRESS). Then the far side of the client's 'bench efa --device
+# verbs', waiting on TCP port $BENCH_CONTROL_PORT: an EFA endpoint on a verbs device of its own (any free
+# RDMA-CM port), and ibv_rc_pingpong's server half when the bench asks for it.
 EFA_CP=/rig/jars/testbed.jar:/rig/jars/fabric-efa-verbs.jar:/rig/jars/efa-verbs.jar:/rig/jars/verbs.jar
+BENCH_CONTROL_PORT=20051
 server_efa() {
   local i address
   mount -t tmpfs -o size=1g tmpfs /export || fatal "tmpfs /export"
@@ -161,6 +164,9 @@ server_efa() {
     address=$(sed -n 's/^serving .* on the efa-verbs fabric at \([^ ,]*\).*/\1/p' /tmp/serve.out 2>/dev/null)
     if [ -n "$address" ] && rpcinfo -T tcp "$SERVER_IP" 100005 3 >/dev/null 2>&1; then
       log "RIG-SERVER-ADDRESS $address"
+      /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -cp "$EFA_CP" \
+        org.rpcrdma4j.testbed.Main bench efa-peer --device verbs --listen "$SERVER_IP:0" \
+        --control "$BENCH_CONTROL_PORT" 2>&1 | sed -u "s/^/RIG $ROLE bench-peer: /" >&3 &
       return 0
     fi
     sleep 1
@@ -340,6 +346,33 @@ client_efa() {
   rc=$?
   demo_report "$out"
   [ $rc = 0 ] || fatal "testbed demo failed (rc=$rc)"
+  step bench-efa bench_efa || fatal "testbed bench efa --device verbs failed"
+}
+  done
+  log "ibv-vector gid index $idx"
+  ibv_rc_pingpong -d rxe0 -g "$idx" -s 4096 -n 200 > /tmp/ibvs.out 2>&1 &
+  sleep 2
+  ibv_rc_pingpong -d rxe0 -g "$idx" -s 4096 -n 200 "$CLIENT_IP" 2>&1 | sed "s/^/RIG $ROLE ibv-vector: /" >&3
+  sed "s/^/RIG $ROLE ibv-vector-server: /" /tmp/ibvs.out >&3
+}
+
+# A short 'bench efa --device verbs' against the server guest's bench peer: EFA endpoints on verbs devices
+# between the two guests, beside ibv_rc_pingpong between them at each size; its table goes to the console
+# as "RIG client bench: ..." lines, which run.sh prints. TCG guests make its absolute figures meaningless:
+# the ratios are what it is for. Its peer may still be starting (it follows the server's serve): tried
+# again while nothing answers on the control port.
+bench_efa() {
+  local i rc
+  for i in $(seq 60); do
+    timeout 900 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -cp "$EFA_CP" \
+      org.rpcrdma4j.testbed.Main bench efa --device verbs --listen "$CLIENT_IP:0" \
+      --peer "$SERVER_IP:$BENCH_CONTROL_PORT" --iterations 100 --stream-bytes 8388608 > /tmp/bench.out 2>&1
+    rc=$?
+    grep -q 'no bench peer answers' /tmp/bench.out || break
+    sleep 2
+  done
+  sed "s/^/RIG $ROLE bench: /" /tmp/bench.out >&3
+  return $rc
 }
 
 workload_files() {

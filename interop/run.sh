@@ -59,7 +59,8 @@ efa-verbs               efa      efa      -                         -           
 "
 # linux-to-testbed-lossy: 5 to 6 minutes; linux-to-testbed-poweroff runs when named (interop/README.md)
 # efa-verbs: the testbed's serve and demo on the EFA RDM protocol over the verbs device (--fabric
-# efa-verbs), both guests the project's; about 3 minutes
+# efa-verbs), then a short 'bench efa --device verbs' between the guests beside ibv_rc_pingpong, both
+# guests the project's; about 4 minutes
 DEFAULT_SCENARIOS="linux-to-testbed testbed-to-linux testbed-to-testbed linux-to-testbed-lossy efa-verbs"
 
 # ---------------- the guest image ----------------
@@ -689,6 +690,8 @@ EOF
   if [ "$(scenario_field "$name" 2)" = efa ]; then
     # the Sends carry EFA RDM packets in the verbs device's frames, not RPC-over-RDMA: nothing to replay
     say "capture: $dir/$name.pcap ($(du -h "$dir/$name.pcap" 2>/dev/null | cut -f1)), EFA packets over RC: not replayed"
+    # the client's 'bench efa --device verbs' beside ibv_rc_pingpong (guest.sh's bench_efa)
+    tr -d '\r' < "$dir/client.log" | sed -n 's/.*RIG client bench: /  bench: /p' | while IFS= read -r line; do say "$line"; done
   elif [ -s "$dir/$name.pcap" ]; then
     say "capture: $dir/$name.pcap ($(du -h "$dir/$name.pcap" | cut -f1), $(capinfos -c -M "$dir/$name.pcap" 2>/dev/null | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}') frames)"
     # a fault cuts calls off: their mismatches are looked at below (cut_by_fault)
@@ -767,6 +770,30 @@ list() {
   return 0
 }
 
+# The testbed's own demo over its two RDMA fabrics between the same guests in this run, when both ran:
+# the RC fabric (testbed-to-testbed) and the EFA RDM protocol on the verbs device (efa-verbs). Small
+# calls (the 2,000 CREATEs, one at a time) and the 64 MiB file's WRITE and READ (16 calls of 1 MiB in
+# flight); the ratio is efa-verbs over RC, so above 1 is slower for the CREATEs, faster for the MiB/s.
+fabric_comparison() {
+  local rc=$1/testbed-to-testbed/client.log efa=$1/efa-verbs/client.log a b
+  [ -s "$rc" ] && [ -s "$efa" ] || return 0
+  read -r -a a <<< "$(demo_figures "$rc")"
+  read -r -a b <<< "$(demo_figures "$efa")"
+  echo "the demo on both RDMA fabrics (RC fabric / efa-verbs, ratio efa-verbs / RC):"
+  awk -v c1="${a[0]}" -v c2="${b[0]}" -v w1="${a[1]}" -v w2="${b[1]}" -v r1="${a[2]}" -v r2="${b[2]}" 'BEGIN {
+    ratio = "%.2f"
+    printf "  2000 CREATEs     %8.1f s / %8.1f s (" ratio ")\n", c1, c2, (c1 > 0 ? c2 / c1 : 0)
+    printf "  64 MiB WRITE     %5.1f MiB/s / %5.1f MiB/s (" ratio ")\n", w1, w2, (w1 > 0 ? w2 / w1 : 0)
+    printf "  64 MiB READ      %5.1f MiB/s / %5.1f MiB/s (" ratio ")\n", r1, r2, (r1 > 0 ? r2 / r1 : 0) }'
+}
+
+demo_figures() { # LOG: the demo's "CREATE-SECONDS WRITE-MiB/s READ-MiB/s" of the 2,000 entries and the 64 MiB file
+  tr -d '\r' < "$1" | awk '
+    / demo: bigdir: / { for (i = 1; i <= NF; i++) if ($i == "created") c = $(i + 2) }
+    / demo:   file-64MiB / { for (i = 1; i <= NF; i++) { if ($i == "WRITE") w = $(i + 1); if ($i == "READ") r = $(i + 1) } }
+    END { print c + 0, w + 0, r + 0 }'
+}
+
 main() {
   local selected=() n t0=$SECONDS failed=0 rundir
   case "${1:-}" in
@@ -794,6 +821,7 @@ main() {
     echo "results:"; printf '  %s\n' "${RESULT_LINES[@]}"
     echo "timings (wall clock; TCG guests on a shared host):"; printf '  %s\n' "${TIMINGS[@]}"
     echo "  total $((SECONDS - t0)) s"
+    fabric_comparison "$rundir"
   } | tee "$rundir/summary.txt"
   [ $failed = 0 ] || { say "FAILED"; exit 1; }
   say "all ${#selected[@]} scenario(s) passed"

@@ -17,4 +17,8 @@ module org.rpcrdma4j.efa {
     exports org.rpcrdma4j.efa.device.sim;
     exports org.rpcrdma4j.efa.device.udp;
     exports org.rpcrdma4j.efa.wire;
+
+    uses org.rpcrdma4j.efa.device.DeviceProvider;
+
+    provides org.rpcrdma4j.efa.device.DeviceProvider with org.rpcrdma4j.efa.device.udp.UdpDeviceProvider;
 }

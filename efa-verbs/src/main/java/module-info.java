@@ -10,4 +10,6 @@ module org.rpcrdma4j.efa.verbs {
     requires org.slf4j;
 
     exports org.rpcrdma4j.efa.device.verbs;
+
+    provides org.rpcrdma4j.efa.device.DeviceProvider with org.rpcrdma4j.efa.device.verbs.VerbsDeviceProvider;
 }

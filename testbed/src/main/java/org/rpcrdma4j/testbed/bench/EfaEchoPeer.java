@@ -3,19 +3,24 @@ package org.rpcrdma4j.testbed.bench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.device.DeviceProvider;
+import org.rpcrdma4j.fabric.SocketAddressText;
 
 /**
- * The far side of {@link EfaUdpBench}, in the peer process: an EFA endpoint on a UDP device that answers
- * ping-pongs and takes streams. Set up by lines on its input, each answered by a line on its output:
+ * The far side of {@link EfaDeviceBench}, in the peer process: an EFA endpoint on a device of its own (UDP, verbs)
+ * that answers ping-pongs and takes streams. Set up by lines on its input, each answered by a line on its output:
  *
  * <ul>
  *   <li>at start it prints {@code efa ADDRESS:PORT/CONNID}, its endpoint's address;</li>
@@ -23,7 +28,10 @@ import org.rpcrdma4j.efa.EfaErrorCode;
  *       its sender as it came; answers {@code ready};</li>
  *   <li>{@code stream SIZE WINDOW COUNT}: keeps {@code WINDOW} receives of {@code SIZE} bytes posted until
  *       {@code COUNT} messages came, then sends their sender one byte, 1 if the last message holds
- *       {@link EfaUdpBench#streamData} and 0 if not; answers {@code ready};</li>
+ *       {@link EfaDeviceBench#streamData} and 0 if not; answers {@code ready};</li>
+ *   <li>{@code ibv SIZE ITERATIONS}: starts the server half of {@code ibv_rc_pingpong} ({@link IbvRcPingpong}) on
+ *       the RDMA device that has the endpoint's address, for the bench's client half; answers {@code ready}, or
+ *       {@code unavailable REASON} if the tool or the device is missing;</li>
  *   <li>the end of its input: closes the endpoint and returns.</li>
  * </ul>
  *
@@ -35,8 +43,15 @@ public final class EfaEchoPeer {
     /** Set on the context of a send, beside the index of the buffer it sends. */
     private static final long SEND = 1L << 32;
     private static final Duration CANCEL_LIMIT = Duration.ofSeconds(30);
+    /**
+     * How long the server half of {@code ibv_rc_pingpong} is given: as long as the bench gives its client half, so
+     * that the peer reads commands again by the time the bench, its client given up, sends the next.
+     */
+    private static final Duration IBV_SERVER_LIMIT = Duration.ofMinutes(2);
 
-    private final UdpEndpointDriver driver;
+    private final EndpointDriver driver;
+    private final InetAddress host;
+    private final Optional<IbvRcPingpong> ibvRcPingpong = IbvRcPingpong.find("ibv_rc_pingpong");
     private final PrintWriter out;
     private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
     private final Set<Long> posted = new HashSet<>();
@@ -47,26 +62,31 @@ public final class EfaEchoPeer {
     private long received;
     private long postedTotal;
     private int sending;
+    private ToolRun ibvRun;
+    private ToolRun.Started ibvServer;
 
     /** What the posted receives are for; between set-ups, nothing: an echo that ends then posts no receive. */
     private enum Mode { IDLE, PINGPONG, STREAM }
 
-    private EfaEchoPeer(UdpEndpointDriver driver, PrintWriter out) {
+    private EfaEchoPeer(EndpointDriver driver, InetAddress host, PrintWriter out) {
         this.driver = driver;
+        this.host = host;
         this.out = out;
     }
 
     /**
      * Serves until {@code in} ends.
      *
-     * @param listen {@code ADDRESS[:PORT]} the endpoint's device binds
-     * @param in     the commands
-     * @param out    the answers
-     * @throws IOException if the device cannot bind
+     * @param provider the kind of device
+     * @param listen   {@code ADDRESS[:PORT]} the endpoint's device opens on
+     * @param in       the commands
+     * @param out      the answers
+     * @throws IOException if the device cannot open there
      */
-    public static void serve(String listen, BufferedReader in, PrintWriter out) throws IOException {
-        try (UdpEndpointDriver driver = UdpEndpointDriver.open(listen)) {
-            EfaEchoPeer peer = new EfaEchoPeer(driver, out);
+    public static void serve(DeviceProvider provider, String listen, BufferedReader in, PrintWriter out)
+            throws IOException {
+        try (EndpointDriver driver = EndpointDriver.open(provider, listen)) {
+            EfaEchoPeer peer = new EfaEchoPeer(driver, SocketAddressText.parse(listen, 0).getAddress(), out);
             Thread reader = new Thread(() -> peer.read(in), "efa-peer-commands");
             reader.setDaemon(true);
             reader.start();
@@ -94,6 +114,7 @@ public final class EfaEchoPeer {
             String command = commands.poll();
             if (command != null) {
                 String[] words = command.split(" ");
+                String answer = "ready";
                 switch (words[0]) {
                     case "quit" -> {
                         return;
@@ -101,12 +122,49 @@ public final class EfaEchoPeer {
                     case "pingpong" -> post(Integer.parseInt(words[1]), 2, Long.MAX_VALUE, Mode.PINGPONG);
                     case "stream" -> post(Integer.parseInt(words[1]), Integer.parseInt(words[2]),
                             Long.parseLong(words[3]), Mode.STREAM);
+                    case "ibv" -> answer = startIbvServer(Integer.parseInt(words[1]), Integer.parseInt(words[2]));
                     default -> throw new IllegalArgumentException("no such command: " + command);
                 }
-                out.println("ready");
+                out.println(answer);
                 out.flush();
+                if (ibvServer != null) {
+                    awaitIbvServer();
+                }
             }
             driver.turn(this::onCompletion);
+        }
+    }
+
+    /** @return {@code ready} once the server half is started, or {@code unavailable} and why */
+    private String startIbvServer(int size, int iterations) {
+        if (ibvRcPingpong.isEmpty()) {
+            return "unavailable ibv_rc_pingpong is not installed on the peer (Debian: ibverbs-utils)";
+        }
+        try {
+            Optional<RdmaGid> gid = RdmaGid.of(host);
+            if (gid.isEmpty()) {
+                return "unavailable no RDMA device of the peer has " + host.getHostAddress();
+            }
+            ibvRun = new ToolRun(IBV_SERVER_LIMIT);
+            ibvServer = ibvRcPingpong.get().serve(gid.get(), size, iterations, ibvRun);
+            return "ready";
+        } catch (IOException e) {
+            return "unavailable " + e.getMessage();
+        }
+    }
+
+    /**
+     * Waits for the server half to serve its client and exit, without progressing the endpoint, which has nothing
+     * in flight meanwhile and would take CPU from the tool on a small host; kills it at its limit.
+     */
+    private void awaitIbvServer() {
+        try (ToolRun run = ibvRun) {
+            ibvServer.process().waitFor(run.remainingNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            ibvRun = null;
+            ibvServer = null;
         }
     }
 
@@ -156,7 +214,7 @@ public final class EfaEchoPeer {
                 if (mode == Mode.PINGPONG) {
                     send(entry.source(), buffers[slot], SEND | slot);
                 } else if (received == expected) {
-                    verdict.clear().put(0, (byte) (buffers[slot].equals(EfaUdpBench.streamData(buffers[slot]
+                    verdict.clear().put(0, (byte) (buffers[slot].equals(EfaDeviceBench.streamData(buffers[slot]
                             .capacity())) ? 1 : 0));
                     send(entry.source(), verdict, SEND | Integer.MAX_VALUE);
                 } else if (postedTotal < expected) {

@@ -12,6 +12,7 @@ import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.device.DeviceProvider;
+import org.rpcrdma4j.fabric.BackoffIdleStrategy;
 import org.rpcrdma4j.fabric.SocketAddressText;
 import org.rpcrdma4j.fabric.efa.EfaFabric;
 import org.rpcrdma4j.fabric.efa.IpPeerText;
@@ -21,7 +22,8 @@ import org.rpcrdma4j.fabric.efa.IpPeerText;
  * the thread that calls it (the endpoint is not thread-safe): each turn progresses the endpoint and hands its
  * completions over. A thread that found nothing to do for {@value #SPIN_NS} ns sleeps until the device completes
  * something, as the fabrics' progress loops do, so that two processes on a small machine do not take each other's
- * cores by polling. Addresses are written as {@code serve --fabric udp} and {@code --fabric efa-verbs} print
+ * cores by polling; on a device that cannot wake it (the verbs device) it backs off as those loops do
+ * ({@link BackoffIdleStrategy#forProgress()}). Addresses are written as {@code serve --fabric udp} and {@code --fabric efa-verbs} print
  * them, {@code ADDRESS:PORT/CONNID}.
  */
 final class EndpointDriver implements AutoCloseable {
@@ -34,6 +36,7 @@ final class EndpointDriver implements AutoCloseable {
     private final EfaEndpoint endpoint;
     private final Runnable wake;
     private volatile Thread driver;
+    private final BackoffIdleStrategy backoff = BackoffIdleStrategy.forProgress();
     private long busyAt = System.nanoTime();
 
     private EndpointDriver(EfaEndpoint endpoint) {
@@ -96,8 +99,11 @@ final class EndpointDriver implements AutoCloseable {
         int work = endpoint.progress(now) + endpoint.poll(sink, Integer.MAX_VALUE);
         if (work > 0) {
             busyAt = now;
+            backoff.idle(work);
         } else if (now - busyAt > SPIN_NS && endpoint.armWakeup(wake)) {
             LockSupport.parkNanos(PARK_NS);
+        } else {
+            backoff.idle(0);
         }
     }
 

@@ -1,21 +1,13 @@
 package org.rpcrdma4j.testbed.bench;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -53,21 +45,7 @@ public final class FiPingpong {
      * @return the tool, if it is there and executable
      */
     public static Optional<FiPingpong> find(String command) {
-        if (command.contains(File.separator)) {
-            Path path = Path.of(command);
-            return Files.isExecutable(path) ? Optional.of(new FiPingpong(path)) : Optional.empty();
-        }
-        String searched = System.getenv("PATH");
-        if (searched == null) {
-            return Optional.empty();
-        }
-        for (String dir : searched.split(File.pathSeparator)) {
-            Path path = Path.of(dir.isEmpty() ? "." : dir, command);
-            if (Files.isExecutable(path)) {
-                return Optional.of(new FiPingpong(path));
-            }
-        }
-        return Optional.empty();
+        return Executables.find(command).map(FiPingpong::new);
     }
 
     /** @return the executable run */
@@ -99,27 +77,13 @@ public final class FiPingpong {
         server.addAll(List.of("-B", Integer.toString(port)));
         List<String> client = new ArrayList<>(common);
         client.addAll(List.of("-P", Integer.toString(port), InetAddress.getLoopbackAddress().getHostAddress()));
-        long deadline = System.nanoTime() + limit.toNanos();
-        List<Process> started = new CopyOnWriteArrayList<>();
-        Thread kill = new Thread(() -> started.forEach(Process::destroyForcibly), "fi_pingpong-kill");
-        Runtime.getRuntime().addShutdownHook(kill);
-        try {
-            Process serving = new ProcessBuilder(server).redirectErrorStream(true).start();
-            started.add(serving);
-            CompletableFuture<String> serverSaid = output(serving);
-            String report = runClient(client, serving, deadline, started);
-            String served = serverSaid.get(remaining(deadline), TimeUnit.NANOSECONDS);
-            if (!serving.waitFor(remaining(deadline), TimeUnit.NANOSECONDS) || serving.exitValue() != 0) {
-                throw new IOException("fi_pingpong's server failed: " + served.strip());
-            }
+        try (ToolRun run = new ToolRun(limit)) {
+            ToolRun.Started serving = run.start(server);
+            String report = runClient(run, client, serving.process());
+            run.await(serving, "fi_pingpong's server");
             return parse(report);
         } catch (TimeoutException e) {
             throw new IOException("fi_pingpong took longer than " + limit.toSeconds() + " s at " + size + " bytes");
-        } catch (ExecutionException e) {
-            throw new IOException("fi_pingpong's output could not be read", e.getCause());
-        } finally {
-            started.forEach(Process::destroyForcibly);
-            Runtime.getRuntime().removeShutdownHook(kill);
         }
     }
 
@@ -129,34 +93,17 @@ public final class FiPingpong {
      *
      * @return the report of the client that ran
      */
-    private static String runClient(List<String> command, Process server, long deadline, List<Process> started)
-            throws IOException, InterruptedException, ExecutionException, TimeoutException {
+    private static String runClient(ToolRun run, List<String> command, Process server)
+            throws IOException, InterruptedException, TimeoutException {
         while (true) {
-            Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
-            started.add(client);
-            String report = output(client).get(remaining(deadline), TimeUnit.NANOSECONDS);
-            if (client.waitFor(remaining(deadline), TimeUnit.NANOSECONDS) && client.exitValue() == 0) {
-                return report;
-            }
-            if (!report.contains("Connection refused") || !server.isAlive() || remaining(deadline) <= 0) {
-                throw new IOException("fi_pingpong's client failed: " + report.strip());
+            try {
+                return run.await(run.start(command), "fi_pingpong's client");
+            } catch (IOException e) {
+                if (!e.getMessage().contains("Connection refused") || !server.isAlive() || run.remainingNanos() == 0) {
+                    throw e;
+                }
             }
         }
-    }
-
-    private static long remaining(long deadline) {
-        return Math.max(0, deadline - System.nanoTime());
-    }
-
-    private static CompletableFuture<String> output(Process process) {
-        InputStream in = process.getInputStream();
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "(its output could not be read: " + e + ")";
-            }
-        });
     }
 
     /**

@@ -1,8 +1,6 @@
 package org.rpcrdma4j.testbed.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -11,8 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,24 +21,19 @@ import java.util.concurrent.TimeUnit;
  * <p>The peer ends when its input ends. {@link #close} ends its input, then kills it if it has not exited
  * within a few seconds, and a shutdown hook kills it if this JVM exits first: no run leaves a JVM behind.
  */
-public final class PeerProcess implements AutoCloseable {
+public final class PeerProcess implements PeerLink {
 
-    /** What the reader queues once the peer's output has ended: compared by identity, no line can be it. */
-    @SuppressWarnings("StringOperationCanBeSimplified")
-    private static final String ENDED = new String("(ended)");
     private static final long EXIT_GRACE_S = 10;
 
     private final Process process;
     private final PrintWriter commands;
-    private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+    private final PeerLines answers;
     private final Thread hook;
 
     private PeerProcess(Process process) {
         this.process = process;
         this.commands = new PrintWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
-        Thread reader = new Thread(this::read, "bench-peer-output");
-        reader.setDaemon(true);
-        reader.start();
+        this.answers = new PeerLines(process.getInputStream(), "the peer process", this::exitText);
         hook = new Thread(process::destroyForcibly, "bench-peer-kill");
         Runtime.getRuntime().addShutdownHook(hook);
     }
@@ -69,12 +60,7 @@ public final class PeerProcess implements AutoCloseable {
         return new PeerProcess(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
     }
 
-    /**
-     * Sends one command.
-     *
-     * @param line the command
-     * @throws IOException if the peer no longer reads
-     */
+    @Override
     public void send(String line) throws IOException {
         commands.println(line);
         commands.flush();
@@ -91,46 +77,17 @@ public final class PeerProcess implements AutoCloseable {
      * @throws IOException if the peer's output ends or nothing comes within the limit
      */
     public String next(Duration limit) throws IOException, InterruptedException {
-        String line = answers.poll(limit.toNanos(), TimeUnit.NANOSECONDS);
-        if (line == null) {
-            throw new IOException("the peer process said nothing within " + limit.toSeconds() + " s");
-        }
-        if (line == ENDED) {
-            answers.add(ENDED);
-            throw new IOException("the peer process ended (" + exitText() + ")");
-        }
-        return line;
+        return answers.next(limit);
     }
 
-    /**
-     * Takes the peer's next line if it has come, for a thread that has other work while it waits.
-     *
-     * @return the line, or {@code null} if none has come yet
-     * @throws IOException if the peer's output has ended
-     */
+    @Override
     public String poll() throws IOException {
-        String line = answers.poll();
-        if (line == ENDED) {
-            answers.add(ENDED);
-            throw new IOException("the peer process ended (" + exitText() + ")");
-        }
-        return line;
+        return answers.poll();
     }
 
-    /**
-     * Waits for the peer's next line, which must start with {@code word} and a space.
-     *
-     * @param word  what the line starts with
-     * @param limit how long to wait
-     * @return the rest of the line
-     * @throws IOException if the peer says anything else, ends, or says nothing within the limit
-     */
+    @Override
     public String expect(String word, Duration limit) throws IOException, InterruptedException {
-        String line = next(limit);
-        if (!line.startsWith(word + " ") && !line.equals(word)) {
-            throw new IOException("the peer process said '" + line + "' where '" + word + "' was due");
-        }
-        return line.substring(Math.min(line.length(), word.length() + 1));
+        return answers.expect(word, limit);
     }
 
     private String exitText() {
@@ -161,19 +118,6 @@ public final class PeerProcess implements AutoCloseable {
             } catch (IllegalStateException e) {
                 // this JVM is exiting: the hook runs anyway
             }
-        }
-    }
-
-    private void read() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            for (String line; (line = in.readLine()) != null; ) {
-                answers.add(line);
-            }
-        } catch (IOException e) {
-            // the pipe broke: the same as its end
-        } finally {
-            answers.add(ENDED);
         }
     }
 }

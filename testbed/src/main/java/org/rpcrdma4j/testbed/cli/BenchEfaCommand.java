@@ -1,14 +1,19 @@
 package org.rpcrdma4j.testbed.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.rpcrdma4j.efa.device.DeviceProvider;
+import org.rpcrdma4j.fabric.SocketAddressText;
 import org.rpcrdma4j.testbed.bench.EfaBench;
 import org.rpcrdma4j.testbed.bench.EfaBench.Result;
-import org.rpcrdma4j.testbed.bench.EfaUdpBench;
+import org.rpcrdma4j.testbed.bench.EfaDeviceBench;
 import org.rpcrdma4j.testbed.bench.FiPingpong;
+import org.rpcrdma4j.testbed.bench.IbvRcPingpong;
 import org.rpcrdma4j.testbed.term.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,7 +23,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code testbed bench efa}: EFA endpoint ping-pong and streaming on the simulated device beside memcpy, or on the
- * UDP device between two processes beside libfabric's {@code fi_pingpong}.
+ * UDP device between two processes beside libfabric's {@code fi_pingpong}, or on the verbs device between two
+ * processes or hosts beside rdma-core's {@code ibv_rc_pingpong}.
  */
 @Command(
         name = "efa",
@@ -36,6 +42,12 @@ import picocli.CommandLine.Spec;
                     + "\"udp;ofi_rxd\" -e rdm run between two processes of its own at each size in the same run (when "
                     + "installed: Debian's libfabric-bin; the bench says when it is not). Ping-pong rows set the "
                     + "one-way time beside fi_pingpong's usec/xfer, stream rows the MB/s beside fi_pingpong's MB/sec.",
+            "--device verbs: the same on verbs devices (RC queue pairs per peer on the RDMA device that has the "
+                    + "--listen address; JDK 22+ with efa-verbs on the class path), the peer a second JVM or, with "
+                    + "--peer, 'testbed bench efa-peer --device verbs --control PORT' on another host; beside each "
+                    + "size rdma-core's ibv_rc_pingpong between this host and the peer's (Debian's ibverbs-utils), "
+                    + "raw Sends on an RC queue pair: half its usec/iter beside a ping-pong, its Mbit/sec over 8 "
+                    + "beside a stream.",
             "Exits 1 if a message arrived damaged."
         })
 public final class BenchEfaCommand implements Callable<Integer> {
@@ -43,27 +55,38 @@ public final class BenchEfaCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--device", paramLabel = "sim|udp", description = "sim: both endpoints in this process on the "
-            + "simulated device; udp: on UDP devices in two processes (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--device", paramLabel = "sim|udp|verbs", description = "sim: both endpoints in this process "
+            + "on the simulated device; udp, verbs: on devices of that kind in two processes, or on two hosts with "
+            + "--peer (default: ${DEFAULT-VALUE}).")
     private String device = "sim";
 
-    @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]", description = "With --device udp, where both "
-            + "processes' devices bind (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]", description = "With --device udp or verbs, where the "
+            + "devices open: both processes', or this one's with --peer (default: ${DEFAULT-VALUE}).")
     private String listen = "127.0.0.1:0";
+
+    @Option(names = "--peer", paramLabel = "HOST:PORT", description = "With --device udp or verbs, the control "
+            + "address of a peer started on another host with 'testbed bench efa-peer --control PORT', instead of "
+            + "a second process here.")
+    private String peer;
 
     @Option(names = "--fi-pingpong", paramLabel = "COMMAND", description = "With --device udp, the fi_pingpong to "
             + "run beside, a path or a name on PATH; 'none' to leave it out (default: ${DEFAULT-VALUE}).")
     private String fiPingpong = "fi_pingpong";
 
+    @Option(names = "--ibv-rc-pingpong", paramLabel = "COMMAND", description = "With --device verbs, this side's "
+            + "ibv_rc_pingpong, a path or a name on PATH (the peer runs the one on its PATH); 'none' to leave it "
+            + "out (default: ${DEFAULT-VALUE}).")
+    private String ibvRcPingpong = "ibv_rc_pingpong";
+
     @Option(names = "--seed", description = "Seed of the simulated fabric and endpoints (default: ${DEFAULT-VALUE}).")
     private long seed = 1;
 
     @Option(names = "--iterations", description = "Round trips per ping-pong size (default: 200000 on sim, "
-            + "10000 on udp).")
+            + "10000 on udp and verbs).")
     private Integer iterations;
 
     @Option(names = "--stream-bytes", description = "Bytes streamed per size (default: 536870912 on sim, "
-            + "268435456 on udp).")
+            + "268435456 on udp and verbs).")
     private Long streamBytes;
 
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
@@ -71,18 +94,23 @@ public final class BenchEfaCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        boolean udp = switch (device) {
-            case "sim" -> false;
-            case "udp" -> true;
-            default -> throw new ParameterException(spec.commandLine(), "--device is sim or udp, not " + device);
-        };
-        int rounds = iterations != null ? iterations : udp ? 10_000 : 200_000;
-        long bytes = streamBytes != null ? streamBytes : udp ? 256L << 20 : 512L << 20;
+        boolean sim = device.equals("sim");
+        if (!sim && !device.equals("udp") && !device.equals("verbs")) {
+            throw new ParameterException(spec.commandLine(), "--device is sim, udp or verbs, not " + device);
+        }
+        int rounds = iterations != null ? iterations : sim ? 200_000 : 10_000;
+        long bytes = streamBytes != null ? streamBytes : sim ? 512L << 20 : 256L << 20;
         if (rounds < 1 || bytes < 1) {
             throw new ParameterException(spec.commandLine(),
                     "--iterations and --stream-bytes must be positive");
         }
-        return udp ? betweenProcesses(rounds, bytes) : simulated(rounds, bytes);
+        if (sim) {
+            return simulated(rounds, bytes);
+        }
+        DeviceProvider provider = DeviceProvider.find(device).orElseThrow(() -> new ParameterException(
+                spec.commandLine(), "the " + device + " device is not on the class path (devices here: "
+                        + DeviceProvider.names() + "); the verbs device needs JDK 22+ and efa-verbs' jar"));
+        return betweenPeers(provider, rounds, bytes);
     }
 
     private int simulated(int iterations, long streamBytes) {
@@ -120,34 +148,38 @@ public final class BenchEfaCommand implements Callable<Integer> {
         return results.stream().allMatch(Result::verified) ? 0 : 1;
     }
 
-    private int betweenProcesses(int iterations, long streamBytes) throws Exception {
+    private int betweenPeers(DeviceProvider provider, int iterations, long streamBytes) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
-        Optional<FiPingpong> tool = fiPingpong.equals("none") ? Optional.empty() : FiPingpong.find(fiPingpong);
         List<String> notes = new ArrayList<>();
-        notes.add(fiPingpong.equals("none") ? "fi_pingpong: left out (--fi-pingpong none)"
-                : tool.map(found -> "fi_pingpong: " + found.executable() + " -p \"" + FiPingpong.PROVIDER
-                        + "\" -e rdm, between two processes of its own on the same host")
-                .orElse("fi_pingpong: " + fiPingpong + " not found, so not run (Debian: apt-get install "
-                        + "libfabric-bin)"));
+        Optional<EfaDeviceBench.Beside> beside = beside(provider.name(), notes);
+        String tool = beside.map(EfaDeviceBench.Beside::name).orElse("-");
+        EfaDeviceBench opened;
+        try {
+            opened = peer == null ? EfaDeviceBench.start(provider, listen)
+                    : EfaDeviceBench.connect(provider, listen, controlAddress());
+        } catch (IOException e) {
+            spec.commandLine().getErr().println(e.getMessage());
+            return 1;
+        }
         if (!json) {
-            out.println(String.format("%-9s %10s %16s %16s %8s %s", "test", "size", "efa udp", "fi_pingpong",
+            out.println(String.format("%-9s %10s %16s %16s %8s %s", "test", "size", "efa " + provider.name(), tool,
                     "ratio", "data"));
             out.flush();
         }
-        List<EfaUdpBench.Result> results;
-        try (EfaUdpBench bench = EfaUdpBench.start(listen)) {
-            results = bench.runAll(iterations, streamBytes, tool, new EfaUdpBench.Listener() {
+        List<EfaDeviceBench.Result> results;
+        try (EfaDeviceBench bench = opened) {
+            results = bench.runAll(iterations, streamBytes, beside, new EfaDeviceBench.Listener() {
                 @Override
                 public void starting(int index, boolean warmUp, String test, int size) {
-                    progress.show((warmUp ? "warm-up " : "") + test + " " + size, index, EfaUdpBench.RUNS);
+                    progress.show((warmUp ? "warm-up " : "") + test + " " + size, index, EfaDeviceBench.RUNS);
                 }
 
                 @Override
-                public void finished(EfaUdpBench.Result result) {
+                public void finished(EfaDeviceBench.Result result) {
                     progress.clear();
                     if (!json) {
-                        out.println(udpRow(result));
+                        out.println(peerRow(result));
                         out.flush();
                     }
                 }
@@ -160,30 +192,66 @@ public final class BenchEfaCommand implements Callable<Integer> {
         }
         progress.clear();
         if (json) {
-            out.println(udpJson(results, notes));
+            out.println(peerJson(provider.name(), tool, results, notes));
         } else {
             notes.forEach(out::println);
-            out.println("latency is one way, both sides' own figure; ratio is efa/fi_pingpong: below 1 is better for "
-                    + "ping-pongs, above 1 for streams;");
-            out.println("a stream's fi_pingpong figure is its ping-pong's MB/sec at that size (both directions), the "
+            out.println("latency is one way, both sides' own figure; ratio is efa/" + tool + ": below 1 is better "
+                    + "for ping-pongs, above 1 for streams;");
+            out.println("a stream's " + tool + " figure is its ping-pong's MB/s at that size (both directions), the "
                     + "most it measures; each side of a stream runs in its own process");
         }
         out.flush();
-        return results.stream().allMatch(EfaUdpBench.Result::verified) ? 0 : 1;
+        return results.stream().allMatch(EfaDeviceBench.Result::verified) ? 0 : 1;
     }
 
-    private static String udpRow(EfaUdpBench.Result r) {
+    /** @return the peer tool of the device's kind, if it is wanted and found; a note says which, or why none */
+    private Optional<EfaDeviceBench.Beside> beside(String kind, List<String> notes) {
+        if (kind.equals("udp")) {
+            if (fiPingpong.equals("none")) {
+                notes.add("fi_pingpong: left out (--fi-pingpong none)");
+                return Optional.empty();
+            }
+            Optional<FiPingpong> found = FiPingpong.find(fiPingpong);
+            notes.add(found.map(tool -> "fi_pingpong: " + tool.executable() + " -p \"" + FiPingpong.PROVIDER
+                            + "\" -e rdm, between two processes of its own on the same host")
+                    .orElse("fi_pingpong: " + fiPingpong + " not found, so not run (Debian: apt-get install "
+                            + "libfabric-bin)"));
+            return found.map(tool -> new EfaDeviceBench.Beside(tool, null));
+        }
+        if (ibvRcPingpong.equals("none")) {
+            notes.add("ibv_rc_pingpong: left out (--ibv-rc-pingpong none)");
+            return Optional.empty();
+        }
+        Optional<IbvRcPingpong> found = IbvRcPingpong.find(ibvRcPingpong);
+        notes.add(found.map(tool -> "ibv_rc_pingpong: " + tool.executable() + ", its server half run by the peer "
+                        + "on the peer's host")
+                .orElse("ibv_rc_pingpong: " + ibvRcPingpong + " not found, so not run (Debian: apt-get install "
+                        + "ibverbs-utils)"));
+        return found.map(tool -> new EfaDeviceBench.Beside(null, tool));
+    }
+
+    private InetSocketAddress controlAddress() {
+        InetSocketAddress control = SocketAddressText.parse(peer, 0);
+        if (control.getPort() == 0) {
+            throw new ParameterException(spec.commandLine(), "--peer needs the peer's control port, HOST:PORT");
+        }
+        return control;
+    }
+
+    private static String peerRow(EfaDeviceBench.Result r) {
         String unit = r.test().equals("stream") ? " MB/s" : " us";
         return String.format("%-9s %10d %16s %16s %8s %s", r.test(), r.size(), String.format("%.2f", r.efa()) + unit,
-                Double.isNaN(r.fiPingpong()) ? "-" : String.format("%.2f", r.fiPingpong()) + unit,
+                Double.isNaN(r.beside()) ? "-" : String.format("%.2f", r.beside()) + unit,
                 Double.isNaN(r.ratio()) ? "-" : String.format("%.3f", r.ratio()), r.verified() ? "ok" : "DAMAGED");
     }
 
-    private static String udpJson(List<EfaUdpBench.Result> results, List<String> notes) {
-        Json json = new Json().beginObject().name("device").value("udp").name("results").beginArray();
-        for (EfaUdpBench.Result r : results) {
+    private static String peerJson(String device, String tool, List<EfaDeviceBench.Result> results,
+                                   List<String> notes) {
+        Json json = new Json().beginObject().name("device").value(device).name("beside").value(tool)
+                .name("results").beginArray();
+        for (EfaDeviceBench.Result r : results) {
             json.beginObject().name("test").value(r.test()).name("size").value(r.size())
-                    .name("efa").value(r.efa()).name("fiPingpong").value(r.fiPingpong()).name("ratio").value(r.ratio())
+                    .name("efa").value(r.efa()).name("besideFigure").value(r.beside()).name("ratio").value(r.ratio())
                     .name("unit").value(r.test().equals("stream") ? "MB/s" : "us")
                     .name("verified").value(r.verified()).endObject();
         }

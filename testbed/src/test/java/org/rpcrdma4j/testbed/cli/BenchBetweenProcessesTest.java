@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -104,7 +107,7 @@ class BenchBetweenProcessesTest {
             rows.add(result.get("test").asText() + " " + result.get("size").asInt() + " "
                     + result.get("unit").asText() + " " + result.get("verified").asBoolean());
             assertThat(result.get("efa").asDouble()).isPositive();
-            assertThat(result.get("fiPingpong").isNull()).as("fi_pingpong left out").isTrue();
+            assertThat(result.get("besideFigure").isNull()).as("fi_pingpong left out").isTrue();
         }
         assertThat(rows).containsExactly(
                 "pingpong 8 us true", "pingpong 4096 us true", "pingpong 65536 us true",
@@ -131,7 +134,50 @@ class BenchBetweenProcessesTest {
         int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "efa", "--device", "rc");
 
         assertThat(exit).isEqualTo(2);
-        assertThat(err.toString()).contains("--device is sim or udp");
+        assertThat(err.toString()).contains("--device is sim, udp or verbs");
+    }
+
+    @Test
+    void reachesAPeerStartedByHandOverItsControlPort() throws Exception {
+        int control;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            control = probe.getLocalPort();
+        }
+        StringWriter peerSaid = new StringWriter();
+        CompletableFuture<Integer> peer = CompletableFuture.supplyAsync(() -> Main.commandLine()
+                .setErr(new PrintWriter(peerSaid, true)).execute("bench", "efa-peer", "--device", "udp", "--listen",
+                        "127.0.0.1:0", "--control", Integer.toString(control)));
+        StringWriter out = new StringWriter();
+        int exit = -1;
+        for (int tries = 0; tries < 100 && exit != 0 && !peer.isDone(); tries++) {
+            // the peer may not listen yet: a bench that finds no one there exits 1 and is run again
+            exit = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(new StringWriter()))
+                    .execute("bench", "efa", "--device", "udp", "--peer", "127.0.0.1:" + control, "--iterations",
+                            "20", "--stream-bytes", "16777216", "--json", "--fi-pingpong", "none");
+            if (exit != 0) {
+                Thread.sleep(100);
+                out = new StringWriter();
+            }
+        }
+
+        assertThat(exit).as("every message intact").isZero();
+        assertThat(peer.get(60, TimeUnit.SECONDS)).as("the peer ends with its bench").isZero();
+        assertThat(peerSaid.toString()).contains("waiting for a bench on 127.0.0.1:" + control);
+        JsonNode report = new ObjectMapper().readTree(out.toString());
+        assertThat(report.required("results")).hasSize(6).allSatisfy(result -> {
+            assertThat(result.get("verified").asBoolean()).isTrue();
+            assertThat(result.get("efa").asDouble()).isPositive();
+        });
+    }
+
+    @Test
+    void refusesAPeerWithoutItsControlPort() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "efa", "--device", "udp",
+                "--peer", "127.0.0.1");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--peer needs the peer's control port");
     }
 
     /** No JVM this one started for a peer runs on. */
