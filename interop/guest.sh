@@ -348,13 +348,6 @@ client_efa() {
   [ $rc = 0 ] || fatal "testbed demo failed (rc=$rc)"
   step bench-efa bench_efa || fatal "testbed bench efa --device verbs failed"
 }
-  done
-  log "ibv-vector gid index $idx"
-  ibv_rc_pingpong -d rxe0 -g "$idx" -s 4096 -n 200 > /tmp/ibvs.out 2>&1 &
-  sleep 2
-  ibv_rc_pingpong -d rxe0 -g "$idx" -s 4096 -n 200 "$CLIENT_IP" 2>&1 | sed "s/^/RIG $ROLE ibv-vector: /" >&3
-  sed "s/^/RIG $ROLE ibv-vector-server: /" /tmp/ibvs.out >&3
-}
 
 # A short 'bench efa --device verbs' against the server guest's bench peer: EFA endpoints on verbs devices
 # between the two guests, beside ibv_rc_pingpong between them at each size; its table goes to the console
