@@ -22,9 +22,9 @@ import org.rpcrdma4j.fabric.efa.IpPeerText;
  * the thread that calls it (the endpoint is not thread-safe): each turn progresses the endpoint and hands its
  * completions over. A thread that found nothing to do for {@value #SPIN_NS} ns sleeps until the device completes
  * something, as the fabrics' progress loops do, so that two processes on a small machine do not take each other's
- * cores by polling; on a device that cannot wake it (the verbs device) it backs off as those loops do
- * ({@link BackoffIdleStrategy#forProgress()}). Addresses are written as {@code serve --fabric udp} and {@code --fabric efa-verbs} print
- * them, {@code ADDRESS:PORT/CONNID}.
+ * cores by polling; where the device cannot wake it, it backs off as those loops do
+ * ({@link BackoffIdleStrategy#forProgress()}). Addresses are written as {@code serve --fabric udp} and
+ * {@code --fabric efa-verbs} print them, {@code ADDRESS:PORT/CONNID}.
  */
 final class EndpointDriver implements AutoCloseable {
 
