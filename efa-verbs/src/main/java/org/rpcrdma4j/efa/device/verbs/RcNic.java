@@ -116,6 +116,24 @@ interface RcNic extends NicMemory, AutoCloseable {
      */
     int poll(Events events) throws VerbsException;
 
+    /**
+     * Asks for the next completion to make {@link #await} return ({@code ibv_req_notify_cq}); CM and
+     * asynchronous events make it return whenever they are there. A completion that came before the
+     * request does not: poll after requesting.
+     */
+    void requestNotification() throws VerbsException;
+
+    /**
+     * Blocks until a requested completion, a CM event or an asynchronous event may be there to
+     * {@link #poll}, or {@link #interruptAwait} is called; it may also return for nothing. The one call,
+     * with {@link #interruptAwait}, that another thread than the progress thread makes: the device's
+     * notifier.
+     */
+    void await() throws VerbsException;
+
+    /** Makes {@link #await} return at once, now or the next time it is called; any thread. */
+    void interruptAwait();
+
     /** Releases the listener, the shared queues and the NIC; every id must be destroyed first. */
     @Override
     void close();

@@ -105,6 +105,8 @@ public final class VerbsDevice implements Device {
     private static final long KIND_OP = 1;
     private static final long KIND_RECEIVE = 2;
     private static final long KIND_RESULT = 3;
+    /** Requests and polls in one arming before the caller is told to poll instead: the NIC is busy. */
+    private static final int ARM_ROUNDS = 4;
 
     /** A verdict waiting for a free RESULT slot; its message's receive slot waits with it. */
     private record Verdict(PeerConnection connection, int sequence, CompletionStatus status, int receiveSlot) {
@@ -140,6 +142,7 @@ public final class VerbsDevice implements Device {
     private final NicRegistrations registrations;
     private final AtomicLongArray counts = new AtomicLongArray(VerbsCounter.values().length);
     private final RcNic.Events events = new Events();
+    private final NicNotifier notifier;
     private int nextAhn = 1;
     private int nextSequence;
     private int sendQueueUsed;
@@ -150,6 +153,8 @@ public final class VerbsDevice implements Device {
             throws VerbsException {
         this.nic = nic;
         this.config = config;
+        this.notifier = new NicNotifier(nic, "verbs-device-notifier " + bound.getAddress().getHostAddress() + ":"
+                + bound.getPort());
         this.registrations = new NicRegistrations(nic, config.maxRegistrations(), config.maxCopiedBytes(),
                 bytes -> counts.addAndGet(VerbsCounter.BYTES_COPIED.ordinal(), bytes));
         this.attributes = new DeviceAttributes(config.mtu(), config.sendQueueDepth(), config.recvQueueDepth(),
@@ -406,6 +411,34 @@ public final class VerbsDevice implements Device {
     }
 
     /**
+     * Sleeps on the NIC's completion channel, CM channel and asynchronous events, in a thread of the device's
+     * own that runs {@code wake} when one has something ({@link NicNotifier}). The NIC's notification is
+     * requested, then the NIC polled, until a poll after a request finds nothing: what came before a request
+     * would not notify, and a notification the poll took (with what caused it) is spent, leaving the queue
+     * unarmed. After {@value #ARM_ROUNDS} rounds that each found something the caller polls instead.
+     *
+     * @return false if a completion can be polled already, the NIC keeps reporting, or the notifier has stopped
+     */
+    @Override
+    public boolean armCompletionNotification(Runnable wake) {
+        checkOpen();
+        Objects.requireNonNull(wake, "wake");
+        for (int round = 0; round < ARM_ROUNDS && completions.isEmpty(); round++) {
+            final int reported;
+            try {
+                nic.requestNotification();
+                reported = nic.poll(events);
+            } catch (VerbsException e) {
+                throw new IllegalStateException("arming the NIC's notification failed", e);
+            }
+            if (reported == 0) {
+                return completions.isEmpty() && notifier.arm(wake);
+            }
+        }
+        return false;
+    }
+
+    /**
      * Takes what the NIC reports (CM events, completions) and acts on it: connections come up and go,
      * messages are delivered and answered, verdicts end sends. {@link #pollCompletions} does it first;
      * a test network with several devices on one thread calls it on each, so that a device whose
@@ -429,6 +462,7 @@ public final class VerbsDevice implements Device {
             return;
         }
         closed = true;
+        notifier.close();
         for (PeerConnection connection : new ArrayList<>(byId.values())) {
             destroy(connection);
         }

@@ -16,6 +16,7 @@ import org.rpcrdma4j.verbs.CmEvent;
 import org.rpcrdma4j.verbs.CmEventChannel;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.CmId;
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.ConnectionParameters;
 import org.rpcrdma4j.verbs.DeviceAttributes;
@@ -40,10 +41,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #poll} makes one {@code poll(2)} over the CM channel's and the device's asynchronous-event
  * descriptors (both non-blocking) and reads only those that are readable; the completion queue is
- * polled every time, in user space. CM events are acked as they are read, their private data copied
- * first, so an id can be destroyed at any time. Teardown: ids (with their queue pairs), then
- * registrations, the shared receive queue, the completion queue and the protection domain, then the
- * channel.
+ * polled every time, in user space, and the notifications of its completion channel taken and acked.
+ * {@link #await} blocks in a {@code poll(2)} of its own over the same descriptors and the completion
+ * channel's, for the device's notifier thread. CM events are acked as they are read, their private
+ * data copied first, so an id can be destroyed at any time. Teardown: ids (with their queue pairs),
+ * then registrations, the shared receive queue, the completion queue and its channel and the
+ * protection domain, then the CM channel.
  *
  * <p>The completion queue never overflows: the device has at most its ops, its RESULT slots and its
  * shared receives outstanding at once, whatever the number of queue pairs, and the queue is sized to
@@ -69,6 +72,7 @@ final class VerbsRcNic implements RcNic {
     private final CmEventChannel channel;
     private final FdPoller poller;
     private final int cmIndex;
+    private final FdPoller sleeper;
     private final Map<Long, CmId> ids = new HashMap<>();
     private final Map<CmId, Long> numbers = new HashMap<>();
     private final Map<Registration, MemoryRegion> regions = new HashMap<>();
@@ -80,18 +84,22 @@ final class VerbsRcNic implements RcNic {
     private InetSocketAddress local;
     private VerbsContext context;
     private ProtectionDomain pd;
+    private CompletionChannel completionChannel;
     private CompletionQueue cq;
     private SharedReceiveQueue srq;
     private int readDepth;
     private int maxQueueDepth;
     private int asyncIndex = -1;
 
-    private VerbsRcNic(int completionEntries, int sharedReceives, CmEventChannel channel, FdPoller poller) {
+    private VerbsRcNic(int completionEntries, int sharedReceives, CmEventChannel channel, FdPoller poller,
+                       FdPoller sleeper) {
         this.completionEntries = completionEntries;
         this.sharedReceives = sharedReceives;
         this.channel = channel;
         this.poller = poller;
         this.cmIndex = poller.register(channel.fd());
+        this.sleeper = sleeper;
+        sleeper.register(channel.fd());
     }
 
     /**
@@ -102,9 +110,14 @@ final class VerbsRcNic implements RcNic {
      */
     static VerbsRcNic open(int completionEntries, int sharedReceives) throws VerbsException {
         CmEventChannel channel = CmEventChannel.create();
+        FdPoller poller = null;
         try {
-            return new VerbsRcNic(completionEntries, sharedReceives, channel, new FdPoller(2));
+            poller = new FdPoller(2);
+            return new VerbsRcNic(completionEntries, sharedReceives, channel, poller, new FdPoller(3));
         } catch (VerbsException | RuntimeException e) {
+            if (poller != null) {
+                poller.close();
+            }
             channel.close();
             throw e;
         }
@@ -154,7 +167,8 @@ final class VerbsRcNic implements RcNic {
         readDepth = Math.min(RDMA_READ_DEPTH, Math.min(attributes.maxQpRdAtom(), attributes.maxQpInitRdAtom()));
         maxQueueDepth = attributes.maxQpWr();
         pd = on.allocateProtectionDomain();
-        cq = on.createCompletionQueue(Math.min(completionEntries, attributes.maxCqe()), null, 0);
+        completionChannel = on.createCompletionChannel();
+        cq = on.createCompletionQueue(Math.min(completionEntries, attributes.maxCqe()), completionChannel, 0);
         if (cq.capacity() < completionEntries) {
             throw new VerbsException("ibv_create_cq (" + completionEntries + " entries needed, the device allows "
                     + cq.capacity() + ")", EINVAL);
@@ -162,6 +176,8 @@ final class VerbsRcNic implements RcNic {
         srq = pd.createSharedReceiveQueue(sharedReceives, 1);
         context = on;
         asyncIndex = poller.register(on.asyncEventFd());
+        sleeper.register(on.asyncEventFd());
+        sleeper.register(completionChannel.fd());
         LOG.info("verbs device on {} at {}: a completion queue of {} entries, a shared receive queue of {},"
                 + " {} RDMA Reads in flight per queue pair", on.deviceName(), local, cq.capacity(), srq.capacity(),
                 readDepth);
@@ -317,10 +333,37 @@ final class VerbsRcNic implements RcNic {
         return n;
     }
 
+    @Override
+    public void requestNotification() throws VerbsException {
+        if (cq != null) {
+            cq.requestNotify(false);
+        }
+    }
+
+    @Override
+    public void await() throws VerbsException {
+        sleeper.poll(-1);
+    }
+
+    @Override
+    public void interruptAwait() {
+        try {
+            sleeper.wakeup();
+        } catch (VerbsException e) {
+            // an eventfd that cannot be written is full: the wake-up is there already
+        }
+    }
+
     private int drainCompletions(Events events) throws VerbsException {
         if (cq == null) {
             return 0;
         }
+        // The notifications a requested completion left, taken so that the channel reads empty again.
+        CompletionQueue notified;
+        do {
+            notified = completionChannel.getEvent();
+        } while (notified != null);
+        cq.ackEvents();
         int total = 0;
         int n;
         do {
@@ -365,6 +408,9 @@ final class VerbsRcNic implements RcNic {
             if (cq != null) {
                 cq.close();
             }
+            if (completionChannel != null) {
+                completionChannel.close();
+            }
             if (pd != null) {
                 pd.close();
             }
@@ -372,6 +418,7 @@ final class VerbsRcNic implements RcNic {
             LOG.warn("releasing the verbs device failed: {}", e.getMessage());
         } finally {
             poller.close();
+            sleeper.close();
             channel.close();
         }
     }

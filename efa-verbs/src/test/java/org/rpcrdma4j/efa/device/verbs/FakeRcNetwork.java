@@ -10,6 +10,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -217,6 +219,12 @@ final class FakeRcNetwork {
 
         private final InetAddress host;
         private final ArrayDeque<Consumer<Events>> events = new ArrayDeque<>();
+        /**
+         * What would make the real NIC's poll(2) return (notifications, CM and asynchronous events, interruptions),
+         * which {@link #poll} takes as the real one reads its channels: the only state the notifier thread shares.
+         */
+        private final Semaphore signals = new Semaphore(0);
+        private final AtomicBoolean notificationRequested = new AtomicBoolean();
         private final Map<Long, Endpoint> endpoints = new HashMap<>();
         private final ArrayDeque<Receive> srq = new ArrayDeque<>();
         private final ArrayDeque<Send> rnrWaiting = new ArrayDeque<>();
@@ -252,14 +260,24 @@ final class FakeRcNetwork {
 
         void cm(long id, CmEventType type, byte[] privateData) {
             if (!closed) {
-                events.add(e -> e.cmEvent(id, type, privateData));
+                report(e -> e.cmEvent(id, type, privateData));
             }
         }
 
         void completion(int qpNum, long wrId, WcStatus status, int byteLength) {
             if (!closed) {
                 events.add(e -> e.completion(qpNum, wrId, status, byteLength));
+                // As a completion queue: the first completion after a request notifies, once.
+                if (notificationRequested.getAndSet(false)) {
+                    signals.release();
+                }
             }
+        }
+
+        /** Queues an event for {@link #poll} and ends an {@link #await}, as a CM or asynchronous event does. */
+        private void report(Consumer<Events> event) {
+            events.add(event);
+            signals.release();
         }
 
         ByteBuffer local(int lkey, long address, long length) {
@@ -461,7 +479,7 @@ final class FakeRcNetwork {
                 completion(endpoint.qpNum, wrId, WcStatus.REM_ACCESS_ERR, 0);
                 toError(endpoint);
                 toError(target);
-                target.nic.events.add(e -> e.queuePairFailed(target.qpNum));
+                target.nic.report(e -> e.queuePairFailed(target.qpNum));
                 return true;
             }
             if (read) {
@@ -475,12 +493,29 @@ final class FakeRcNetwork {
 
         @Override
         public int poll(Events handler) {
+            signals.drainPermits();
             int handed = 0;
             for (int n = events.size(); n > 0 && !events.isEmpty(); n--) {
                 events.poll().accept(handler);
                 handed++;
             }
             return handed;
+        }
+
+        @Override
+        public void requestNotification() {
+            notificationRequested.set(true);
+        }
+
+        @Override
+        public void await() {
+            signals.acquireUninterruptibly();
+            signals.drainPermits();
+        }
+
+        @Override
+        public void interruptAwait() {
+            signals.release();
         }
 
         @Override

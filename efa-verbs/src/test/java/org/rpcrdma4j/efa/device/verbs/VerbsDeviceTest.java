@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.device.Access;
@@ -80,6 +82,61 @@ class VerbsDeviceTest {
         final byte[] bytes = new byte[completion.byteLength()];
         buffer.get(buffer.position(), bytes);
         return new String(bytes, StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void aDeviceWhoseProgressThreadSleepsUntilWokenStillConnectsAndReceives() throws Exception {
+        final VerbsDevice a = open(1);
+        final VerbsDevice b = open(2);
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+        b.postRecv(buffer, 7);
+        final Semaphore woken = new Semaphore(0);
+        assertThat(b.armCompletionNotification(woken::release)).as("nothing to poll yet: armed").isTrue();
+
+        send(a, handle(a, b), b, b.address().qkey(), "wakes", 1);
+        // b runs only when its notifier wakes it: the connect request, then the message, each wake b up.
+        final List<Completion> atB = new ArrayList<>();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (atB.isEmpty() && System.nanoTime() - deadline < 0) {
+            a.progress();
+            if (woken.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+                while (!b.armCompletionNotification(woken::release)) {
+                    b.pollCompletions(atB::add, 16);
+                }
+            }
+        }
+
+        assertThat(atB).singleElement().satisfies(c -> {
+            assertThat(c.wrId()).isEqualTo(7);
+            assertThat(text(buffer, c)).isEqualTo("wakes");
+        });
+        assertThat(settle(a)).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(CompletionStatus.OK));
+    }
+
+    @Test
+    void armingWhileACompletionWaitsIsRefusedSoTheCallerPolls() throws Exception {
+        final VerbsDevice a = open(1);
+        final VerbsDevice b = open(2);
+        b.postRecv(ByteBuffer.allocateDirect(64), 7);
+        send(a, handle(a, b), b, b.address().qkey(), "waiting", 1);
+        for (int round = 0; round < 20; round++) {
+            a.progress();
+            b.progress();
+        }
+
+        assertThat(b.armCompletionNotification(() -> { })).as("the receive is there to poll").isFalse();
+        assertThat(settle(b)).singleElement().satisfies(c -> assertThat(c.wrId()).isEqualTo(7));
+    }
+
+    @Test
+    void closingEndsTheNotifiersThread() throws Exception {
+        final VerbsDevice device = open(1);
+        assertThat(device.armCompletionNotification(() -> { })).isTrue();
+
+        device.close();
+
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .doesNotContain("verbs-device-notifier 10.0.0.1:" + device.address().qpn());
     }
 
     @Test
