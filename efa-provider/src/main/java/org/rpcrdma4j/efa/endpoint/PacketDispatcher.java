@@ -17,7 +17,9 @@ import org.rpcrdma4j.efa.wire.PacketDecodeException;
 import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
 import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
+import org.rpcrdma4j.efa.wire.ReadRspFlyweight;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
@@ -52,6 +54,8 @@ final class PacketDispatcher {
     private final HandshakeFlyweight handshakeFields = new HandshakeFlyweight();
     private final EorFlyweight eor = new EorFlyweight();
     private final ReadNackFlyweight readNack = new ReadNackFlyweight();
+    private final ReadRspFlyweight readRsp = new ReadRspFlyweight();
+    private final PeerErrorFlyweight peerError = new PeerErrorFlyweight();
     private final AddressVector av;
     private final Counters counters;
     private final Handshake handshake;
@@ -65,11 +69,13 @@ final class PacketDispatcher {
     private final RxSide rx;
     private final PeerTeardown teardown;
     private final ProgressErrors errors;
+    private final RmaTargets rma;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
                      LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
                      LongReadReceiver longReadReceiver, TxSide tx, RxSide rx, PeerTeardown teardown,
-                     ProgressErrors errors) {
+                     ProgressErrors errors, RmaTargets rma) {
+        this.rma = rma;
         this.av = av;
         this.counters = counters;
         this.handshake = handshake;
@@ -123,7 +129,7 @@ final class PacketDispatcher {
                 if (entry == null) {
                     counters.increment(EndpointCounter.ORPHAN_PACKETS);
                 } else {
-                    tx.onEor(entry);
+                    tx.finish(entry);
                 }
             }
             case READ_NACK -> {
@@ -144,11 +150,16 @@ final class PacketDispatcher {
             case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGREAD_MSGRTM, LONGREAD_TAGRTM ->
                     onRtm(peer, buffer, packet);
             case EAGER_RTW -> {
-                // A 0-byte EAGER_RTW is a peer asking for our HANDSHAKE, already owed above.
+                // An EAGER_RTW without rma_iov is a peer asking for our HANDSHAKE, already owed above.
                 if (rtw.wrap(buffer, packet.offset()).rmaIovCount() != 0) {
-                    counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
+                    rma.eagerRtw().onReceived(peer, buffer, packet);
                 }
             }
+            case LONGCTS_RTW -> rma.longCtsRtw().onReceived(peer, buffer, packet);
+            case LONGREAD_RTW -> rma.longReadRtw().onReceived(peer, buffer, packet);
+            case SHORT_RTR, LONGCTS_RTR -> rma.responder().onRtr(peer, buffer, packet);
+            case READRSP -> rma.read().onReadRsp(peer, buffer, packet);
+            case PEER_ERROR -> rma.peerErrors().onReceived(peer, buffer, packet);
             default -> counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
         }
     }
@@ -266,6 +277,8 @@ final class PacketDispatcher {
             case CTSDATA -> (int) ctsData.wrap(buffer, at).connid();
             case EOR -> (int) eor.wrap(buffer, at).connid();
             case READ_NACK -> (int) readNack.wrap(buffer, at).connid();
+            case READRSP -> (int) readRsp.wrap(buffer, at).connid();
+            case PEER_ERROR -> (int) peerError.wrap(buffer, at).connid();
             default -> packet.type().isReq()
                     ? (int) optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).connid()
                     : peer.address.connid();

@@ -15,7 +15,7 @@ class ProtocolSelectorTest {
     private static final long GIB = 1L << 30;
     private static final int MIN_READ = EndpointConfig.DEFAULT_MIN_READ_MESSAGE_SIZE;
 
-    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, GIB);
+    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, GIB);
 
     static Peer peer() {
         return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
@@ -55,7 +55,7 @@ class ProtocolSelectorTest {
     @Test
     void configuredThresholdsApply() {
         final ProtocolSelector small = new ProtocolSelector(
-                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, GIB);
+                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, true, GIB);
         assertThat(small.select(100, peer(), false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(101, peer(), false, false)).isEqualTo(Protocol.MEDIUM);
         assertThat(small.select(1001, peer(), false, false)).isEqualTo(Protocol.LONG_CTS);
@@ -72,7 +72,7 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         assertThat(selector.select(MIN_READ - 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
         assertThat(selector.select(MIN_READ, peer, true, true)).isEqualTo(Protocol.LONG_READ);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, GIB).select(MIN_READ, peer, false, false))
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB).select(MIN_READ, peer, false, false))
                 .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
     }
 
@@ -82,7 +82,7 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withMinReadMessageSize(1000), MTU,
-                true, GIB);
+                true, true, GIB);
         assertThat(small.select(999, peer, false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(1000, peer, false, false)).isEqualTo(Protocol.LONG_READ);
     }
@@ -93,7 +93,7 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
-        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, 1 << 20);
+        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20);
         assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
         assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
