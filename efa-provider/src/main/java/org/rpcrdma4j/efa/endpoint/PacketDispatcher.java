@@ -34,7 +34,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  *
  * <p>RTM packets are processed in msg_id order per peer ({@link ReorderWindow}), except the
  * long-CTS RTM that follows a READ_NACK: its msg_id was processed with the LONGREAD_RTM
- * (DISCREPANCIES.md B6).
+ * (DISCREPANCIES.md B6). A PEER_ERROR of kind MSG_ID_SKIP takes the turn of the msg_id it names,
+ * whose message its sender aborted, so that the messages after it are not held forever.
  *
  * <p>Containment: an exception while a packet of a known peer is handled is recorded and makes
  * that peer unreachable, so that its half-processed state cannot wedge it or anyone else; one
@@ -159,7 +160,15 @@ final class PacketDispatcher {
             case LONGREAD_RTW -> rma.longReadRtw().onReceived(peer, buffer, packet);
             case SHORT_RTR, LONGCTS_RTR -> rma.responder().onRtr(peer, buffer, packet);
             case READRSP -> rma.read().onReadRsp(peer, buffer, packet);
-            case PEER_ERROR -> rma.peerErrors().onReceived(peer, buffer, packet);
+            case PEER_ERROR -> {
+                if (peerError.wrap(buffer, packet.offset()).refKind() == PeerErrorFlyweight.REF_MSG_ID_SKIP) {
+                    // An aborted message's msg_id, which will never come: it takes its turn in the window, at
+                    // offset 4 as an RTM's msg_id, and is skipped there.
+                    onRtm(peer, buffer, packet);
+                } else {
+                    rma.peerErrors().onReceived(peer, buffer, packet);
+                }
+            }
             default -> counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
         }
     }
@@ -215,6 +224,8 @@ final class PacketDispatcher {
             counters.increment(EndpointCounter.ORPHAN_PACKETS);
         } else if (isMedium) {
             medium.onFirstSegment(peer, buffer, packet);
+        } else if (type == PacketType.PEER_ERROR) {
+            counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
         } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM) {
             eager.onReceived(peer, buffer, packet);
         } else if (type == PacketType.LONGREAD_MSGRTM || type == PacketType.LONGREAD_TAGRTM) {

@@ -25,8 +25,10 @@ import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
  *
  * <p>Received: an OPE_INDEX that names one of this endpoint's operations with that peer in progress ends
  * it with the error the packet carries (EfaErrorCode numbers follow the device's statuses); libfabric's
- * provider ends it with {@code FI_ECANCELED}. The MSG_ID kinds, by which a libfabric sender aborts a
- * message, are counted as unsupported and dropped: this endpoint does not act on them.
+ * provider ends it with {@code FI_ECANCELED}. A MSG_ID, by which a libfabric sender aborts a medium message
+ * it had started, ends the receive that took its first bytes; a MSG_ID_SKIP, for a message aborted before
+ * any byte, takes its msg_id's turn in the reorder window ({@link PacketDispatcher}). This endpoint sends
+ * neither: it never aborts a message it started.
  *
  * <p>A PEER_ERROR that finds no packet buffer waits on a list and is built at a later progress.
  */
@@ -68,11 +70,15 @@ final class PeerErrors {
     /** A PEER_ERROR arrived: end the operation it names, if it is one of ours with that peer. */
     void onReceived(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         header.wrap(buffer, packet.offset());
-        if (header.refKind() != PeerErrorFlyweight.REF_OPE_INDEX) {
-            counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
+        final EfaErrorCode error = error(header.provErrno());
+        if (header.refKind() == PeerErrorFlyweight.REF_MSG_ID) {
+            onMessageAborted(peer, (int) header.opId());
             return;
         }
-        final EfaErrorCode error = error(header.provErrno());
+        if (header.refKind() != PeerErrorFlyweight.REF_OPE_INDEX) {
+            counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            return;
+        }
         final RxEntry read = rx.readEntry(peer, header.opId());
         final TxEntry op = read != null ? read.readOp : tx.awaitingPeer(peer, header.opId());
         if (op == null || op.completed) {
@@ -86,6 +92,22 @@ final class PeerErrors {
         } else {
             tx.abort(op, error);
         }
+    }
+
+    /**
+     * MSG_ID: the sender aborted a medium message whose first bytes a receive took; the receive ends with
+     * {@link EfaErrorCode#CANCELED}, as the provider's ({@code FI_ECANCELED}). One not matched yet stays, to be
+     * dropped with its peer.
+     */
+    private void onMessageAborted(Peer peer, int msgId) {
+        final RxEntry entry = peer.mediumInProgress.get(msgId);
+        if (entry == null || !entry.isMatched()) {
+            counters.increment(EndpointCounter.ORPHAN_PACKETS);
+            return;
+        }
+        counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
+        entry.error = EfaErrorCode.CANCELED;
+        rx.complete(entry);
     }
 
     /** Drops the PEER_ERRORs owed to a peer that is no longer active. */
