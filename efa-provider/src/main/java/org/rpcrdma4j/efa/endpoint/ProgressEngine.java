@@ -121,7 +121,8 @@ public final class ProgressEngine {
         final LongCtsRtw longCtsRtw = new LongCtsRtw(reqHeader, longCtsSender, access, rx, counters, mtu);
         final LongReadRtw longReadRtw = new LongReadRtw(reqHeader, maxRdmaSize, access, rx, counters);
         final EmulatedRead emulatedRead = new EmulatedRead(reqHeader, rx, counters, mtu, config.longCtsCredits());
-        final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu);
+        final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
+                config.limits().sendsPerPeer());
         rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender);
         tx.rmaSubprotocols(eagerRtw, longCtsRtw, longReadRtw, emulatedRead, readResponder);

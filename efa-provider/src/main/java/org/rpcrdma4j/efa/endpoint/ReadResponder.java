@@ -34,9 +34,12 @@ final class ReadResponder {
     private final EndpointAddress self;
     private final Counters counters;
     private final int mtu;
+    private final int sendsPerPeer;
     private TxSide tx;
 
-    ReadResponder(RmaAccess access, LongCtsSender sender, EndpointAddress self, Counters counters, int mtu) {
+    ReadResponder(RmaAccess access, LongCtsSender sender, EndpointAddress self, Counters counters, int mtu,
+                  int sendsPerPeer) {
+        this.sendsPerPeer = sendsPerPeer;
         this.access = access;
         this.sender = sender;
         this.self = self;
@@ -70,7 +73,8 @@ final class ReadResponder {
         serving.recvId = (int) recvId;
         // Table 3.12: recv_length is what the requester is ready for; a SHORT_RTR's is the whole read (A3).
         serving.windowEnd = (int) Math.min(serving.length, rtr.recvLength());
-        if (!tx.register(serving)) {
+        // A peer's reads served at once count with our operations towards it (EndpointLimits.sendsPerPeer).
+        if (peer.txEntries >= sendsPerPeer || !tx.register(serving)) {
             access.refuse(peer, recvId);
             return;
         }

@@ -78,11 +78,15 @@ final class RxSide {
     static final long READ_RECV_ID_MARK = 1L << 31;
 
     /**
-     * A peer's emulated write into {@code memory}, checked already: it takes an RX entry, never a posted receive.
+     * A peer's emulated write into {@code memory}, checked already: it takes an RX entry, never a posted receive,
+     * and a peer has at most {@link EndpointLimits#sendsPerPeer()} of them in progress.
      *
-     * @return the entry, or null if the RX entry table is full
+     * @return the entry, or null if the peer has as many as it may or the RX entry table is full
      */
     RxEntry startWriteTarget(Peer peer, Protocol protocol, ByteBuffer memory, ByteBuffer buffer, DecodedPacket packet) {
+        if (peer.writeTargets >= limits.sendsPerPeer()) {
+            return null;
+        }
         final RxEntry entry = new RxEntry();
         entry.peer = peer;
         entry.protocol = protocol;
@@ -98,6 +102,7 @@ final class RxSide {
             return null;
         }
         entry.id = id;
+        peer.writeTargets++;
         return entry;
     }
 
@@ -445,7 +450,10 @@ final class RxSide {
             entries.remove(entry.id);
             if (entry.readOp != null) {
                 emulatedRead.onReceived(entry);
-            } else if (entry.hasCqData && entry.error == EfaErrorCode.SUCCESS) {
+                return;
+            }
+            entry.peer.writeTargets--;
+            if (entry.hasCqData && entry.error == EfaErrorCode.SUCCESS) {
                 // §3.3: only FI_REMOTE_CQ_DATA makes the target of a write report it.
                 cq.remoteWriteDone(entry);
             }

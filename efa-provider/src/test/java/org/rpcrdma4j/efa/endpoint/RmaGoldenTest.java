@@ -107,7 +107,7 @@ class RmaGoldenTest {
         final ByteBuffer data = payload(golden);
 
         // DISCREPANCIES.md A1: the requester's id at offset 8, the responder's at 12.
-        new ReadResponder(null, null, SELF, counters, MTU).build(packet.buffer, RECV_ID, SEND_ID, data.capacity());
+        new ReadResponder(null, null, SELF, counters, MTU, 1).build(packet.buffer, RECV_ID, SEND_ID, data.capacity());
         packet.buffer.put(24, data, 0, data.capacity());
 
         assertSame(golden, packet.buffer, 24 + data.capacity());
