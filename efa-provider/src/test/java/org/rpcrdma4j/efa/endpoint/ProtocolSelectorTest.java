@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.RmaIov;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 class ProtocolSelectorTest {
@@ -96,5 +98,42 @@ class ProtocolSelectorTest {
         final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20);
         assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
         assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+    }
+
+    @Test
+    void rmaGoesDirectWhenBothEndsAnnouncedTheFeatureElseEmulatedByTheProvidersThresholds() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.CONNID_HEADER.mask();
+        // After the handshake an EAGER_RTW to this peer has 8 + 24 + 4 header bytes, 8 more with CQ data.
+        final int eager = MTU - 36;
+        assertThat(selector.selectRma(rma(peer, true, MTU - 25, false))).isEqualTo(Protocol.SHORT_RTR);
+        assertThat(selector.selectRma(rma(peer, true, MTU - 24, false))).isEqualTo(Protocol.LONGCTS_RTR);
+        assertThat(selector.selectRma(rma(peer, false, eager, false))).isEqualTo(Protocol.EAGER_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eager + 1, false))).isEqualTo(Protocol.LONGCTS_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eager - 8, true))).isEqualTo(Protocol.EAGER_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eager - 7, true))).isEqualTo(Protocol.LONGCTS_RTW);
+
+        peer.extraInfo |= ExtraFeature.RDMA_READ.mask();
+        final int minRw = EndpointConfig.DEFAULT_MIN_READ_WRITE_SIZE;
+        assertThat(selector.selectRma(rma(peer, true, 1, false))).isEqualTo(Protocol.DIRECT_READ);
+        assertThat(selector.selectRma(rma(peer, false, minRw - 1, false))).isEqualTo(Protocol.LONGCTS_RTW);
+        assertThat(selector.selectRma(rma(peer, false, minRw, false))).isEqualTo(Protocol.LONGREAD_RTW);
+
+        peer.extraInfo |= ExtraFeature.RDMA_WRITE.mask();
+        assertThat(selector.selectRma(rma(peer, false, 1, false))).isEqualTo(Protocol.DIRECT_WRITE);
+        assertThat(selector.selectRma(rma(peer, false, 1, true))).as("no write with immediate")
+                .isEqualTo(Protocol.EAGER_RTW);
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, false, GIB)
+                .selectRma(rma(peer, false, 1, false))).as("this side does not write").isEqualTo(Protocol.EAGER_RTW);
+    }
+
+    private static TxEntry rma(Peer peer, boolean read, long length, boolean cqData) {
+        final TxEntry op = new TxEntry();
+        op.peer = peer;
+        op.kind = read ? CompletionEntry.Kind.READ : CompletionEntry.Kind.WRITE;
+        op.remote = new RmaIov(0, length, 1);
+        op.hasCqData = cqData;
+        return op;
     }
 }
