@@ -30,10 +30,16 @@ public record CompletionEntry(Kind kind, long context, long length, long tag, lo
         RECV,
         /** A tagged receive. */
         TAGGED_RECV,
-        /** A direct RDMA read. */
+        /** An RDMA read, direct or emulated. */
         READ,
-        /** A direct RDMA write. */
-        WRITE
+        /** An RDMA write, direct or emulated. */
+        WRITE,
+        /**
+         * A peer's write with remote CQ data landed in this endpoint's registered memory
+         * ({@code FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA}): {@code length} bytes, {@code cqData} as sent;
+         * {@code context} is 0. Writes without CQ data complete only at the initiator (§3.3).
+         */
+        REMOTE_WRITE
     }
 
     /**

@@ -23,8 +23,9 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * ({@link EndpointConfig}); tagged messages match a receive when the tag bits outside its ignore
  * mask are equal; messages from one peer are matched in the order they were sent
  * ({@code FI_ORDER_SAS}); a message that arrives before its receive waits in the unexpected queue.
- * Direct RDMA read and write go to a peer's registered memory and need both sides to have announced
- * the feature in the handshake.
+ * RMA read and write go to a peer's registered memory: by direct RDMA when both sides announced the
+ * feature in the handshake, else emulated over sends, with the peer's endpoint checking key, bounds
+ * and rights before it touches a byte.
  *
  * <h2>Progress</h2>
  * Manual ({@code FI_PROGRESS_MANUAL}): nothing happens unless {@link #progress(long)} is called,
@@ -169,11 +170,12 @@ public final class EfaEndpoint implements AutoCloseable {
      * @param memory the bytes between position and limit
      * @param access the rights to grant
      * @return the region, whose {@link MemoryRegion#iov(long, long)} names bytes for peers, or
-     *     {@code null} if the device cannot register more memory
+     *     {@code null} if the device cannot register more memory. Peers reach it by direct RDMA through the
+     *     device and by emulated RMA through this endpoint, which checks the same key, bounds and rights
      */
     public MemoryRegion register(ByteBuffer memory, Set<Access> access) {
         requireOpen();
-        return device.registerMemory(memory, access);
+        return engine.register(Objects.requireNonNull(memory, "memory"), Objects.requireNonNull(access, "access"));
     }
 
     /** @return whether {@link #close} was called: the endpoint and its device have released everything */
@@ -188,7 +190,7 @@ public final class EfaEndpoint implements AutoCloseable {
      */
     public void deregister(MemoryRegion region) {
         requireOpen();
-        device.deregisterMemory(region);
+        engine.deregister(region);
     }
 
     /**
@@ -291,12 +293,16 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Reads a peer's registered memory into a local region with one RDMA read (direct read,
-     * EFA RDM protocol v4 §4.1). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
-     * peer's handshake lacks RDMA read, {@link EfaErrorCode#DEVICE_LACKS_FEATURE} if this device does.
+     * Reads a peer's registered memory into a local region ({@code fi_read}). Once the peer's handshake is
+     * in, the read goes by one device RDMA read when both ends announced RDMA read (direct read, EFA RDM
+     * protocol v4 §4.1), else emulated over sends (§3.3: SHORT_RTR answered by READRSP, or LONGCTS_RTR
+     * answered by READRSP and CTSDATA); see {@link EndpointConfig}. The peer must keep progressing its
+     * endpoint to serve an emulated read. A refused remote access ends with
+     * {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}; an emulated one only if the peer's handshake admits
+     * PEER_ERROR, by which it reports it (otherwise the read waits until the peer ends).
      *
      * @param peer the peer's handle
-     * @param local the region to read into; needs {@link Access#LOCAL_WRITE}
+     * @param local the region to read into, registered through this endpoint; needs {@link Access#LOCAL_WRITE}
      * @param localOffset where in it
      * @param remote the peer's bytes
      * @param context returned in the completion
@@ -307,16 +313,21 @@ public final class EfaEndpoint implements AutoCloseable {
      */
     public boolean read(long peer, MemoryRegion local, long localOffset, RmaIov remote, long context) {
         return engine.rma(true, requirePeer(peer), Objects.requireNonNull(local, "local"),
-                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), context);
+                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), false, 0, context);
     }
 
     /**
-     * Writes a local region into a peer's registered memory with one RDMA write (direct write,
-     * EFA RDM protocol v4 §4.6). Completes with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
-     * peer's handshake lacks RDMA write, {@link EfaErrorCode#DEVICE_LACKS_FEATURE} if this device does.
+     * Writes a local region into a peer's registered memory ({@code fi_write}). Once the peer's handshake
+     * is in, the write goes by one device RDMA write when both ends announced RDMA write (direct write,
+     * §4.6), else emulated over sends: LONGREAD_RTW (the peer RDMA-reads the bytes, §4.1) from
+     * {@link EndpointConfig#minReadWriteSize()} bytes when both ends announced RDMA read, else EAGER_RTW if
+     * it fits one packet, LONGCTS_RTW above (§3.3). An emulated write completes when its bytes are delivered
+     * (eager) or placed (long-CTS, long-read); a refused remote access ends with
+     * {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}, for an emulated write only if the peer's handshake
+     * admits PEER_ERROR and the write is not eager (an EAGER_RTW names no operation to refuse).
      *
      * @param peer the peer's handle
-     * @param local the region the bytes come from
+     * @param local the region the bytes come from, registered through this endpoint
      * @param localOffset where in it
      * @param remote where the bytes go
      * @param context returned in the completion
@@ -327,7 +338,27 @@ public final class EfaEndpoint implements AutoCloseable {
      */
     public boolean write(long peer, MemoryRegion local, long localOffset, RmaIov remote, long context) {
         return engine.rma(false, requirePeer(peer), Objects.requireNonNull(local, "local"),
-                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), context);
+                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), false, 0, context);
+    }
+
+    /**
+     * Writes with remote CQ data ({@code fi_writedata}): as {@link #write}, always emulated (the device
+     * has no RDMA write with immediate), and the peer's endpoint reports the write with
+     * {@link CompletionEntry.Kind#REMOTE_WRITE} and {@code cqData} ({@code FI_REMOTE_CQ_DATA}, §3.3).
+     *
+     * @param peer the peer's handle
+     * @param local the region the bytes come from, registered through this endpoint
+     * @param localOffset where in it
+     * @param remote where the bytes go
+     * @param cqData given to the peer in its completion
+     * @param context returned in the completion
+     * @return false on EAGAIN, as {@link #write}
+     * @throws IllegalArgumentException if the handle names no peer or the offset is negative
+     */
+    public boolean writeData(long peer, MemoryRegion local, long localOffset, RmaIov remote, long cqData,
+                             long context) {
+        return engine.rma(false, requirePeer(peer), Objects.requireNonNull(local, "local"),
+                requireOffset(localOffset), Objects.requireNonNull(remote, "remote"), true, cqData, context);
     }
 
     /**

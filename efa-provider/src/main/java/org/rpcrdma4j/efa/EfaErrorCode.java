@@ -37,13 +37,12 @@ public enum EfaErrorCode {
      */
     MESSAGE_TRUNCATED(4097),
     /**
-     * Provider: the peer's handshake does not announce the extra feature the operation needs, for
-     * example RDMA read (feature 0) or RDMA write (feature 5) for a direct read or write
-     * (EFA RDM protocol v4 §2.1, §4.1, §4.6).
+     * Provider: the peer's handshake does not announce the extra feature the operation needs: READ_NACK
+     * (feature 6) to refuse a long-read this endpoint cannot read (EFA RDM protocol v4 §2.1, §4.7). RMA
+     * the peer or the device cannot do directly is emulated instead (4099, once for a device lacking a
+     * capability, is retired with that).
      */
     PEER_LACKS_FEATURE(4098),
-    /** Provider: this endpoint's device lacks the capability the operation needs. */
-    DEVICE_LACKS_FEATURE(4099),
     /**
      * Provider: the peer is unreachable, so the endpoint dropped every operation with it. Either it
      * answered receiver-not-ready for longer than {@link EndpointLimits#peerUnreachableNs()}

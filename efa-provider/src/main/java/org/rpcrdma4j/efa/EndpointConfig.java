@@ -14,6 +14,14 @@ import java.util.Set;
  * bytes and fits one packet (MTU minus the REQ header for that peer), medium up to
  * {@code mediumMaxSize} bytes, long-CTS above.
  *
+ * <p>RMA (libfabric's {@code efa_rdm_rma_post_read} and {@code efa_rdm_rma_post_write}), chosen once the
+ * peer's handshake is in: direct RDMA read or write when both ends announced the feature (§4.1, §4.6);
+ * otherwise emulated over sends (§3.3). A write goes long-read from {@code minReadWriteSize} bytes on when
+ * both ends can RDMA-read, eager if it fits one EAGER_RTW (MTU minus header), long-CTS above; a read
+ * goes SHORT_RTR if it fits one READRSP (MTU minus 24 bytes), LONGCTS_RTR above, the first window
+ * {@code longCtsCredits} packets (libfabric {@code FI_EFA_TX_MIN_CREDITS}). A write with remote CQ data
+ * is always emulated (the device has no write with immediate).
+ *
  * @param eagerMaxSize the largest eager message; {@link Integer#MAX_VALUE} (the default) means
  *     "whatever fits one packet", libfabric's MTU minus header
  * @param mediumMaxSize the largest medium message (libfabric {@code FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE}, 64 KiB)
@@ -46,13 +54,17 @@ import java.util.Set;
  *     messages. Once declared, a message that arrives untagged or on another tag is dropped at
  *     once and counted ({@link EndpointCounter#UNDECLARED_TAG_MESSAGES}), and untagged receives
  *     are refused
+ * @param minReadWriteSize the smallest write emulated with the long-read subprotocol (a LONGREAD_RTW the
+ *     target pulls by RDMA read) when both ends can use RDMA read but not RDMA write (libfabric
+ *     {@code FI_EFA_INTER_MIN_READ_WRITE_SIZE}, 64 KiB); at least 1
  */
 public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMessageSize, int txEntryCount,
                              int rxEntryCount, int txPacketCount, int rxBufferCount, int reorderWindow,
                              int longCtsCredits, long rnrBackoffMinNs, long rnrBackoffMaxInitialNs,
                              long rnrBackoffCapNs, boolean requestConnidHeader,
                              boolean requestConstantHeaderLength, boolean rdmaRead, boolean rdmaWrite, long hostId,
-                             int initialMsgId, long randomSeed, EndpointLimits limits, Set<Long> tags) {
+                             int initialMsgId, long randomSeed, EndpointLimits limits, Set<Long> tags,
+                             int minReadWriteSize) {
 
     /** libfabric's default largest medium message, 64 KiB. */
     public static final int DEFAULT_MEDIUM_MAX_SIZE = 65536;
@@ -64,13 +76,20 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
      */
     public static final int DEFAULT_MIN_READ_MESSAGE_SIZE = 1 << 20;
 
+    /**
+     * libfabric's default smallest write emulated by long-read, 64 KiB: {@code FI_EFA_INTER_MIN_READ_WRITE_SIZE}
+     * ({@code EFA_DEFAULT_INTER_MIN_READ_WRITE_SIZE}), compared with {@code >=} in {@code efa_rdm_rma_post_write}.
+     */
+    public static final int DEFAULT_MIN_READ_WRITE_SIZE = 65536;
+
     /** libfabric's default receive window (msg_ids a peer may run ahead). */
     public static final int DEFAULT_REORDER_WINDOW = 16384;
 
     /** The defaults. */
     public static final EndpointConfig DEFAULT = new EndpointConfig(Integer.MAX_VALUE, DEFAULT_MEDIUM_MAX_SIZE,
             DEFAULT_MIN_READ_MESSAGE_SIZE, 1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64, 40_000L, 120_000L,
-            1_000_000_000L, true, false, true, true, 0L, 0, 0L, EndpointLimits.DEFAULT, Set.of());
+            1_000_000_000L, true, false, true, true, 0L, 0, 0L, EndpointLimits.DEFAULT, Set.of(),
+            DEFAULT_MIN_READ_WRITE_SIZE);
 
     /**
      * Checks the components.
@@ -80,7 +99,8 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
      */
     public EndpointConfig {
         if (eagerMaxSize < 0 || mediumMaxSize < 0 || minReadMessageSize < 1 || txEntryCount < 1 || rxEntryCount < 1
-                || txPacketCount < 1 || rxBufferCount < 1 || reorderWindow < 1 || longCtsCredits < 1) {
+                || txPacketCount < 1 || rxBufferCount < 1 || reorderWindow < 1 || longCtsCredits < 1
+                || minReadWriteSize < 1) {
             throw new IllegalArgumentException("sizes must not be negative and counts must be positive");
         }
         if (rnrBackoffMinNs < 1 || rnrBackoffMaxInitialNs < rnrBackoffMinNs || rnrBackoffCapNs < rnrBackoffMaxInitialNs) {
@@ -96,7 +116,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(value, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value the largest medium message @return a copy with it */
@@ -104,7 +124,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, value, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value the smallest long-read message @return a copy with it */
@@ -112,7 +132,15 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+    }
+
+    /** @param value the smallest write emulated with the long-read subprotocol @return a copy with it */
+    public EndpointConfig withMinReadWriteSize(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed, limits, tags, value);
     }
 
     /** @param value how many operations may be in progress @return a copy with it */
@@ -120,7 +148,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, value, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value how many receives may be posted @return a copy with it */
@@ -128,7 +156,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, value, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value how many send packet buffers @return a copy with it */
@@ -136,7 +164,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, value,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value how many receive buffers to keep posted @return a copy with it */
@@ -144,7 +172,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, value, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value the reorder window in msg_ids @return a copy with it */
@@ -152,7 +180,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value CTSDATA packets per CTS window @return a copy with it */
@@ -160,7 +188,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /**
@@ -173,7 +201,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
                 requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed, limits, tags);
+                randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value whether to request the connid header @return a copy with it */
@@ -181,14 +209,14 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed, limits, tags);
+                randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value whether to request constant header length @return a copy with it */
     public EndpointConfig withRequestConstantHeaderLength(boolean value) {
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
-                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed, limits, tags);
+                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value whether to announce and use RDMA read @return a copy with it */
@@ -196,7 +224,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value whether to announce and use RDMA write @return a copy with it */
@@ -204,7 +232,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value the host id for the handshake @return a copy with it */
@@ -212,7 +240,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value,
-                initialMsgId, randomSeed, limits, tags);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value the first msg_id, u32 held in an int @return a copy with it */
@@ -220,7 +248,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value,
-                randomSeed, limits, tags);
+                randomSeed, limits, tags, minReadWriteSize);
     }
 
     /** @param value the seed of the endpoint's random source @return a copy with it */
@@ -228,7 +256,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, value, limits, tags);
+                initialMsgId, value, limits, tags, minReadWriteSize);
     }
 
     /** @param value what one peer may make the endpoint hold @return a copy with it */
@@ -236,7 +264,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, value, tags);
+                initialMsgId, randomSeed, value, tags, minReadWriteSize);
     }
 
     /**
@@ -255,6 +283,6 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, declared);
+                initialMsgId, randomSeed, limits, declared, minReadWriteSize);
     }
 }

@@ -85,6 +85,29 @@ public enum EndpointCounter {
     DIRECT_READS,
     /** Direct RDMA writes started (§4.6 "Direct write"). */
     DIRECT_WRITES,
+    /** Writes emulated with one EAGER_RTW each (§3.3). */
+    EAGER_RTW_WRITES,
+    /** Writes emulated with the long-CTS write subprotocol: LONGCTS_RTW packets built, READ_NACK fallbacks included (§3.3). */
+    LONGCTS_RTW_WRITES,
+    /** Writes emulated with the long-read write subprotocol: LONGREAD_RTW packets built (§4.1). */
+    LONGREAD_RTW_WRITES,
+    /** Reads emulated with a SHORT_RTR (§3.3). */
+    SHORT_RTR_READS,
+    /** Reads emulated with a LONGCTS_RTR (§3.3). */
+    LONGCTS_RTR_READS,
+    /** Emulated writes a peer made into this endpoint's registered memory (§3.3). */
+    EMULATED_WRITES_SERVED,
+    /** Emulated reads a peer made of this endpoint's registered memory, answered with READRSP (§3.3). */
+    EMULATED_READS_SERVED,
+    /**
+     * Emulated RMA requests refused before any byte was touched: no registration under the key, bytes
+     * outside it, a right it does not grant, or lengths that disagree.
+     */
+    RMA_ACCESS_REFUSED,
+    /** PEER_ERROR packets sent: a refused request reported to its initiator (DISCREPANCIES.md B7). */
+    PEER_ERRORS_SENT,
+    /** PEER_ERROR packets received that ended one of this endpoint's operations. */
+    PEER_ERRORS_RECEIVED,
     /**
      * Message payload bytes the endpoint copied, counted at every copy: a send's bytes into its
      * packets (EAGER_RTM, MEDIUM_RTM, LONGCTS_RTM, CTSDATA); a received packet's payload into the

@@ -26,7 +26,9 @@ package org.rpcrdma4j.efa;
  * @param unexpectedMessagesTotal the most unexpected messages from all peers
  * @param unexpectedBytesTotal the most bytes held for all peers
  * @param sendsPerPeer the most sends, reads and writes in progress to one peer; beyond it the API
- *     returns {@code false} (EAGAIN) for that peer only
+ *     returns {@code false} (EAGAIN) for that peer only. The peer's emulated reads this endpoint serves
+ *     count with them, and its emulated writes into this endpoint's memory are bounded alike; a request
+ *     beyond is refused as an access would be
  * @param packetsPerPeer the most send packet buffers one peer may hold (being built, posted or
  *     waiting for its RNR backoff); further packets to it wait unbuilt, and control packets never
  *     wait. Effectively at most the endpoint's {@code txPacketCount}

@@ -14,7 +14,7 @@ import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
-/** Direct RDMA read and write, gated by the features both handshakes announce. */
+/** Direct RDMA read and write, chosen when both handshakes announce the feature, emulation otherwise. */
 class DirectRmaTest {
 
     private static final int SIZE = 1 << 20;
@@ -86,44 +86,55 @@ class DirectRmaTest {
     }
 
     @Test
-    void readFailsClearlyWhenThePeerDidNotAnnounceRdmaRead() {
+    void aReadGoesEmulatedWhenThePeerDidNotAnnounceRdmaRead() {
         final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT,
                 SimDeviceConfig.DEFAULT.withCapabilities(EnumSet.of(Capability.RDMA_WRITE)),
                 EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
-        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), EnumSet.of(Access.LOCAL_WRITE));
-        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_READ));
+        final ByteBuffer local = ByteBuffer.allocate(16);
+        final MemoryRegion localRegion = pair.a.register(local, EnumSet.of(Access.LOCAL_WRITE));
+        final MemoryRegion remoteRegion = pair.b.register(SimPair.pattern(16, 5), EnumSet.of(Access.REMOTE_READ));
 
         pair.a.read(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
         pair.runUntil(() -> pair.doneA.size() == 1);
 
-        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.PEER_LACKS_FEATURE);
+        assertThat(pair.doneA.get(0).ok()).isTrue();
+        assertThat(local).isEqualTo(SimPair.pattern(16, 5));
+        assertThat(pair.a.statistics().counter(EndpointCounter.SHORT_RTR_READS)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.DIRECT_READS)).isZero();
     }
 
     @Test
-    void writeFailsClearlyWhenThePeerTurnedRdmaWriteOff() {
+    void aWriteGoesEmulatedWhenThePeerTurnedRdmaWriteOff() {
         final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT,
                 EndpointConfig.DEFAULT, EndpointConfig.DEFAULT.withRdmaWrite(false));
-        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), Set.of());
-        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_WRITE));
+        final MemoryRegion localRegion = pair.a.register(SimPair.pattern(16, 6), Set.of());
+        final ByteBuffer remote = ByteBuffer.allocate(16);
+        final MemoryRegion remoteRegion = pair.b.register(remote, EnumSet.of(Access.REMOTE_WRITE));
 
         pair.a.write(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
         pair.runUntil(() -> pair.doneA.size() == 1);
 
-        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.PEER_LACKS_FEATURE);
+        assertThat(pair.doneA.get(0).ok()).isTrue();
+        assertThat(remote).isEqualTo(SimPair.pattern(16, 6));
+        assertThat(pair.a.statistics().counter(EndpointCounter.EAGER_RTW_WRITES)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.DIRECT_WRITES)).isZero();
     }
 
     @Test
-    void writeFailsAtOnceWhenThisDeviceLacksRdmaWrite() {
+    void aWriteGoesEmulatedWhenThisDeviceLacksRdmaWrite() {
         final SimPair pair = new SimPair(seed.seed(),
                 SimDeviceConfig.DEFAULT.withCapabilities(EnumSet.of(Capability.RDMA_READ)), SimDeviceConfig.DEFAULT,
                 EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
-        final MemoryRegion localRegion = pair.a.register(ByteBuffer.allocate(16), Set.of());
-        final MemoryRegion remoteRegion = pair.b.register(ByteBuffer.allocate(16), EnumSet.of(Access.REMOTE_WRITE));
+        final MemoryRegion localRegion = pair.a.register(SimPair.pattern(16, 7), Set.of());
+        final ByteBuffer remote = ByteBuffer.allocate(16);
+        final MemoryRegion remoteRegion = pair.b.register(remote, EnumSet.of(Access.REMOTE_WRITE));
 
         pair.a.write(pair.aToB, localRegion, 0, remoteRegion.iov(0, 16), 1);
-        pair.a.poll(pair.doneA::add, 10);
+        pair.runUntil(() -> pair.doneA.size() == 1);
 
-        assertThat(pair.doneA).extracting(CompletionEntry::error).containsExactly(EfaErrorCode.DEVICE_LACKS_FEATURE);
+        assertThat(pair.doneA.get(0).ok()).isTrue();
+        assertThat(remote).isEqualTo(SimPair.pattern(16, 7));
+        assertThat(pair.a.statistics().counter(EndpointCounter.EAGER_RTW_WRITES)).isEqualTo(1);
     }
 
     @Test

@@ -5,11 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.EnumSet;
+import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.AddressHandle;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
+import org.rpcrdma4j.efa.wire.EagerRtwFlyweight;
 import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
+import org.rpcrdma4j.efa.wire.RtaFlyweight;
 
 /**
  * Feeds an endpoint a sequence of packets from a peer in its address vector, to which it may have a
@@ -18,7 +25,8 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * misbehaves, nothing may escape the endpoint's progress, nothing may be caught there either
  * ({@link EndpointCounter#PROGRESS_ERRORS}: each is a packet the endpoint did not check), and what the
  * endpoint holds for the peer stays within its limits ({@link EndpointLimits}). A hang shows as the
- * fuzzer's timeout.
+ * fuzzer's timeout. Emulated RMA requests may aim at a registration of the endpoint, with the right key
+ * or not, in its bounds or across them; the bytes around it must stay untouched.
  *
  * <p>Under {@code mvn verify} it runs in regression mode over {@code EndpointReceiveFuzzTestInputs/receive/};
  * to fuzz: {@code JAZZER_FUZZ=1 mvn -pl efa-provider test -Dtest=EndpointReceiveFuzzTest}.
@@ -28,11 +36,20 @@ class EndpointReceiveFuzzTest {
     private static final PacketType[] TYPES = PacketType.values();
     private static final int MAX_PACKETS = 64;
     private static final int MAX_PACKET_BYTES = 512;
+    private static final int REGION = 4096;
+    private static final int CANARY = 64;
+    private static final byte CANARY_BYTE = 0x5a;
 
     @FuzzTest(maxDuration = "10m")
     void receive(FuzzedDataProvider data) {
         SimPair pair = new SimPair(1);
         EfaEndpoint b = pair.b;
+        ByteBuffer memory = ByteBuffer.allocate(REGION + 2 * CANARY);
+        for (int i = 0; i < memory.capacity(); i++) {
+            memory.put(i, CANARY_BYTE);
+        }
+        MemoryRegion region = b.register(memory.slice(CANARY, REGION),
+                EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE));
         SimDevice peer = pair.fabric.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), 11);
         long toPeer = b.insert(EndpointAddress.of(peer.address()));
         // Operations in flight for the peer's packets to name: receives, and a send long enough to wait for a CTS.
@@ -44,7 +61,7 @@ class EndpointReceiveFuzzTest {
         }
         AddressHandle toB = peer.createAddressHandle(b.address().gid());
         for (int n = 0; n < MAX_PACKETS && data.remainingBytes() > 0; n++) {
-            peer.postSend(toB, b.address().qpn(), b.address().connid(), packet(data), 1000 + n);
+            peer.postSend(toB, b.address().qpn(), b.address().connid(), packet(data, region), 1000 + n);
             for (int steps = data.consumeInt(0, 3); steps > 0; steps--) {
                 pair.step();
             }
@@ -61,17 +78,40 @@ class EndpointReceiveFuzzTest {
         assertThat(statistics.gauge(EndpointGauge.UNEXPECTED_BYTES)).isLessThanOrEqualTo(
                 limits.unexpectedBytesPerPeer());
         assertThat(statistics.gauge(EndpointGauge.PEERS)).isLessThanOrEqualTo(1);
+        for (int i = 0; i < CANARY; i++) {
+            assertThat(memory.get(i)).isEqualTo(CANARY_BYTE);
+            assertThat(memory.get(CANARY + REGION + i)).isEqualTo(CANARY_BYTE);
+        }
     }
 
-    /** A packet of a type the wire knows, or any type byte, with version 4 mostly, and arbitrary bytes after. */
-    private static ByteBuffer packet(FuzzedDataProvider data) {
-        int type = data.consumeBoolean() ? data.pickValue(TYPES).id() : data.consumeInt(0, 255);
+    /**
+     * A packet of a type the wire knows, or any type byte, with version 4 mostly, and arbitrary bytes after;
+     * an RTW, RTR or RTA may name bytes around the region in its one rma_iov entry.
+     */
+    private static ByteBuffer packet(FuzzedDataProvider data, MemoryRegion region) {
+        PacketType known = data.consumeBoolean() ? data.pickValue(TYPES) : null;
+        int type = known != null ? known.id() : data.consumeInt(0, 255);
         int version = data.consumeBoolean() ? BaseHeaderFlyweight.PROTOCOL_VERSION : data.consumeInt(0, 255);
         int flags = data.consumeInt(0, 0xffff);
+        boolean aimed = known != null && known.hasRmaIov() && data.consumeBoolean();
+        long address = region.address() + data.consumeLong(-CANARY, REGION + CANARY);
+        long length = data.consumeLong(0, REGION + CANARY);
+        long key = data.consumeBoolean() ? Integer.toUnsignedLong(region.key()) : data.consumeLong();
         byte[] rest = data.consumeBytes(MAX_PACKET_BYTES);
-        ByteBuffer packet = ByteBuffer.allocate(BaseHeaderFlyweight.HEADER_LENGTH + rest.length);
-        new BaseHeaderFlyweight().wrap(packet, 0).type(type).version(version).flags(flags);
+        int size = BaseHeaderFlyweight.HEADER_LENGTH + rest.length;
+        if (aimed) {
+            size = Math.max(size, known.mandatoryHeaderLength() + RmaIovFlyweight.LENGTH);
+        }
+        ByteBuffer packet = ByteBuffer.allocate(size);
         packet.put(BaseHeaderFlyweight.HEADER_LENGTH, rest);
+        new BaseHeaderFlyweight().wrap(packet, 0).type(type).version(version).flags(flags);
+        if (aimed) {
+            // RTWs and RTRs have rma_iov_count at offset 4, RTAs at 8; the entries follow the fixed header.
+            int countAt = known.name().endsWith("_RTA") ? RtaFlyweight.RMA_IOV_COUNT_OFFSET
+                    : EagerRtwFlyweight.RMA_IOV_COUNT_OFFSET;
+            packet.order(ByteOrder.LITTLE_ENDIAN).putInt(countAt, 1);
+            new RmaIovFlyweight().wrap(packet, known.mandatoryHeaderLength()).addr(address).len(length).key(key);
+        }
         return packet;
     }
 }

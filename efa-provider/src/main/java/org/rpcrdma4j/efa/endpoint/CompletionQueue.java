@@ -27,6 +27,12 @@ final class CompletionQueue {
                 rx.peer != null ? rx.peer.fiAddr : rx.source, error));
     }
 
+    /** A peer's emulated write with remote CQ data landed (§3.3). */
+    void remoteWriteDone(RxEntry rx) {
+        add(new CompletionEntry(CompletionEntry.Kind.REMOTE_WRITE, 0, rx.msgLength, 0, rx.cqData, true,
+                rx.peer.fiAddr, EfaErrorCode.SUCCESS));
+    }
+
     int size() {
         return size;
     }

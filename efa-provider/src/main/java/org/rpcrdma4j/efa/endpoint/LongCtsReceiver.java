@@ -24,6 +24,10 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * window with the LONGREAD_RTM, so it goes straight to the receive waiting for it
  * (DISCREPANCIES.md B6).
  *
+ * <p>The same machinery receives the CTSDATA of an emulated long-CTS write at its target and of an
+ * emulated read at its requester (§3.3): their RX entries start elsewhere ({@link LongCtsRtw},
+ * {@link EmulatedRead}), and from the first window on they are long-CTS receives like any other.
+ *
  * <p>A CTS that finds no packet buffer is not lost: its receive waits on the CTS-pending list and
  * the CTS is built from the receive's state at the next progress.
  */
@@ -158,10 +162,11 @@ final class LongCtsReceiver {
             buffer.put(i, (byte) 0);
         }
         // DISCREPANCIES.md B8: a CTS always carries the connid, in its multiuse slot.
+        // §3.2 table 3.6: the CTS of an emulated read says so (CTS_EMULATED_READ, the provider's CTS_READ_REQ).
         base.wrap(buffer, 0).type(PacketType.CTS.id()).version(BaseHeaderFlyweight.PROTOCOL_VERSION)
-                .flags(PacketFlags.CONNID_HDR_FLAG);
+                .flags(PacketFlags.CONNID_HDR_FLAG | (entry.readOp != null ? PacketFlags.CTS_READ_REQ_FLAG : 0));
         cts.wrap(buffer, 0).connid(Integer.toUnsignedLong(self.connid())).sendId(Integer.toUnsignedLong(entry.sendId))
-                .recvId(entry.id).recvLength(window);
+                .recvId(RxSide.wireId(entry)).recvLength(window);
         packet.length = CtsFlyweight.HEADER_LENGTH;
         packet.assign(entry.peer);
     }

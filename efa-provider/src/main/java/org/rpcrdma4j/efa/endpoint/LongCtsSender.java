@@ -17,6 +17,9 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * each CTS grants. The RTM's {@code send_id} is the TX entry id, by which the receiver's CTS finds
  * the operation again.
  *
+ * <p>An emulated long-CTS write and the target of an emulated read send their CTSDATA here too, after
+ * their own first packet ({@link LongCtsRtw}, {@link ReadResponder}).
+ *
  * <p>After a READ_NACK (§4.7) the RTM carries no data and the {@code REQ_READ_NACK} flag
  * (DISCREPANCIES.md B6): the receiver has the message matched already, and all the data follows
  * in CTSDATA packets.
@@ -44,6 +47,11 @@ final class LongCtsSender {
         this.credits = credits;
     }
 
+    /** @return whether the operation's data after its REQ goes in CTSDATA packets, in the windows CTS packets grant */
+    static boolean sendsCtsData(Protocol protocol) {
+        return protocol == Protocol.LONG_CTS || protocol == Protocol.LONGCTS_RTW || protocol == Protocol.READ_RESPONSE;
+    }
+
     /** @return whether the operation has a packet to build now: its RTM, or data inside the window */
     static boolean hasPacketToBuild(TxEntry tx) {
         return !tx.reqBuilt || tx.bytesBuilt < tx.windowEnd;
@@ -58,11 +66,20 @@ final class LongCtsSender {
         }
     }
 
+    /**
+     * The {@code credit_request} of a long-CTS REQ: the CTSDATA packets the bytes after {@code first} need, at
+     * most the configured credits, at least 1.
+     */
+    long creditRequest(TxEntry tx, int first) {
+        final int dataCapacity = mtu - CtsDataFlyweight.HEADER_LENGTH - CtsDataFlyweight.CONNID_HEADER_LENGTH;
+        return Math.min(credits, Math.max(1, ((long) tx.length - first + dataCapacity - 1) / dataCapacity));
+    }
+
     /** The receiver granted a window: send up to {@code recv_length} more bytes. */
     TxEntry onCts(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         cts.wrap(buffer, packet.offset());
         final TxEntry tx = txEntries.get(cts.sendId());
-        if (tx == null || tx.peer != peer || tx.protocol != Protocol.LONG_CTS || tx.completed || !tx.reqBuilt) {
+        if (tx == null || tx.peer != peer || !sendsCtsData(tx.protocol) || tx.completed || !tx.reqBuilt) {
             return null;
         }
         tx.recvId = (int) cts.recvId();
@@ -79,10 +96,8 @@ final class LongCtsSender {
         final int flags = RxSide.categoryFlags(tx.tagged) | (tx.readNacked ? PacketFlags.REQ_READ_NACK_FLAG : 0);
         final int at = header.write(buffer, type, flags, tx.peer, tx.hasCqData, tx.cqData);
         final int first = tx.readNacked ? 0 : Math.min(tx.length, mtu - at);
-        final int dataCapacity = mtu - CtsDataFlyweight.HEADER_LENGTH - CtsDataFlyweight.CONNID_HEADER_LENGTH;
-        final long wanted = Math.max(1, ((long) tx.length - first + dataCapacity - 1) / dataCapacity);
         rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
-                .creditRequest(Math.min(credits, wanted));
+                .creditRequest(creditRequest(tx, first));
         if (tx.tagged) {
             rtm.tag(tx.tag);
         }
@@ -96,7 +111,7 @@ final class LongCtsSender {
         counters.increment(EndpointCounter.LONG_CTS_MESSAGES_SENT);
     }
 
-    private void buildData(PacketEntry packet, TxEntry tx) {
+    void buildData(PacketEntry packet, TxEntry tx) {
         final ByteBuffer buffer = packet.buffer;
         // DISCREPANCIES.md B8: CTSDATA carries the 8-byte connid trailer under the REQ rule.
         final boolean connid = tx.peer.needsConnid();

@@ -14,6 +14,7 @@ import org.rpcrdma4j.efa.device.RmaIov;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.EorFlyweight;
+import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.LongReadRtmFlyweight;
 import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
@@ -27,6 +28,9 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * {@code read_iov} with device RDMA reads of at most the device's largest RDMA size each; when all
  * have completed, the registration goes, the receive completes (MESSAGE_TRUNCATED if the buffer
  * was short) and an EOR tells the sender it may release its buffer.
+ *
+ * <p>The target of an emulated long-read write ({@link LongReadRtw}) reads the same way into the registered
+ * memory the write names, and its EOR goes the same way.
  *
  * <p>If this endpoint cannot read (it does not use RDMA read, or the registration fails) it
  * answers READ_NACK instead (§4.7) and keeps the receive for the long-CTS RTM the sender falls
@@ -45,7 +49,6 @@ final class LongReadReceiver {
     private static final long READ_WR_ID_MARK = 1L << 32;
 
     private final LongReadRtmFlyweight rtm = new LongReadRtmFlyweight();
-    private final RmaIovFlyweight iov = new RmaIovFlyweight();
     private final EorFlyweight eor = new EorFlyweight();
     private final ReadNackFlyweight nack = new ReadNackFlyweight();
     private final BaseHeaderFlyweight base = new BaseHeaderFlyweight();
@@ -57,6 +60,7 @@ final class LongReadReceiver {
     private final TxQueue txQueue;
     private final EndpointAddress self;
     private final Counters counters;
+    private final RmaAccess access;
     private final boolean canRead;
     /** Volatile for the {@code REGISTRATIONS} gauge on other threads; only the progress thread writes it. */
     private volatile int registrations;
@@ -66,8 +70,9 @@ final class LongReadReceiver {
      *     message is answered with READ_NACK
      */
     LongReadReceiver(Device device, RxSide rx, PacketPool packets, TxQueue txQueue, EndpointAddress self,
-                     Counters counters, boolean canRead) {
+                     Counters counters, RmaAccess access, boolean canRead) {
         this.device = device;
+        this.access = access;
         this.rx = rx;
         this.packets = packets;
         this.txQueue = txQueue;
@@ -84,16 +89,8 @@ final class LongReadReceiver {
     /** A LONGREAD_RTM is next in msg_id order: match it and keep its read_iov; read once matched. */
     void onRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rtm.wrap(buffer, packet.offset());
-        final RmaIov[] readIov = new RmaIov[packet.readIovCount()];
-        long undescribed = rtm.msgLength();
-        for (int i = 0; i < readIov.length && undescribed >= 0; i++) {
-            iov.wrap(buffer, packet.readIovOffset(i));
-            final long length = iov.len();
-            undescribed = length < 0 ? -1 : undescribed - length;
-            readIov[i] = undescribed < 0 ? null : new RmaIov(iov.addr(), length, (int) iov.key());
-        }
-        if (readIov.length == 0 || undescribed != 0) {
-            // §4.1: the read_iov describes the whole send buffer; a message it does not cover cannot be read.
+        final RmaIov[] readIov = readIov(buffer, packet, rtm.msgLength());
+        if (readIov == null) {
             counters.increment(EndpointCounter.MALFORMED_PACKETS);
             return;
         }
@@ -105,6 +102,24 @@ final class LongReadReceiver {
         entry.sendId = (int) rtm.sendId();
         entry.readIov = readIov;
         rx.afterData(entry);
+    }
+
+    /**
+     * §4.1: the read_iov describes the whole source, so it must cover exactly {@code msgLength} bytes.
+     *
+     * @return its entries, or null if they do not
+     */
+    static RmaIov[] readIov(ByteBuffer buffer, DecodedPacket packet, long msgLength) {
+        final RmaIovFlyweight iov = new RmaIovFlyweight();
+        final RmaIov[] readIov = new RmaIov[packet.readIovCount()];
+        long undescribed = msgLength;
+        for (int i = 0; i < readIov.length && undescribed >= 0; i++) {
+            iov.wrap(buffer, packet.readIovOffset(i));
+            final long length = iov.len();
+            undescribed = length < 0 ? -1 : undescribed - length;
+            readIov[i] = undescribed < 0 ? null : new RmaIov(iov.addr(), length, (int) iov.key());
+        }
+        return readIov.length == 0 || undescribed != 0 ? null : readIov;
     }
 
     /** The message is matched: register the receive buffer and read, or answer READ_NACK. */
@@ -184,13 +199,29 @@ final class LongReadReceiver {
         return done;
     }
 
-    /** §4.7: this endpoint cannot read; the receive waits for the sender's long-CTS RTM. */
+    /**
+     * §4.7: this endpoint cannot read. A message's receive waits for the sender's long-CTS RTM; the target of
+     * a write forgets it, as the write starts over as a LONGCTS_RTW. A peer whose handshake does not admit
+     * READ_NACK (feature 6) cannot be told: the operation ends here with {@link EfaErrorCode#PEER_LACKS_FEATURE}
+     * and the peer's waits until it ends with its peer.
+     */
     private void refuse(RxEntry entry) {
+        if (!entry.peer.has(ExtraFeature.READ_NACK)) {
+            entry.error = EfaErrorCode.PEER_LACKS_FEATURE;
+            entry.readEnd = 0;
+            rx.complete(entry);
+            return;
+        }
         counters.increment(EndpointCounter.READ_NACKS_SENT);
         entry.readNacked = true;
         entry.protocol = Protocol.LONG_CTS;
-        entry.peer.readNacked.put(entry.msgId, entry);
         answer(entry);
+        if (entry.writeTarget) {
+            entry.error = EfaErrorCode.CANCELED;
+            rx.complete(entry);
+        } else {
+            entry.peer.readNacked.put(entry.msgId, entry);
+        }
     }
 
     /** Posts the waiting reads, oldest message first, until the device's send queue is full. */
@@ -245,8 +276,16 @@ final class LongReadReceiver {
             // Ended with its peer (RxSide.forget): nobody to answer.
             return;
         }
-        counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
-        // The EOR goes even after a failed read: nothing more will be read, so the sender may let go.
+        if (entry.writeTarget) {
+            if (entry.error != EfaErrorCode.SUCCESS) {
+                // The write did not land: its initiator hears so instead of an EOR (libfabric main's PEER_ERROR).
+                access.refuse(entry.peer, Integer.toUnsignedLong(entry.sendId));
+                return;
+            }
+        } else {
+            counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
+        }
+        // A message's EOR goes even after a failed read: nothing more will be read, so the sender may let go.
         answer(entry);
     }
 

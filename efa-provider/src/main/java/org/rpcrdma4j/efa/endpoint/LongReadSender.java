@@ -20,6 +20,8 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * byte has been read; then the registration goes and the send completes. The RTM's
  * {@code send_id} is the TX entry id, by which the EOR finds the operation again.
  *
+ * <p>An emulated long-read write ({@link LongReadRtw}) registers, waits for its EOR and falls back the same way.
+ *
  * <p>A receiver that cannot read answers READ_NACK (§4.7): the registration goes at once and the
  * message starts over as long-CTS, with the same msg_id, its RTM marked {@code REQ_READ_NACK} and
  * carrying no data (DISCREPANCIES.md B6).
@@ -112,7 +114,7 @@ final class LongReadSender {
      * The receiver cannot read (§4.7): release the registration and go on as long-CTS, with the
      * same msg_id so that the receiver finds its receive again.
      *
-     * @return the operation, now long-CTS with its RTM to build, or null if the READ_NACK names none of ours
+     * @return the operation, now long-CTS with its RTM or RTW to build, or null if the READ_NACK names none of ours
      */
     TxEntry onReadNack(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         final TxEntry tx = find(peer, nack.wrap(buffer, packet.offset()).sendId());
@@ -121,8 +123,9 @@ final class LongReadSender {
         }
         counters.increment(EndpointCounter.READ_NACKS_RECEIVED);
         release(tx);
-        tx.protocol = Protocol.LONG_CTS;
-        tx.readNacked = true;
+        // A write has no msg_id to keep: it starts over as a plain LONGCTS_RTW, whose target checks it anew.
+        tx.readNacked = tx.protocol == Protocol.LONG_READ;
+        tx.protocol = tx.readNacked ? Protocol.LONG_CTS : Protocol.LONGCTS_RTW;
         tx.reqBuilt = false;
         tx.bytesBuilt = 0;
         tx.windowEnd = 0;
@@ -146,7 +149,8 @@ final class LongReadSender {
 
     private TxEntry find(Peer peer, long sendId) {
         final TxEntry tx = txEntries.get(sendId);
-        return tx == null || tx.peer != peer || tx.protocol != Protocol.LONG_READ || tx.completed || !tx.reqBuilt
+        return tx == null || tx.peer != peer || tx.protocol != Protocol.LONG_READ && tx.protocol != Protocol.LONGREAD_RTW
+                || tx.completed || !tx.reqBuilt
                 || tx.eorReceived ? null : tx;
     }
 }

@@ -17,7 +17,9 @@ import org.rpcrdma4j.efa.wire.PacketDecodeException;
 import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
+import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
 import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
+import org.rpcrdma4j.efa.wire.ReadRspFlyweight;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
@@ -32,7 +34,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  *
  * <p>RTM packets are processed in msg_id order per peer ({@link ReorderWindow}), except the
  * long-CTS RTM that follows a READ_NACK: its msg_id was processed with the LONGREAD_RTM
- * (DISCREPANCIES.md B6).
+ * (DISCREPANCIES.md B6). A PEER_ERROR of kind MSG_ID_SKIP takes the turn of the msg_id it names,
+ * whose message its sender aborted, so that the messages after it are not held forever.
  *
  * <p>Containment: an exception while a packet of a known peer is handled is recorded and makes
  * that peer unreachable, so that its half-processed state cannot wedge it or anyone else; one
@@ -52,6 +55,8 @@ final class PacketDispatcher {
     private final HandshakeFlyweight handshakeFields = new HandshakeFlyweight();
     private final EorFlyweight eor = new EorFlyweight();
     private final ReadNackFlyweight readNack = new ReadNackFlyweight();
+    private final ReadRspFlyweight readRsp = new ReadRspFlyweight();
+    private final PeerErrorFlyweight peerError = new PeerErrorFlyweight();
     private final AddressVector av;
     private final Counters counters;
     private final Handshake handshake;
@@ -65,11 +70,13 @@ final class PacketDispatcher {
     private final RxSide rx;
     private final PeerTeardown teardown;
     private final ProgressErrors errors;
+    private final RmaTargets rma;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
                      LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
                      LongReadReceiver longReadReceiver, TxSide tx, RxSide rx, PeerTeardown teardown,
-                     ProgressErrors errors) {
+                     ProgressErrors errors, RmaTargets rma) {
+        this.rma = rma;
         this.av = av;
         this.counters = counters;
         this.handshake = handshake;
@@ -123,7 +130,7 @@ final class PacketDispatcher {
                 if (entry == null) {
                     counters.increment(EndpointCounter.ORPHAN_PACKETS);
                 } else {
-                    tx.onEor(entry);
+                    tx.finish(entry);
                 }
             }
             case READ_NACK -> {
@@ -144,9 +151,22 @@ final class PacketDispatcher {
             case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGREAD_MSGRTM, LONGREAD_TAGRTM ->
                     onRtm(peer, buffer, packet);
             case EAGER_RTW -> {
-                // A 0-byte EAGER_RTW is a peer asking for our HANDSHAKE, already owed above.
+                // An EAGER_RTW without rma_iov is a peer asking for our HANDSHAKE, already owed above.
                 if (rtw.wrap(buffer, packet.offset()).rmaIovCount() != 0) {
-                    counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
+                    rma.eagerRtw().onReceived(peer, buffer, packet);
+                }
+            }
+            case LONGCTS_RTW -> rma.longCtsRtw().onReceived(peer, buffer, packet);
+            case LONGREAD_RTW -> rma.longReadRtw().onReceived(peer, buffer, packet);
+            case SHORT_RTR, LONGCTS_RTR -> rma.responder().onRtr(peer, buffer, packet);
+            case READRSP -> rma.read().onReadRsp(peer, buffer, packet);
+            case PEER_ERROR -> {
+                if (peerError.wrap(buffer, packet.offset()).refKind() == PeerErrorFlyweight.REF_MSG_ID_SKIP) {
+                    // An aborted message's msg_id, which will never come: it takes its turn in the window, at
+                    // offset 4 as an RTM's msg_id, and is skipped there.
+                    onRtm(peer, buffer, packet);
+                } else {
+                    rma.peerErrors().onReceived(peer, buffer, packet);
                 }
             }
             default -> counters.increment(EndpointCounter.UNSUPPORTED_PACKETS);
@@ -204,6 +224,8 @@ final class PacketDispatcher {
             counters.increment(EndpointCounter.ORPHAN_PACKETS);
         } else if (isMedium) {
             medium.onFirstSegment(peer, buffer, packet);
+        } else if (type == PacketType.PEER_ERROR) {
+            counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
         } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM) {
             eager.onReceived(peer, buffer, packet);
         } else if (type == PacketType.LONGREAD_MSGRTM || type == PacketType.LONGREAD_TAGRTM) {
@@ -266,6 +288,8 @@ final class PacketDispatcher {
             case CTSDATA -> (int) ctsData.wrap(buffer, at).connid();
             case EOR -> (int) eor.wrap(buffer, at).connid();
             case READ_NACK -> (int) readNack.wrap(buffer, at).connid();
+            case READRSP -> (int) readRsp.wrap(buffer, at).connid();
+            case PEER_ERROR -> (int) peerError.wrap(buffer, at).connid();
             default -> packet.type().isReq()
                     ? (int) optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).connid()
                     : peer.address.connid();

@@ -17,7 +17,7 @@ final class PacketEntry {
     final ByteBuffer buffer;
     int length;
     Peer peer;
-    /** The operation whose data the packet carries, or null for a control packet (HANDSHAKE, CTS, EOR, READ_NACK). */
+    /** The operation whose data the packet carries, or null for a control packet (HANDSHAKE, CTS, EOR, READ_NACK, PEER_ERROR). */
     TxEntry tx;
     int dataLength;
     /** Set when the packet has already been retransmitted after an RNR (libfabric's RNR_RETRANSMIT). */

@@ -43,6 +43,8 @@ final class Peer {
     State state = State.ACTIVE;
     /** TX entries of operations with this peer, not yet completed ({@code EndpointLimits.sendsPerPeer}). */
     int txEntries;
+    /** Emulated writes of this peer into our memory in progress ({@code EndpointLimits.sendsPerPeer}). */
+    int writeTargets;
     /** Send packet buffers assigned to this peer and not yet back in the pool. */
     int packetsHeld;
     /** Unexpected messages from this peer, and bytes held for it (unexpected and early packets). */

@@ -24,6 +24,7 @@ final class PeerTeardown {
     private Handshake handshake;
     private LongCtsReceiver longCtsReceiver;
     private LongReadReceiver longReadReceiver;
+    private PeerErrors peerErrors;
     private TxQueue txQueue;
     private TxSide tx;
     private RxSide rx;
@@ -32,9 +33,10 @@ final class PeerTeardown {
         this.counters = counters;
     }
 
-    void components(Handshake handshakes, LongCtsReceiver longCts, LongReadReceiver longRead, TxQueue queue,
-                    TxSide txSide, RxSide rxSide) {
+    void components(Handshake handshakes, LongCtsReceiver longCts, LongReadReceiver longRead, PeerErrors errors,
+                    TxQueue queue, TxSide txSide, RxSide rxSide) {
         handshake = handshakes;
+        peerErrors = errors;
         longCtsReceiver = longCts;
         longReadReceiver = longRead;
         txQueue = queue;
@@ -78,6 +80,7 @@ final class PeerTeardown {
         handshake.forget(peer);
         longCtsReceiver.forget(peer);
         longReadReceiver.forget(peer);
+        peerErrors.forget(peer);
         txQueue.forget(peer);
         tx.forget(peer);
         rx.forget(peer);

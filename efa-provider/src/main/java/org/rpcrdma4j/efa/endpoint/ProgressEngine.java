@@ -3,6 +3,7 @@ package org.rpcrdma4j.efa.endpoint;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.rpcrdma4j.efa.CompletionEntry;
@@ -11,6 +12,7 @@ import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.EndpointGauge;
+import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.Completion;
 import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.Device;
@@ -27,8 +29,9 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * send completions, then works the queues in libfabric's order
  * ({@code efa_rdm_ep_progress_internal}): packets waiting for a full send queue or for a peer's
  * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read reads waiting for the send queue with
- * the EOR and READ_NACK packets owed, messages with packets still to build, and direct RDMA
- * operations waiting for a handshake or for the send queue.
+ * the EOR and READ_NACK packets owed, PEER_ERROR packets owed, RMA operations that waited for a
+ * handshake, operations with packets still to build, and direct RDMA operations waiting for the send
+ * queue.
  *
  * <p>Containment: every device completion, every stage and every device call is guarded; an
  * exception costs the packet, operation or peer it came from ({@link ProgressErrors},
@@ -70,6 +73,9 @@ public final class ProgressEngine {
     private final LongReadSender longReadSender;
     private final LongReadReceiver longReadReceiver;
     private final DirectRma directRma;
+    private final RegisteredMemory memory;
+    private final PeerErrors peerErrors;
+    private final RmaStart rmaStart;
     private final PacketDispatcher dispatcher;
     private final ByteBuffer[] receiveBuffers;
     private final Consumer<Completion> onDeviceCompletion = this::onDeviceCompletion;
@@ -98,27 +104,47 @@ public final class ProgressEngine {
         final ReqHeader reqHeader = new ReqHeader(self);
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
-        this.selector = new ProtocolSelector(config, mtu, canRead, device.attributes().maxRdmaSize());
+        final long maxRdmaSize = device.attributes().maxRdmaSize();
+        this.selector = new ProtocolSelector(config, mtu, canRead, handshake.announces(ExtraFeature.RDMA_WRITE),
+                maxRdmaSize);
+        this.memory = new RegisteredMemory(device);
+        this.peerErrors = new PeerErrors(packets, txQueue, self, counters);
+        final RmaAccess access = new RmaAccess(memory, peerErrors, counters);
         final EagerRtm eager = new EagerRtm(reqHeader, rx, counters);
         final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu, config.mediumMaxSize(), counters);
         final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, counters, mtu,
                 config.longCtsCredits());
         this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());
         this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
-        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, canRead);
-        rx.subprotocols(longCtsReceiver, longReadReceiver);
+        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, access, canRead);
+        final EagerRtw eagerRtw = new EagerRtw(reqHeader, access, rx, counters);
+        final LongCtsRtw longCtsRtw = new LongCtsRtw(reqHeader, longCtsSender, access, rx, counters, mtu);
+        final LongReadRtw longReadRtw = new LongReadRtw(reqHeader, maxRdmaSize, access, rx, counters);
+        final EmulatedRead emulatedRead = new EmulatedRead(reqHeader, rx, counters, mtu, config.longCtsCredits());
+        final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
+                config.limits().sendsPerPeer());
+        rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender);
-        this.directRma = new DirectRma(device, handshake, tx);
+        tx.rmaSubprotocols(eagerRtw, longCtsRtw, longReadRtw, emulatedRead, readResponder);
+        emulatedRead.txSide(tx);
+        readResponder.txSide(tx);
+        peerErrors.sides(tx, rx);
+        this.directRma = new DirectRma(device);
+        this.rmaStart = new RmaStart(handshake, selector, memory, directRma, longReadSender, emulatedRead, tx,
+                counters);
         this.stages = new Stage[] {
             new Stage(txQueue::progress, "retrying queued packets"),
             new Stage(handshake::progress, "sending HANDSHAKE packets"),
             new Stage(longCtsReceiver::progress, "sending CTS packets"),
             new Stage(longReadReceiver::progress, "posting long-read reads"),
+            new Stage(peerErrors::progress, "sending PEER_ERROR packets"),
+            new Stage(rmaStart::progress, "starting RMA after the handshake"),
             new Stage(tx::progress, "building packets"),
             new Stage(directRma::progress, "posting direct RDMA")};
         this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
-                longReadSender, longReadReceiver, tx, rx, teardown, errors);
-        teardown.components(handshake, longCtsReceiver, longReadReceiver, txQueue, tx, rx);
+                longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw, longCtsRtw,
+                        longReadRtw, emulatedRead, readResponder, peerErrors));
+        teardown.components(handshake, longCtsReceiver, longReadReceiver, peerErrors, txQueue, tx, rx);
         txQueue.teardown(teardown);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
         this.receiveBuffers = new ByteBuffer[receiveCount];
@@ -261,17 +287,20 @@ public final class ProgressEngine {
     }
 
     /**
-     * Starts a direct RDMA read or write; see {@link org.rpcrdma4j.efa.EfaEndpoint#read}.
+     * Starts an RMA read or write, direct or emulated; see {@link org.rpcrdma4j.efa.EfaEndpoint#read}.
      *
      * @param read true for a read, false for a write
      * @param peerAddr the peer's handle
      * @param local the local region
      * @param localOffset where in it
      * @param remote the peer's memory
+     * @param hasCqData whether a write carries remote CQ data
+     * @param cqData the CQ data
      * @param context the application's context
      * @return false if the TX entry table is full
      */
-    public boolean rma(boolean read, long peerAddr, MemoryRegion local, long localOffset, RmaIov remote, long context) {
+    public boolean rma(boolean read, long peerAddr, MemoryRegion local, long localOffset, RmaIov remote,
+                       boolean hasCqData, long cqData, long context) {
         final Peer peer = av.get(peerAddr);
         if (peer.txEntries >= config.limits().sendsPerPeer()) {
             return false;
@@ -279,12 +308,13 @@ public final class ProgressEngine {
         final TxEntry entry = new TxEntry();
         entry.peer = peer;
         entry.kind = read ? CompletionEntry.Kind.READ : CompletionEntry.Kind.WRITE;
-        entry.protocol = read ? Protocol.DIRECT_READ : Protocol.DIRECT_WRITE;
         entry.context = context;
         entry.length = (int) Math.min(remote.length(), Integer.MAX_VALUE);
         entry.local = local;
         entry.localOffset = localOffset;
         entry.remote = remote;
+        entry.hasCqData = hasCqData;
+        entry.cqData = cqData;
         if (!tx.register(entry)) {
             return false;
         }
@@ -292,9 +322,24 @@ public final class ProgressEngine {
             tx.failAtStart(entry);
             return true;
         }
-        counters.increment(read ? EndpointCounter.DIRECT_READS : EndpointCounter.DIRECT_WRITES);
-        directRma.start(entry);
+        rmaStart.start(entry);
         return true;
+    }
+
+    /**
+     * Registers memory; see {@link org.rpcrdma4j.efa.EfaEndpoint#register}.
+     *
+     * @param bytes the bytes between position and limit
+     * @param access the rights to grant
+     * @return the region, or null if the device registered nothing
+     */
+    public MemoryRegion register(ByteBuffer bytes, Set<Access> access) {
+        return memory.register(bytes, access);
+    }
+
+    /** @param region a region {@link #register} made; see {@link org.rpcrdma4j.efa.EfaEndpoint#deregister} */
+    public void deregister(MemoryRegion region) {
+        memory.deregister(region);
     }
 
     /**
@@ -322,7 +367,7 @@ public final class ProgressEngine {
     /** See {@link org.rpcrdma4j.efa.EfaEndpoint#idle()}. */
     public boolean idle() {
         return cq.size() == 0 && txQueue.idle() && handshake.idle() && longCtsReceiver.idle() && longReadReceiver.idle()
-                && tx.idle() && directRma.idle();
+                && peerErrors.idle() && rmaStart.idle() && tx.idle() && directRma.idle();
     }
 
     /**
@@ -339,7 +384,10 @@ public final class ProgressEngine {
         steps.run(handshake::clear);
         steps.run(longCtsReceiver::clear);
         steps.run(longReadReceiver::clear);
+        steps.run(peerErrors::clear);
+        steps.run(rmaStart::clear);
         steps.run(directRma::clear);
+        steps.run(memory::clear);
         steps.run(txQueue::clear);
         steps.run(tx::cancelAll);
         steps.run(rx::cancelAll);

@@ -1,6 +1,6 @@
 package org.rpcrdma4j.efa.endpoint;
 
-/** The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §4.1, §4.6). */
+/** The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §3.3, §4.1, §4.6). */
 enum Protocol {
     /** One EAGER_RTM packet holds the whole message. */
     EAGER,
@@ -10,6 +10,18 @@ enum Protocol {
     LONG_CTS,
     /** A LONGREAD_RTM describing the registered send buffer; the receiver RDMA-reads it and answers EOR. */
     LONG_READ,
+    /** Emulated write (§3.3): one EAGER_RTW carries the whole write. */
+    EAGER_RTW,
+    /** Emulated write (§3.3): a LONGCTS_RTW with the first bytes, then CTSDATA in the windows the target's CTS grant. */
+    LONGCTS_RTW,
+    /** Emulated write (§4.1): a LONGREAD_RTW describing the registered source; the target RDMA-reads it and answers EOR. */
+    LONGREAD_RTW,
+    /** Emulated read (§3.3): a SHORT_RTR, answered by one READRSP. */
+    SHORT_RTR,
+    /** Emulated read (§3.3): a LONGCTS_RTR granting the first window, answered by READRSP and CTSDATA. */
+    LONGCTS_RTR,
+    /** The target of an emulated read: a READRSP with the first bytes, then CTSDATA in the requester's windows. */
+    READ_RESPONSE,
     /** One device RDMA read, no REQ packet. */
     DIRECT_READ,
     /** One device RDMA write, no REQ packet. */

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.efa.endpoint;
 
+import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.PacketType;
@@ -11,23 +12,27 @@ import org.rpcrdma4j.efa.wire.WireLimits;
  * {@code minReadMessageSize} bytes when both ends announced RDMA read in their handshakes (a peer
  * whose handshake has not arrived counts as without it) and the send buffer can be described in
  * a {@code read_iov} the peer accepts; otherwise eager if the message fits one packet and the
- * eager limit, medium up to the medium limit, long-CTS above. Runting read is not offered.
+ * eager limit, medium up to the medium limit, long-CTS above. Runting read is not offered. RMA
+ * operations are chosen here too ({@link #selectRma}).
  */
 final class ProtocolSelector {
 
     private final EndpointConfig config;
     private final int mtu;
     private final boolean canRead;
+    private final boolean canWrite;
     private final long maxRdmaSize;
 
     /**
      * @param canRead whether this endpoint announces and uses RDMA read
+     * @param canWrite whether this endpoint announces and uses RDMA write
      * @param maxRdmaSize the device's largest RDMA operation, the most one read_iov entry describes
      */
-    ProtocolSelector(EndpointConfig config, int mtu, boolean canRead, long maxRdmaSize) {
+    ProtocolSelector(EndpointConfig config, int mtu, boolean canRead, boolean canWrite, long maxRdmaSize) {
         this.config = config;
         this.mtu = mtu;
         this.canRead = canRead;
+        this.canWrite = canWrite;
         this.maxRdmaSize = maxRdmaSize;
     }
 
@@ -40,6 +45,37 @@ final class ProtocolSelector {
             return Protocol.EAGER;
         }
         return length <= config.mediumMaxSize() ? Protocol.MEDIUM : Protocol.LONG_CTS;
+    }
+
+    /**
+     * Chooses how an RMA operation goes, once the peer's handshake is in (libfabric's
+     * {@code efa_rdm_rma_post_read} and {@code efa_rdm_rma_post_write}, §3.3, §4.1, §4.6): direct RDMA when
+     * both ends announced the feature (a write with remote CQ data never: the device has no write with
+     * immediate); otherwise a read goes SHORT_RTR if it fits one READRSP, LONGCTS_RTR above; a write goes
+     * LONGREAD_RTW from {@code minReadWriteSize} bytes when both ends can RDMA-read, else
+     * {@link #emulatedWrite}.
+     */
+    Protocol selectRma(TxEntry op) {
+        final Peer peer = op.peer;
+        final boolean peerReads = canRead && peer.has(ExtraFeature.RDMA_READ);
+        if (op.kind == CompletionEntry.Kind.READ) {
+            return peerReads ? Protocol.DIRECT_READ
+                    : EmulatedRead.isShort(op.remote.length(), mtu) ? Protocol.SHORT_RTR : Protocol.LONGCTS_RTR;
+        }
+        if (!op.hasCqData && canWrite && peer.has(ExtraFeature.RDMA_WRITE)) {
+            return Protocol.DIRECT_WRITE;
+        }
+        if (peerReads && op.remote.length() >= config.minReadWriteSize()
+                && LongReadSender.readIovCount(op.remote.length(), maxRdmaSize) <= WireLimits.DEFAULT_MAX_READ_IOV_COUNT) {
+            return Protocol.LONGREAD_RTW;
+        }
+        return emulatedWrite(op);
+    }
+
+    /** An emulated write without RDMA read: EAGER_RTW if it fits one packet, LONGCTS_RTW above (§3.3). */
+    Protocol emulatedWrite(TxEntry op) {
+        return op.remote.length() <= mtu - ReqHeader.length(PacketType.EAGER_RTW, 1, op.peer, op.hasCqData)
+                ? Protocol.EAGER_RTW : Protocol.LONGCTS_RTW;
     }
 
     /**

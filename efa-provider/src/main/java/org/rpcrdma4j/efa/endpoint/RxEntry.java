@@ -55,6 +55,13 @@ final class RxEntry {
     int readsOutstanding;
     /** Long-read: this endpoint could not read and owes (or sent) the sender a READ_NACK (§4.7). */
     boolean readNacked;
+    /**
+     * The target of a peer's emulated write (§3.3): {@link #buffer} is the registered memory it names; no
+     * receive is matched, and only a write with remote CQ data is reported.
+     */
+    boolean writeTarget;
+    /** An emulated read's receiving half: its completion completes this operation instead. */
+    TxEntry readOp;
     /** An error to complete the receive with instead of SUCCESS or MESSAGE_TRUNCATED. */
     EfaErrorCode error = EfaErrorCode.SUCCESS;
 

@@ -49,6 +49,7 @@ final class RxSide {
     private volatile long heldBytes;
     private LongCtsReceiver longCts;
     private LongReadReceiver longRead;
+    private EmulatedRead emulatedRead;
 
     RxSide(EndpointConfig config, CompletionQueue cq, Counters counters) {
         this.entries = new IdTable<>(config.rxEntryCount());
@@ -59,9 +60,79 @@ final class RxSide {
         this.tags = new HashSet<>(config.tags());
     }
 
-    void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver) {
+    void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver, EmulatedRead read) {
         longCts = longCtsReceiver;
         longRead = longReadReceiver;
+        emulatedRead = read;
+    }
+
+    /**
+     * The {@code recv_id} an entry has on the wire. An emulated read's carries {@link #READ_RECV_ID_MARK}, so that a
+     * CTSDATA, READRSP or PEER_ERROR for a read is never taken for a message's, or the other way round.
+     */
+    static long wireId(RxEntry entry) {
+        return entry.readOp != null ? READ_RECV_ID_MARK | entry.id : entry.id;
+    }
+
+    /** Marks the recv_id of an emulated read; RX entry ids stay far below it. */
+    static final long READ_RECV_ID_MARK = 1L << 31;
+
+    /**
+     * A peer's emulated write into {@code memory}, checked already: it takes an RX entry, never a posted receive,
+     * and a peer has at most {@link EndpointLimits#sendsPerPeer()} of them in progress.
+     *
+     * @return the entry, or null if the peer has as many as it may or the RX entry table is full
+     */
+    RxEntry startWriteTarget(Peer peer, Protocol protocol, ByteBuffer memory, ByteBuffer buffer, DecodedPacket packet) {
+        if (peer.writeTargets >= limits.sendsPerPeer()) {
+            return null;
+        }
+        final RxEntry entry = new RxEntry();
+        entry.peer = peer;
+        entry.protocol = protocol;
+        entry.writeTarget = true;
+        entry.buffer = memory;
+        entry.msgLength = memory.capacity();
+        if (packet.hasFlag(PacketFlags.REQ_OPT_CQ_DATA_HDR_FLAG)) {
+            entry.hasCqData = true;
+            entry.cqData = optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).cqData();
+        }
+        final int id = entries.add(entry);
+        if (id < 0) {
+            return null;
+        }
+        entry.id = id;
+        peer.writeTargets++;
+        return entry;
+    }
+
+    /**
+     * The receiving half of an emulated read into {@code into} (§3.3): a long-CTS receive whose first
+     * window the RTR grants.
+     *
+     * @return the entry, or null if the RX entry table is full
+     */
+    RxEntry startRead(TxEntry op, ByteBuffer into, long window) {
+        final RxEntry entry = new RxEntry();
+        entry.peer = op.peer;
+        entry.protocol = Protocol.LONG_CTS;
+        entry.readOp = op;
+        entry.buffer = into;
+        entry.msgLength = into.capacity();
+        entry.windowEnd = window;
+        entry.creditRequest = Long.MAX_VALUE;
+        final int id = entries.add(entry);
+        if (id < 0) {
+            return null;
+        }
+        entry.id = id;
+        return entry;
+    }
+
+    /** @return the read in progress a READRSP or PEER_ERROR names, or null */
+    RxEntry readEntry(Peer peer, long recvId) {
+        final RxEntry entry = (recvId & READ_RECV_ID_MARK) == 0 ? null : entries.get(recvId & ~READ_RECV_ID_MARK);
+        return entry != null && entry.peer == peer && entry.readOp != null ? entry : null;
     }
 
     /** §3.1 table 3.1: every RTM carries REQ_MSG, a TAGRTM REQ_TAGGED too. */
@@ -178,11 +249,11 @@ final class RxSide {
         });
     }
 
-    /** @return the matched long-CTS receive a CTSDATA names, or null */
+    /** @return the matched long-CTS receive, emulated write or emulated read a CTSDATA names, or null */
     RxEntry longCtsEntry(Peer peer, long recvId) {
-        final RxEntry entry = entries.get(recvId);
+        final RxEntry entry = (recvId & READ_RECV_ID_MARK) != 0 ? readEntry(peer, recvId) : entries.get(recvId);
         return entry != null && entry.peer == peer && entry.protocol == Protocol.LONG_CTS && entry.isMatched()
-                ? entry : null;
+                && (entry.readOp == null) == ((recvId & READ_RECV_ID_MARK) == 0) ? entry : null;
     }
 
     /** @return the matched long-read receive a read's work-request id names, or null */
@@ -374,7 +445,20 @@ final class RxSide {
         release(message.peer, 1, message.staging.capacity());
     }
 
-    private void complete(RxEntry entry) {
+    void complete(RxEntry entry) {
+        if (entry.writeTarget || entry.readOp != null) {
+            entries.remove(entry.id);
+            if (entry.readOp != null) {
+                emulatedRead.onReceived(entry);
+                return;
+            }
+            entry.peer.writeTargets--;
+            if (entry.hasCqData && entry.error == EfaErrorCode.SUCCESS) {
+                // §3.3: only FI_REMOTE_CQ_DATA makes the target of a write report it.
+                cq.remoteWriteDone(entry);
+            }
+            return;
+        }
         final long capacity = entry.buffer.capacity();
         final boolean truncated = entry.msgLength > capacity;
         final EfaErrorCode error = entry.error != EfaErrorCode.SUCCESS ? entry.error

@@ -7,8 +7,9 @@ import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
 
 /**
- * One send, read or write in progress (libfabric's txe). Its {@link #id} is the {@code send_id} of
- * a long-CTS or long-read message (§3.2 table 3.5, §4.1 table 4.1).
+ * One send, read or write in progress (libfabric's txe), or the serving of a peer's emulated read. Its
+ * {@link #id} is the {@code send_id} of a long-CTS or long-read message or write (§3.2 table 3.5, §3.3
+ * table 3.9, §4.1 tables 4.1 and 4.3) and of a READRSP (DISCREPANCIES.md A1).
  *
  * <p>Ownership: {@link #data} is the application's buffer; the engine reads it, packet by packet,
  * until the operation's completion is written, and the application must not change it before. A
@@ -52,13 +53,25 @@ final class TxEntry {
     MemoryRegion local;
     long localOffset;
     RmaIov remote;
+    /**
+     * The target of an emulated read serving a peer (§3.3): nothing of the application's, so no completion;
+     * {@link #recvId} is the requester's, from its RTR.
+     */
+    boolean internal;
+    /**
+     * An emulated read: the receive that takes the READRSP and CTSDATA packets into the local region, until
+     * it ends; then null.
+     */
+    RxEntry readInto;
 
     /**
      * @return whether every byte is in a packet (for long-read: described by the RTM) and every
-     *     packet has completed, and for long-read whether the receiver's EOR has arrived
+     *     packet has completed, for long-read whether the receiver's EOR has arrived, and for an
+     *     emulated read whether every byte has arrived
      */
     boolean isDone() {
         return reqBuilt && bytesBuilt == length && packetsOutstanding == 0
-                && (protocol != Protocol.LONG_READ || eorReceived);
+                && (protocol != Protocol.LONG_READ && protocol != Protocol.LONGREAD_RTW || eorReceived)
+                && readInto == null;
     }
 }

@@ -28,6 +28,11 @@ final class TxSide {
     private MediumRtm medium;
     private LongCtsSender longCts;
     private LongReadSender longRead;
+    private EagerRtw eagerRtw;
+    private LongCtsRtw longCtsRtw;
+    private LongReadRtw longReadRtw;
+    private EmulatedRead emulatedRead;
+    private ReadResponder readResponder;
     private long nowNs;
 
     TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters,
@@ -46,6 +51,15 @@ final class TxSide {
         medium = mediumRtm;
         longCts = longCtsSender;
         longRead = longReadSender;
+    }
+
+    void rmaSubprotocols(EagerRtw eager, LongCtsRtw longCtsWrite, LongReadRtw longReadWrite, EmulatedRead read,
+                         ReadResponder responder) {
+        eagerRtw = eager;
+        longCtsRtw = longCtsWrite;
+        longReadRtw = longReadWrite;
+        emulatedRead = read;
+        readResponder = responder;
     }
 
     void now(long value) {
@@ -99,6 +113,11 @@ final class TxSide {
                         case MEDIUM -> medium.build(packet, entry);
                         case LONG_CTS -> longCts.build(packet, entry);
                         case LONG_READ -> longRead.build(packet, entry);
+                        case EAGER_RTW -> eagerRtw.build(packet, entry);
+                        case LONGCTS_RTW -> longCtsRtw.build(packet, entry);
+                        case LONGREAD_RTW -> longReadRtw.build(packet, entry);
+                        case SHORT_RTR, LONGCTS_RTR -> emulatedRead.build(packet, entry);
+                        case READ_RESPONSE -> readResponder.build(packet, entry);
                         default -> throw new IllegalStateException(entry.protocol + " builds no packets");
                     }
                     entry.packetsOutstanding++;
@@ -204,9 +223,31 @@ final class TxSide {
         markPending(entry);
     }
 
-    /** A long-read message's EOR arrived (§4.1): the send completes unless its RTM is still in flight. */
-    void onEor(TxEntry entry) {
+    /**
+     * A long-read message's or write's EOR arrived (§4.1), or an emulated read's data: the operation completes
+     * unless a packet of it is still in flight.
+     */
+    void finish(TxEntry entry) {
         finishIfDone(entry);
+    }
+
+    /** The peer reported the operation failed (PEER_ERROR): it ends once none of its packets is in flight. */
+    void abort(TxEntry entry, EfaErrorCode error) {
+        if (entry.error == EfaErrorCode.SUCCESS) {
+            entry.error = error;
+        }
+        finishIfDone(entry);
+    }
+
+    /**
+     * @return the operation with the peer in progress under an id the peer was given as a {@code send_id}
+     *     (long-CTS and long-read messages and writes), or null
+     */
+    TxEntry awaitingPeer(Peer peer, long id) {
+        final TxEntry entry = entries.get(id);
+        return entry != null && entry.peer == peer && !entry.completed && !entry.internal
+                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.protocol == Protocol.LONG_READ
+                        || entry.protocol == Protocol.LONGREAD_RTW) ? entry : null;
     }
 
     private void finishIfDone(TxEntry entry) {
@@ -221,7 +262,9 @@ final class TxSide {
         longRead.release(entry);
         entry.completed = true;
         entry.peer.txEntries--;
-        cq.sendDone(entry);
+        if (!entry.internal) {
+            cq.sendDone(entry);
+        }
         entries.remove(entry.id);
     }
 
@@ -233,8 +276,8 @@ final class TxSide {
         return switch (entry.protocol) {
             case EAGER -> !entry.reqBuilt;
             case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
-            case LONG_CTS -> LongCtsSender.hasPacketToBuild(entry);
-            case LONG_READ -> !entry.reqBuilt;
+            case LONG_CTS, LONGCTS_RTW, READ_RESPONSE -> LongCtsSender.hasPacketToBuild(entry);
+            case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR -> !entry.reqBuilt;
             default -> false;
         };
     }

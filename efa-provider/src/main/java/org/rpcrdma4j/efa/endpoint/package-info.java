@@ -6,8 +6,12 @@
  * <p>One class per concept, named in the protocol's words (EFA RDM protocol v4): peers and their
  * handshake state ({@code Peer}, {@code Handshake}, {@code AddressVector}), the dispatcher of
  * received packets ({@code PacketDispatcher}), the protocol choice ({@code ProtocolSelector}), one
- * class per subprotocol family ({@code EagerRtm}, {@code MediumRtm}, {@code LongCtsSender},
- * {@code LongCtsReceiver}, {@code DirectRma}), receive matching ({@code RxMatcher}), msg_id
+ * class per subprotocol side ({@code EagerRtm}, {@code MediumRtm}, {@code LongCtsSender},
+ * {@code LongCtsReceiver}, {@code LongReadSender}, {@code LongReadReceiver}, {@code EagerRtw},
+ * {@code LongCtsRtw}, {@code LongReadRtw}, {@code EmulatedRead}, {@code ReadResponder},
+ * {@code DirectRma}), where RMA starts and is chosen ({@code RmaStart}), the target's access checks
+ * on the application's registrations ({@code RmaAccess}, {@code RegisteredMemory}), error reports
+ * between peers ({@code PeerErrors}), receive matching ({@code RxMatcher}), msg_id
  * ordering ({@code ReorderWindow}), and the named queues of packets that cannot go out now
  * ({@code TxQueue}, {@code Backoff}), ending everything with a peer that stops being active
  * ({@code PeerTeardown}) and containing exceptions on the progress path ({@code ProgressErrors}).

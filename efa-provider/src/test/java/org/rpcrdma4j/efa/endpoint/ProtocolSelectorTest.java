@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.RmaIov;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 class ProtocolSelectorTest {
@@ -15,7 +17,7 @@ class ProtocolSelectorTest {
     private static final long GIB = 1L << 30;
     private static final int MIN_READ = EndpointConfig.DEFAULT_MIN_READ_MESSAGE_SIZE;
 
-    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, GIB);
+    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, GIB);
 
     static Peer peer() {
         return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
@@ -55,7 +57,7 @@ class ProtocolSelectorTest {
     @Test
     void configuredThresholdsApply() {
         final ProtocolSelector small = new ProtocolSelector(
-                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, GIB);
+                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, true, GIB);
         assertThat(small.select(100, peer(), false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(101, peer(), false, false)).isEqualTo(Protocol.MEDIUM);
         assertThat(small.select(1001, peer(), false, false)).isEqualTo(Protocol.LONG_CTS);
@@ -72,7 +74,7 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         assertThat(selector.select(MIN_READ - 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
         assertThat(selector.select(MIN_READ, peer, true, true)).isEqualTo(Protocol.LONG_READ);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, GIB).select(MIN_READ, peer, false, false))
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB).select(MIN_READ, peer, false, false))
                 .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
     }
 
@@ -82,7 +84,7 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withMinReadMessageSize(1000), MTU,
-                true, GIB);
+                true, true, GIB);
         assertThat(small.select(999, peer, false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(1000, peer, false, false)).isEqualTo(Protocol.LONG_READ);
     }
@@ -93,8 +95,45 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
-        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, 1 << 20);
+        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20);
         assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
         assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+    }
+
+    @Test
+    void rmaGoesDirectWhenBothEndsAnnouncedTheFeatureElseEmulatedByTheProvidersThresholds() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.CONNID_HEADER.mask();
+        // After the handshake an EAGER_RTW to this peer has 8 + 24 + 4 header bytes, 8 more with CQ data.
+        final int eager = MTU - 36;
+        assertThat(selector.selectRma(rma(peer, true, MTU - 25, false))).isEqualTo(Protocol.SHORT_RTR);
+        assertThat(selector.selectRma(rma(peer, true, MTU - 24, false))).isEqualTo(Protocol.LONGCTS_RTR);
+        assertThat(selector.selectRma(rma(peer, false, eager, false))).isEqualTo(Protocol.EAGER_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eager + 1, false))).isEqualTo(Protocol.LONGCTS_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eager - 8, true))).isEqualTo(Protocol.EAGER_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eager - 7, true))).isEqualTo(Protocol.LONGCTS_RTW);
+
+        peer.extraInfo |= ExtraFeature.RDMA_READ.mask();
+        final int minRw = EndpointConfig.DEFAULT_MIN_READ_WRITE_SIZE;
+        assertThat(selector.selectRma(rma(peer, true, 1, false))).isEqualTo(Protocol.DIRECT_READ);
+        assertThat(selector.selectRma(rma(peer, false, minRw - 1, false))).isEqualTo(Protocol.LONGCTS_RTW);
+        assertThat(selector.selectRma(rma(peer, false, minRw, false))).isEqualTo(Protocol.LONGREAD_RTW);
+
+        peer.extraInfo |= ExtraFeature.RDMA_WRITE.mask();
+        assertThat(selector.selectRma(rma(peer, false, 1, false))).isEqualTo(Protocol.DIRECT_WRITE);
+        assertThat(selector.selectRma(rma(peer, false, 1, true))).as("no write with immediate")
+                .isEqualTo(Protocol.EAGER_RTW);
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, false, GIB)
+                .selectRma(rma(peer, false, 1, false))).as("this side does not write").isEqualTo(Protocol.EAGER_RTW);
+    }
+
+    private static TxEntry rma(Peer peer, boolean read, long length, boolean cqData) {
+        final TxEntry op = new TxEntry();
+        op.peer = peer;
+        op.kind = read ? CompletionEntry.Kind.READ : CompletionEntry.Kind.WRITE;
+        op.remote = new RmaIov(0, length, 1);
+        op.hasCqData = cqData;
+        return op;
     }
 }

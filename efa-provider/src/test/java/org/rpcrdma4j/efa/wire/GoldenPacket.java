@@ -15,7 +15,7 @@ import java.util.Map;
  * One line of {@code vectors/libfabric/packets.jsonl}: a packet the libfabric provider builds, its
  * decoded fields by wire name (hex strings) and its bytes.
  */
-record GoldenPacket(String name, int pktType, int flags, int hdrLen, int totalLen, Map<String, Object> fields,
+public record GoldenPacket(String name, int pktType, int flags, int hdrLen, int totalLen, Map<String, Object> fields,
                     byte[] bytes) {
 
     static final String RESOURCE = "/vectors/libfabric/packets.jsonl";
@@ -49,13 +49,17 @@ record GoldenPacket(String name, int pktType, int flags, int hdrLen, int totalLe
         return all().stream().filter(p -> p.pktType() >= 0).toList();
     }
 
-    static GoldenPacket named(String name) {
+    /**
+     * @param name a golden packet's name, {@code TYPE/variant}
+     * @return it
+     */
+    public static GoldenPacket named(String name) {
         return all().stream().filter(p -> p.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no golden packet " + name));
     }
 
     /** Parses a golden integer field, a {@code 0x}-prefixed hex string, as an unsigned value. */
-    static long integer(Object hex) {
+    public static long integer(Object hex) {
         String s = (String) hex;
         if (!s.startsWith("0x")) {
             throw new IllegalArgumentException("not a hex integer: " + s);

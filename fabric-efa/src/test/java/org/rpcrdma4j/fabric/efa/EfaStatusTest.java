@@ -30,7 +30,6 @@ class EfaStatusTest {
         expected.put(EfaErrorCode.CANCELED, FabricStatus.FLUSHED);
         expected.put(EfaErrorCode.REMOTE_ERROR_FEATURE_MISMATCH, FabricStatus.FABRIC_ERROR);
         expected.put(EfaErrorCode.PEER_LACKS_FEATURE, FabricStatus.FABRIC_ERROR);
-        expected.put(EfaErrorCode.DEVICE_LACKS_FEATURE, FabricStatus.FABRIC_ERROR);
         expected.put(EfaErrorCode.OTHER, FabricStatus.FABRIC_ERROR);
         assertThat(expected).containsOnlyKeys(EfaErrorCode.values());
         expected.forEach((error, status) -> assertThat(EfaFabric.status(error)).as("%s", error).isEqualTo(status));

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.fabric.efa.simtest;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.EnumSet;
 import java.util.Set;
@@ -11,7 +10,6 @@ import org.rpcrdma4j.efa.device.Capability;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 import org.rpcrdma4j.fabric.conformance.ChunkProgram;
 import org.rpcrdma4j.fabric.efa.SimulatedEfa;
-import org.rpcrdma4j.transport.RdmaTransportException;
 
 /**
  * Each fabric's device is built as its {@link SimDeviceConfig} says ({@link SimulatedEfa#newFabric(SimDeviceConfig)}
@@ -35,19 +33,27 @@ class DeviceConfigTest {
     }
 
     @Test
-    void aServerWithRdmaReadOnlyPullsReadChunksButCannotFillAWriteChunk() throws Exception {
+    void aServerWithRdmaReadOnlyPullsReadChunksAndFillsWriteChunksByEmulatedWrites() throws Exception {
         try (Served served = servedBy(EnumSet.of(Capability.RDMA_READ))) {
             assertThat(served.put(CHUNK)).isEqualTo(CHUNK);
+            assertThat(served.get(CHUNK)).isEqualTo(ChunkProgram.pattern(CHUNK));
             assertThat(Served.counter(served.serverFabric, EndpointCounter.DIRECT_READS)).isPositive();
-            assertThatThrownBy(() -> served.get(CHUNK)).isInstanceOf(RdmaTransportException.class);
+            // The client can be read from, so a chunk of FI_EFA_INTER_MIN_READ_WRITE_SIZE or more goes long-read.
+            assertThat(Served.counter(served.serverFabric, EndpointCounter.LONGREAD_RTW_WRITES)).isPositive();
+            assertThat(Served.counter(served.serverFabric, EndpointCounter.DIRECT_WRITES)).isZero();
         }
     }
 
     @Test
-    void aServerWithoutRdmaServesInlineCallsButNoChunk() throws Exception {
+    void aServerWithoutRdmaServesChunksByEmulatedReadsAndWrites() throws Exception {
         try (Served served = servedBy(Set.of())) {
             assertThat(served.echo(new byte[] {1, 2, 3})).containsExactly(1, 2, 3);
-            assertThatThrownBy(() -> served.put(CHUNK)).isInstanceOf(RdmaTransportException.class);
+            assertThat(served.put(CHUNK)).isEqualTo(CHUNK);
+            assertThat(served.get(CHUNK)).isEqualTo(ChunkProgram.pattern(CHUNK));
+            assertThat(Served.counter(served.serverFabric, EndpointCounter.LONGCTS_RTR_READS)).isPositive();
+            assertThat(Served.counter(served.serverFabric, EndpointCounter.LONGCTS_RTW_WRITES)).isPositive();
+            assertThat(Served.counter(served.serverFabric, EndpointCounter.DIRECT_READS)
+                    + Served.counter(served.serverFabric, EndpointCounter.DIRECT_WRITES)).isZero();
         }
     }
 

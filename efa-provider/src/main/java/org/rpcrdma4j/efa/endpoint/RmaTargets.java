@@ -1,0 +1,9 @@
+package org.rpcrdma4j.efa.endpoint;
+
+/**
+ * The handlers of the packets emulated RMA brings to the dispatcher (EFA RDM protocol v4 §3.3, §4.1):
+ * the REQs a target serves, the READRSP a requester takes, and PEER_ERROR. One parameter instead of six.
+ */
+record RmaTargets(EagerRtw eagerRtw, LongCtsRtw longCtsRtw, LongReadRtw longReadRtw, EmulatedRead read,
+                  ReadResponder responder, PeerErrors peerErrors) {
+}
