@@ -43,7 +43,7 @@ public final class EfaDeviceBench implements AutoCloseable {
     private static final Duration ANSWER_LIMIT = Duration.ofSeconds(60);
     private static final Duration RUN_LIMIT = Duration.ofMinutes(5);
     /** How long one run of a peer tool may take before it is killed and its figure left out. */
-    private static final Duration TOOL_LIMIT = Duration.ofMinutes(2);
+    private static final Duration TOOL_LIMIT = Duration.ofMinutes(1);
     private static final long DONE = -2;
 
     /**

@@ -47,7 +47,7 @@ public final class EfaEchoPeer {
      * How long the server half of {@code ibv_rc_pingpong} is given: as long as the bench gives its client half, so
      * that the peer reads commands again by the time the bench, its client given up, sends the next.
      */
-    private static final Duration IBV_SERVER_LIMIT = Duration.ofMinutes(2);
+    private static final Duration IBV_SERVER_LIMIT = Duration.ofMinutes(1);
 
     private final EndpointDriver driver;
     private final InetAddress host;
