@@ -49,8 +49,8 @@ public final class EfaDeviceBench implements AutoCloseable {
     /**
      * One measurement.
      *
-     * @param test       "pingpong" (values in µs, one way) or "stream" (values in MB/s)
-     * @param size       message size in bytes
+     * @param test     "pingpong" (values in µs, one way) or "stream" (values in MB/s)
+     * @param size     message size in bytes
      * @param efa      the endpoints' figure
      * @param beside   the peer tool's at the same size: its one-way time for a ping-pong, its MB/s (both
      *                 directions of its ping-pong) for a stream; NaN when it did not run

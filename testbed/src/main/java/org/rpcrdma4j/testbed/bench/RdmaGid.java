@@ -40,7 +40,8 @@ record RdmaGid(String device, int port, int index) {
                         continue;
                     }
                     RdmaGid found = new RdmaGid(device.getFileName().toString(),
-                            Integer.parseInt(port.getFileName().toString()), Integer.parseInt(gid.getFileName().toString()));
+                            Integer.parseInt(port.getFileName().toString()),
+                            Integer.parseInt(gid.getFileName().toString()));
                     Path type = port.resolve("gid_attrs").resolve("types").resolve(gid.getFileName());
                     if (!Files.isReadable(type) || read(type).equals("RoCE v2")) {
                         return Optional.of(found);
