@@ -1,5 +1,7 @@
 package org.rpcrdma4j.fabric;
 
+import java.util.Set;
+
 /**
  * A fabric module's entry point: opens fabrics of one kind, found by its name with
  * {@link Fabrics#named}. A fabric module declares its provider with {@code provides} in its module
@@ -22,12 +24,22 @@ public interface FabricProvider {
     boolean needsListenAddress();
 
     /**
+     * @return the {@link FabricOptions#deviceProfile() device profiles} {@link #open} builds its device with:
+     *     {@link DeviceProfile#READ_WRITE} only, unless the fabric can make its device do less (the EFA fabrics,
+     *     whose endpoint emulates what the device lacks)
+     */
+    default Set<DeviceProfile> deviceProfiles() {
+        return Set.of(DeviceProfile.READ_WRITE);
+    }
+
+    /**
      * Opens a fabric, its progress thread running.
      *
-     * @param options where it listens, and the seed of a simulated one
+     * @param options where it listens, the seed of a simulated one, and what its device may do
      * @return the fabric; close it to end its connections and release what it holds
      * @throws IllegalArgumentException if the options do not fit this fabric (an address it cannot parse,
-     *                                  a listening address it needs and was not given)
+     *                                  a listening address it needs and was not given, a device profile not
+     *                                  among {@link #deviceProfiles()})
      * @throws Exception                what the fabric meets when it opens its device (missing native
      *                                  libraries, no device at that address)
      */

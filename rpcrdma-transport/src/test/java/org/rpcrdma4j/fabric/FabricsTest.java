@@ -107,9 +107,24 @@ class FabricsTest {
 
     @Test
     void optionsKeepWhatTheyAreNotToldToChange() {
-        FabricOptions options = FabricOptions.DEFAULT.listening("10.0.0.1").withSeed(7);
+        FabricOptions options = FabricOptions.DEFAULT.listening("10.0.0.1").withSeed(7)
+                .withDeviceProfile(DeviceProfile.READ);
 
-        assertThat(options).isEqualTo(new FabricOptions("10.0.0.1", 7));
-        assertThat(FabricOptions.DEFAULT).isEqualTo(new FabricOptions(null, 1));
+        assertThat(options).isEqualTo(new FabricOptions("10.0.0.1", 7, DeviceProfile.READ));
+        assertThat(FabricOptions.DEFAULT).isEqualTo(new FabricOptions(null, 1, DeviceProfile.READ_WRITE));
+    }
+
+    @Test
+    void deviceProfilesAreNamedAsUsersWriteThem() {
+        assertThat(DeviceProfile.named("none")).isEqualTo(DeviceProfile.NONE);
+        assertThat(DeviceProfile.named("read")).isEqualTo(DeviceProfile.READ);
+        assertThat(DeviceProfile.named("read-write")).isEqualTo(DeviceProfile.READ_WRITE);
+        assertThatThrownBy(() -> DeviceProfile.named("READ_WRITE")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no device profile READ_WRITE; there are none, read, read-write");
+    }
+
+    @Test
+    void aFabricTakesOnlyADeviceWithReadAndWriteUnlessItSaysOtherwise() {
+        assertThat(new Loopback().deviceProfiles()).containsExactly(DeviceProfile.READ_WRITE);
     }
 }

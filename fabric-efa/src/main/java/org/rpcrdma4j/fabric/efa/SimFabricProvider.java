@@ -1,7 +1,11 @@
 package org.rpcrdma4j.fabric.efa;
 
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -37,7 +41,16 @@ public final class SimFabricProvider implements FabricProvider {
         return false;
     }
 
+    /** @return every profile: the simulated device has the capabilities it is given */
+    @Override
+    public Set<DeviceProfile> deviceProfiles() {
+        return EnumSet.allOf(DeviceProfile.class);
+    }
+
     /**
+     * Opens a fabric on a simulated device of the default configuration with the capabilities of the
+     * options' {@link FabricOptions#deviceProfile() device profile}.
+     *
      * @throws IllegalArgumentException if given a listening address: each fabric has an address of its own
      */
     @Override
@@ -50,7 +63,8 @@ public final class SimFabricProvider implements FabricProvider {
         synchronized (NETWORKS) {
             network = NETWORKS.computeIfAbsent(options.seed(), SimulatedEfa::start);
         }
-        return network.newFabric();
+        return network.newFabric(SimDeviceConfig.DEFAULT.withCapabilities(
+                DeviceCapabilities.of(options.deviceProfile())));
     }
 
     /** @throws IllegalArgumentException always: a simulated fabric's address cannot be written down */

@@ -3,12 +3,15 @@ package org.rpcrdma4j.fabric.efa;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.Set;
 import org.rpcrdma4j.efa.EfaEndpoint;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.device.udp.UdpAddresses;
 import org.rpcrdma4j.efa.device.udp.UdpDevice;
 import org.rpcrdma4j.efa.device.udp.UdpDeviceConfig;
 import org.rpcrdma4j.efa.device.udp.UdpFaults;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -59,7 +62,16 @@ public final class UdpFabricProvider implements FabricProvider {
         return true;
     }
 
+    /** @return every profile: the UDP device announces and serves the capabilities it is given */
+    @Override
+    public Set<DeviceProfile> deviceProfiles() {
+        return EnumSet.allOf(DeviceProfile.class);
+    }
+
     /**
+     * Opens a fabric on a UDP device with the capabilities of the options'
+     * {@link FabricOptions#deviceProfile() device profile}.
+     *
      * @throws IllegalArgumentException if no address is given or it cannot be parsed, or
      *                                  {@value #FAULTS_PROPERTY} cannot be
      * @throws IOException              if the device's socket cannot be bound
@@ -71,7 +83,8 @@ public final class UdpFabricProvider implements FabricProvider {
                     + "(ADDRESS[:PORT])");
         }
         InetSocketAddress bind = SocketAddressText.parse(options.listen(), DEFAULT_PORT);
-        UdpDeviceConfig.Builder config = UdpDeviceConfig.builder().withBindAddress(bind);
+        UdpDeviceConfig.Builder config = UdpDeviceConfig.builder().withBindAddress(bind)
+                .withCapabilities(DeviceCapabilities.of(options.deviceProfile()));
         String faults = System.getProperty(FAULTS_PROPERTY);
         if (faults != null) {
             config.withFaults(UdpFaults.parse(faults)).withFaultSeed(options.seed());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
@@ -18,6 +19,8 @@ class SimFabricProviderTest {
 
         assertThat(sim).isInstanceOf(SimFabricProvider.class);
         assertThat(sim.needsListenAddress()).isFalse();
+        assertThat(sim.deviceProfiles()).as("the simulated device is built with what a profile says")
+                .containsExactlyInAnyOrder(DeviceProfile.values());
         assertThat(Fabrics.found().providers()).extracting(FabricProvider::name).containsExactly("sim", "udp");
         assertThat(Fabrics.found().failures()).isEmpty();
     }

@@ -14,6 +14,7 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.efa.device.udp.UdpCounter;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -40,6 +41,8 @@ class UdpFabricProviderTest {
     void itIsFoundByItsNameAndBindsAnAddressInBothRoles() throws Exception {
         assertThat(Fabrics.named("udp")).isInstanceOf(UdpFabricProvider.class);
         assertThat(udp.needsListenAddress()).isTrue();
+        assertThat(udp.deviceProfiles()).as("the UDP device is built with what a profile says")
+                .containsExactlyInAnyOrder(DeviceProfile.values());
         assertThatThrownBy(() -> udp.open(FabricOptions.DEFAULT))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs the address of this host");
     }

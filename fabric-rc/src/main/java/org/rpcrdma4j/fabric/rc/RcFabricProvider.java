@@ -1,6 +1,7 @@
 package org.rpcrdma4j.fabric.rc;
 
 import java.net.InetSocketAddress;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -35,10 +36,15 @@ public final class RcFabricProvider implements FabricProvider {
     }
 
     /**
+     * @throws IllegalArgumentException if asked for a device profile other than read-write
      * @throws VerbsException if librdmacm or libibverbs is missing or the device cannot be opened
      */
     @Override
     public Fabric open(FabricOptions options) throws VerbsException {
+        if (options.deviceProfile() != DeviceProfile.READ_WRITE) {
+            throw new IllegalArgumentException("an RC device does RDMA read and write: it takes no device profile "
+                    + options.deviceProfile().label() + " (the sim and udp fabrics do)");
+        }
         // one that only connects: RDMA-CM picks the device by the route to each server
         InetSocketAddress bind = options.listen() == null ? new InetSocketAddress(0) : parse(options.listen());
         return RcFabric.open(bind);

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -43,10 +44,15 @@ public final class RcSimFabricProvider implements FabricProvider {
     }
 
     /**
-     * @throws IllegalArgumentException if given a listening address: each fabric has an address of its own
+     * @throws IllegalArgumentException if given a listening address: each fabric has an address of its own;
+     *                                  or a device profile other than read-write
      */
     @Override
     public Fabric open(FabricOptions options) {
+        if (options.deviceProfile() != DeviceProfile.READ_WRITE) {
+            throw new IllegalArgumentException("a simulated RC device does RDMA read and write: it takes no device profile "
+                    + options.deviceProfile().label() + " (the sim and udp fabrics do)");
+        }
         if (options.listen() != null) {
             throw new IllegalArgumentException("a simulated RC fabric takes no listening address: each has its own, "
                     + "its localAddress()");

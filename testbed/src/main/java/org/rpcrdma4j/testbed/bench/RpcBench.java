@@ -515,7 +515,8 @@ public final class RpcBench {
 
         static InPeer start(RpcBench bench) throws IOException, InterruptedException {
             List<String> args = new ArrayList<>(List.of("bench", "rpc-peer", "--fabric", bench.fabric.provider().name(),
-                    "--listen", bench.fabric.server().listen(), "--seed", Long.toString(bench.fabric.server().seed())));
+                    "--listen", bench.fabric.server().listen(), "--seed", Long.toString(bench.fabric.server().seed()),
+                    "--device-profile", bench.fabric.server().deviceProfile().label()));
             if (bench.sameThread) {
                 args.add("--same-thread");
             }

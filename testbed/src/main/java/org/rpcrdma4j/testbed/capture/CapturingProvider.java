@@ -1,5 +1,7 @@
 package org.rpcrdma4j.testbed.capture;
 
+import java.util.Set;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -36,6 +38,11 @@ public final class CapturingProvider implements FabricProvider {
     @Override
     public boolean needsListenAddress() {
         return provider.needsListenAddress();
+    }
+
+    @Override
+    public Set<DeviceProfile> deviceProfiles() {
+        return provider.deviceProfiles();
     }
 
     @Override

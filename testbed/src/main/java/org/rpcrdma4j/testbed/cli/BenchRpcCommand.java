@@ -103,6 +103,9 @@ public final class BenchRpcCommand implements Callable<Integer> {
     @Mixin
     private PcapOption pcap;
 
+    @Mixin
+    private DeviceProfileOption deviceProfile;
+
     @Override
     public Integer call() throws Exception {
         int exit;
@@ -140,8 +143,8 @@ public final class BenchRpcCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--processes 2 needs a fabric that other processes "
                         + "reach (udp, verbs); " + fabric + " is " + named.description());
             }
+            FabricOptions options = deviceProfile.applyTo(FabricOptions.DEFAULT.withSeed(seed), named, spec);
             FabricProvider provider = pcap.capturing(named, spec);
-            FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
             if (provider.needsListenAddress()) {
                 options = options.listening(listen);
             }

@@ -5,9 +5,11 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import org.rpcrdma4j.fabric.FabricOptions;
+import org.rpcrdma4j.fabric.FabricProvider;
 import org.rpcrdma4j.fabric.Fabrics;
 import org.rpcrdma4j.testbed.bench.RpcPeer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -35,11 +37,16 @@ public final class BenchRpcPeerCommand implements Callable<Integer> {
     @Option(names = "--same-thread", description = "Run programs on the thread that received the call.")
     private boolean sameThread;
 
+    @Mixin
+    private DeviceProfileOption deviceProfile;
+
     @Override
     public Integer call() throws Exception {
-        RpcPeer.serve(Fabrics.named(fabric), FabricOptions.DEFAULT.withSeed(seed).listening(listen), sameThread,
-                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
-                spec.commandLine().getOut());
+        FabricProvider provider = Fabrics.named(fabric);
+        FabricOptions options = deviceProfile.applyTo(FabricOptions.DEFAULT.withSeed(seed).listening(listen),
+                provider, spec);
+        RpcPeer.serve(provider, options, sameThread, new BufferedReader(new InputStreamReader(System.in,
+                StandardCharsets.UTF_8)), spec.commandLine().getOut());
         return 0;
     }
 }

@@ -40,7 +40,9 @@ import picocli.CommandLine.Spec;
                     + "WRITEs of the server's transfer size in flight (MiB/s, COMMIT timed apart), and files of "
                     + "1 KiB, 64 KiB and 1 MiB one call at a time (median time per call), comparing every file's "
                     + "SHA-256; create and list a directory of 2,000 entries; read back a 4,000-byte symbolic link; "
-                    + "then print what moved how (inline, Read, Write and Reply chunks).",
+                    + "then print what moved how (inline, Read, Write and Reply chunks; on the sim and udp fabrics "
+                    + "also which EFA subprotocols carried them: direct RDMA, or its emulation on a --device-profile "
+                    + "without it).",
             "Without --server: serve the NFSv3 test service in this JVM on the fabric and mount it. With --fabric "
                     + "sim (the default), on the simulated EFA device: about ten seconds of CPU time; the figures "
                     + "measure the simulation on this CPU. With --fabric rc-sim, the RC fabric on a simulated RC "
@@ -106,6 +108,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Mixin
     private PcapOption pcap;
 
+    @Mixin
+    private DeviceProfileOption deviceProfile;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
@@ -162,8 +167,8 @@ public final class DemoCommand implements Callable<Integer> {
             err.println("testbed demo: " + e.getMessage());
             return 1;
         }
+        FabricOptions options = deviceProfile.applyTo(FabricOptions.DEFAULT.withSeed(seed), provider, spec);
         provider = pcap.capturing(provider, spec);
-        FabricOptions options = FabricOptions.DEFAULT.withSeed(seed);
         if (server == null) {
             if (provider.needsListenAddress() && listen == null) {
                 throw new ParameterException(spec.commandLine(), "--fabric " + fabric + " needs --server ADDRESS[:PORT], "

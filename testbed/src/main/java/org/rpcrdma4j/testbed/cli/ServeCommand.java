@@ -65,6 +65,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     private PcapOption pcap;
 
+    @Mixin
+    private DeviceProfileOption deviceProfile;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -83,10 +86,11 @@ public final class ServeCommand implements Callable<Integer> {
         if (provider.needsListenAddress() && listen == null) {
             throw new ParameterException(spec.commandLine(), "--fabric " + fabric + " needs --listen ADDRESS[:PORT]");
         }
+        FabricOptions options = deviceProfile.applyTo(FabricOptions.DEFAULT.listening(listen), provider, spec);
         provider = pcap.capturing(provider, spec);
         Fabric on;
         try {
-            on = provider.open(FabricOptions.DEFAULT.listening(listen));
+            on = provider.open(options);
         } catch (IllegalArgumentException e) {
             pcap.close(err, "testbed serve");
             throw new ParameterException(spec.commandLine(), "--fabric " + fabric + ": " + e.getMessage());

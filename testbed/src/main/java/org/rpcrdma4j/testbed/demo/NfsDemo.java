@@ -14,10 +14,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
+import org.rpcrdma4j.fabric.FabricStatistics;
 import org.rpcrdma4j.nfs.NfsDdpPolicy;
 import org.rpcrdma4j.testbed.nfs.FileHandles;
 import org.rpcrdma4j.testbed.nfs.MountService;
@@ -85,7 +87,8 @@ public final class NfsDemo {
             out.println("rpcrdma4j demo: NFSv3 over RPC-over-RDMA v1 on the " + provider.name() + " fabric ("
                     + provider.description() + ")");
             out.println("server " + readable(serverFabric.localAddress()) + ", client "
-                    + readable(clientFabric.localAddress()));
+                    + readable(clientFabric.localAddress()) + (server.deviceProfile() == DeviceProfile.READ_WRITE ? ""
+                    : ", devices of profile " + server.deviceProfile().label()));
             try (RdmaRpcClient rdma = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
                     .withDdpPolicy(new NfsDdpPolicy()).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
                 Nfs3Client client = new Nfs3Client(rdma.transport(), new RpcAuthTypeNone(), CALL_TIMEOUT_S,
@@ -111,7 +114,12 @@ public final class NfsDemo {
         NfsWorkload.reportShapes(out, rdma);
         out.println("what moved how on the fabrics:");
         out.println("  client: " + NfsWorkload.fabricSummary(clientFabric.statistics()));
-        out.println("  server: " + NfsWorkload.fabricSummary(serverFabric.statistics()));
+        FabricStatistics server = serverFabric.statistics();
+        out.println("  server: " + NfsWorkload.fabricSummary(server));
+        String subprotocols = EfaSubprotocols.line(server);
+        if (subprotocols != null) {
+            out.println("  " + subprotocols);
+        }
     }
 
     /** A fabric address as people write one: the address in IPv6's short form, and the number after '#'. */

@@ -9,6 +9,8 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.testbed.Main;
 import org.rpcrdma4j.testbed.bench.StepBreakdown;
 
@@ -103,6 +105,27 @@ class BenchRpcCommandTest {
             runs.add(run.get("transport").asText() + " " + run.get("workload").asText());
         }
         assertThat(runs).containsExactly("tcp write-4k", "tcp null-qd1", "rdma-sim write-4k", "rdma-sim null-qd1");
+    }
+
+    /**
+     * On devices without RDMA, where direct RDMA would fail, the chunked workloads get right replies: a WRITE's
+     * Read chunk pulled and a READ's Write chunk filled by emulated RMA.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sim", "udp"})
+    void chunkedWorkloadsGetRightRepliesOnDevicesWithoutRdma(String fabric) throws Exception {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "30", "--json",
+                "--fabric", fabric, "--device-profile", "none", "--workload", "read-64k,write-64k,read-1m-qd16");
+
+        assertThat(exit).as("every reply right").isZero();
+        List<String> verified = new ArrayList<>();
+        for (JsonNode run : runs(out)) {
+            verified.add(run.get("transport").asText() + " " + run.get("workload").asText() + " "
+                    + run.get("verified").asBoolean());
+        }
+        assertThat(verified).contains("rdma-" + fabric + " read-64k true", "rdma-" + fabric + " write-64k true",
+                "rdma-" + fabric + " read-1m-qd16 true");
     }
 
     @Test

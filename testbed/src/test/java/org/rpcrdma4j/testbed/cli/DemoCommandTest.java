@@ -9,22 +9,35 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.rpcrdma4j.testbed.Main;
 
 /**
  * The README's demo runs to the end with every check passing, says that it is simulated, reports large files in
- * MiB/s and small ones as time per call, and what moved how; off a terminal it draws no progress.
+ * MiB/s and small ones as time per call, and what moved how, on each device profile; off a terminal it draws no
+ * progress.
  */
 class DemoCommandTest {
 
     /** {@code seq -f 'entry_with_a_longish_name_%04g' 0 1999 | LC_ALL=C sort | sha256sum}, what the rig checks. */
     private static final String NAMES_SHA256 = "dc9621c57758f13213cd89e8fd3428920eaf870afb91f5dd970b798abf5f594e";
 
-    @Test
-    void everyCheckPassesAndTheChunksAreReported() {
+    /**
+     * On each device profile every file comes back byte for byte (its SHA-256), and the subprotocols line names
+     * what carried the server's RDMA Reads and Writes: direct RDMA, or the emulation of what the device lacks.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "read-write | RDMA Reads direct [1-9]\\d*; RDMA Writes direct [1-9]\\d*",
+        "read       | RDMA Reads direct [1-9]\\d*; RDMA Writes emulated .*LONGREAD_RTW [1-9]\\d*",
+        "none       | RDMA Reads emulated .*LONGCTS_RTR [1-9]\\d*; RDMA Writes emulated .*LONGCTS_RTW [1-9]\\d*"
+    })
+    void everyCheckPassesAndTheChunksAreReported(String profile, String subprotocols) {
         StringWriter out = new StringWriter();
 
-        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("demo", "--seed", "3");
+        int exit = Main.commandLine().setOut(new PrintWriter(out))
+                .execute("demo", "--seed", "3", "--device-profile", profile);
 
         assertThat(exit).isZero();
         assertThat(out.toString().lines().findFirst()).hasValueSatisfying(first -> assertThat(first)
@@ -45,10 +58,14 @@ class DemoCommandTest {
                         + "entries")
                 .containsPattern("calls: +inline \\d+, Read chunks [1-9]\\d*, Position-zero \\d+; provided Write chunks [1-9]")
                 .containsPattern("replies: inline \\d+, data in Write chunks [1-9]\\d*, whole in Reply chunks [1-9]")
-                .containsPattern("  server: fabric: \\d+ connections, .*EAGER_MESSAGES_SENT=[1-9].*DIRECT_READS=[1-9].*"
-                        + "BYTES_COPIED=[1-9]")
+                .containsPattern("  server: fabric: \\d+ connections, .*EAGER_MESSAGES_SENT=[1-9].*BYTES_COPIED=[1-9]")
+                .containsPattern("(?m)^  EFA subprotocols at the server: " + subprotocols + "$")
                 .endsWith("all checks passed" + System.lineSeparator());
+        if (profile.equals("read-write")) {
+            assertThat(out.toString()).doesNotContain("emulated");
+        }
     }
+
 
     @Test
     void givenFilesAndLinkTargetComeBackWithTheirWholeSha256(@TempDir Path dir) throws Exception {

@@ -49,6 +49,18 @@ class RcSimDemoTest {
     }
 
     @Test
+    void aDeviceProfileOtherThanReadWriteIsRefused() {
+        StringWriter err = new StringWriter();
+
+        int exit = Main.commandLine().setErr(new PrintWriter(err))
+                .execute("demo", "--fabric", "rc-sim", "--device-profile", "none");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--device-profile none: the rc-sim fabric's devices do RDMA read and "
+                + "write; the sim and udp fabrics take a profile");
+    }
+
+    @Test
     void fabricsListsRcSimBesideTheOthers() {
         StringWriter out = new StringWriter();
 

@@ -3,6 +3,7 @@ package org.rpcrdma4j.fabric.efa.verbs;
 import java.net.InetSocketAddress;
 import org.rpcrdma4j.efa.device.verbs.VerbsDevice;
 import org.rpcrdma4j.efa.device.verbs.VerbsDeviceConfig;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricOptions;
@@ -47,12 +48,17 @@ public final class EfaVerbsFabricProvider implements FabricProvider {
     }
 
     /**
-     * @throws IllegalArgumentException if no address is given, it cannot be parsed or is the wildcard
+     * @throws IllegalArgumentException if no address is given, it cannot be parsed or is the wildcard, or a
+     *                                  device profile other than read-write is asked for
      * @throws VerbsException           if libibverbs or librdmacm is missing, or no RDMA device has the
      *                                  address, or the device refuses what the verbs device needs
      */
     @Override
     public Fabric open(FabricOptions options) throws VerbsException {
+        if (options.deviceProfile() != DeviceProfile.READ_WRITE) {
+            throw new IllegalArgumentException("an efa-verbs fabric's device does what the hardware does: it takes no device profile "
+                    + options.deviceProfile().label() + " (the sim and udp fabrics do)");
+        }
         if (options.listen() == null) {
             throw new IllegalArgumentException("an efa-verbs fabric needs the address of this host's RDMA device, "
                     + "its GID (ADDRESS[:PORT])");
