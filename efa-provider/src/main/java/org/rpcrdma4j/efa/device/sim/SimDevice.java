@@ -23,6 +23,7 @@ import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.MemoryRegistrations;
 import org.rpcrdma4j.efa.device.Opcode;
+import org.rpcrdma4j.efa.device.PostChecks;
 import org.rpcrdma4j.efa.device.RmaIov;
 
 /**
@@ -162,10 +163,7 @@ public final class SimDevice implements Device {
     @Override
     public boolean postRecv(ByteBuffer buffer, long wrId) {
         requireOpen();
-        Objects.requireNonNull(buffer, "buffer");
-        if (buffer.isReadOnly()) {
-            throw new IllegalArgumentException("a receive buffer must be writable");
-        }
+        PostChecks.receiveBuffer(buffer);
         if (recvQueueUsed == attributes.maxRecvQueueDepth()) {
             return false;
         }
@@ -379,16 +377,7 @@ public final class SimDevice implements Device {
                              MemoryRegion local, long localOffset, RmaIov remote, long wrId) {
         requireOpen();
         final DeviceAddress destination = destination(ah, destQpn, destQkey);
-        Objects.requireNonNull(local, "local");
-        Objects.requireNonNull(remote, "remote");
-        if (localOffset < 0) {
-            throw new IllegalArgumentException("negative local offset " + localOffset);
-        }
-        if (!attributes.has(needed)) {
-            // rdma-core refuses such a work request synchronously (EOPNOTSUPP): it is the caller's
-            // job to look at the capabilities first.
-            throw new IllegalStateException(this + " has no " + needed + " capability");
-        }
+        PostChecks.rdma(this, needed, local, localOffset, remote);
         if (!takeSendQueueEntry()) {
             return false;
         }

@@ -47,6 +47,7 @@ import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.MemoryRegistrations;
 import org.rpcrdma4j.efa.device.Opcode;
+import org.rpcrdma4j.efa.device.PostChecks;
 import org.rpcrdma4j.efa.device.RmaIov;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -359,10 +360,7 @@ public final class UdpDevice implements Device {
     @Override
     public boolean postRecv(ByteBuffer buffer, long wrId) {
         requireOpen();
-        Objects.requireNonNull(buffer, "buffer");
-        if (buffer.isReadOnly()) {
-            throw new IllegalArgumentException("a receive buffer must be writable");
-        }
+        PostChecks.receiveBuffer(buffer);
         if (recvQueueUsed == attributes.maxRecvQueueDepth()) {
             return false;
         }
@@ -464,14 +462,7 @@ public final class UdpDevice implements Device {
                              MemoryRegion local, long localOffset, RmaIov remote, long wrId) {
         requireOpen();
         final InetSocketAddress to = destination(ah, qpn);
-        Objects.requireNonNull(local, "local");
-        Objects.requireNonNull(remote, "remote");
-        if (localOffset < 0) {
-            throw new IllegalArgumentException("negative local offset " + localOffset);
-        }
-        if (!attributes.has(needed)) {
-            throw new IllegalStateException(this + " has no " + needed + " capability");
-        }
+        PostChecks.rdma(this, needed, local, localOffset, remote);
         if (!takeSendQueueEntry()) {
             return false;
         }

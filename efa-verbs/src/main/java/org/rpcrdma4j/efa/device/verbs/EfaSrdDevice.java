@@ -23,6 +23,7 @@ import org.rpcrdma4j.efa.device.DeviceAttributes;
 import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.Opcode;
+import org.rpcrdma4j.efa.device.PostChecks;
 import org.rpcrdma4j.efa.device.RmaIov;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.slf4j.Logger;
@@ -296,10 +297,7 @@ public final class EfaSrdDevice implements Device {
     @Override
     public boolean postRecv(ByteBuffer buffer, long wrId) {
         checkOpen();
-        Objects.requireNonNull(buffer, "buffer");
-        if (buffer.isReadOnly()) {
-            throw new IllegalArgumentException("a receive buffer must be writable");
-        }
+        PostChecks.receiveBuffer(buffer);
         if (recvQueueUsed >= attributes.maxRecvQueueDepth()) {
             return false;
         }
@@ -345,14 +343,7 @@ public final class EfaSrdDevice implements Device {
         checkOpen();
         checkHandle(ah);
         DeviceAddress.requireQpn(qpn);
-        Objects.requireNonNull(local, "local");
-        Objects.requireNonNull(remote, "remote");
-        if (localOffset < 0) {
-            throw new IllegalArgumentException("negative local offset " + localOffset);
-        }
-        if (!attributes.has(capability)) {
-            throw new IllegalStateException("this device has no " + capability);
-        }
+        PostChecks.rdma(this, capability, local, localOffset, remote);
         if (sendQueueUsed >= attributes.maxSendQueueDepth()) {
             return false;
         }
