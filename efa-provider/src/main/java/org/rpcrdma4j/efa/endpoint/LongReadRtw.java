@@ -65,13 +65,7 @@ final class LongReadRtw {
      * @return where the packet ends
      */
     int writeReadIov(ByteBuffer buffer, int at, long address, long length, int key) {
-        int end = at;
-        for (long offset = 0; Long.compareUnsigned(offset, length) < 0; offset += maxRdmaSize) {
-            iov.wrap(buffer, end).addr(address + offset).len(Math.min(maxRdmaSize, length - offset))
-                    .key(Integer.toUnsignedLong(key));
-            end += RmaIovFlyweight.LENGTH;
-        }
-        return end;
+        return LongReadSender.writeReadIov(iov, buffer, at, address, key, length, maxRdmaSize);
     }
 
     /** A LONGREAD_RTW arrived: check the target and the read_iov, then read (or answer READ_NACK). */

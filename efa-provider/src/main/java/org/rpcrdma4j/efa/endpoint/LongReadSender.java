@@ -55,6 +55,23 @@ final class LongReadSender {
     }
 
     /**
+     * Writes the {@code read_iov} of a registered source at {@code at}: {@link #readIovCount} entries of at most
+     * the device's largest RDMA operation, as a LONGREAD_MSGRTM, LONGREAD_TAGRTM or LONGREAD_RTW carries it.
+     *
+     * @return where the entries end
+     */
+    static int writeReadIov(RmaIovFlyweight iov, ByteBuffer buffer, int at, long address, int key, long length,
+                            long maxRdmaSize) {
+        int end = at;
+        for (long offset = 0; offset < length; offset += maxRdmaSize) {
+            iov.wrap(buffer, end).addr(address + offset).len(Math.min(maxRdmaSize, length - offset))
+                    .key(Integer.toUnsignedLong(key));
+            end += RmaIovFlyweight.LENGTH;
+        }
+        return end;
+    }
+
+    /**
      * Registers the send buffer for the peer to read (§4.1: "the sender needs to register the
      * buffer in-line"). Registration is a limited resource and may fail.
      *
@@ -73,7 +90,8 @@ final class LongReadSender {
     void build(PacketEntry packet, TxEntry tx) {
         final PacketType type = tx.tagged ? PacketType.LONGREAD_TAGRTM : PacketType.LONGREAD_MSGRTM;
         final ByteBuffer buffer = packet.buffer;
-        int at = header.write(buffer, type, RxSide.categoryFlags(tx.tagged), tx.peer, tx.hasCqData, tx.cqData);
+        final int at = header.write(buffer, type, RxSide.categoryFlags(tx.tagged), tx.peer, tx.hasCqData,
+                tx.cqData);
         final long maxRdmaSize = device.attributes().maxRdmaSize();
         final long count = readIovCount(tx.length, maxRdmaSize);
         rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
@@ -81,13 +99,8 @@ final class LongReadSender {
         if (tx.tagged) {
             rtm.tag(tx.tag);
         }
-        for (long offset = 0; offset < tx.length; offset += maxRdmaSize) {
-            final long length = Math.min(maxRdmaSize, tx.length - offset);
-            iov.wrap(buffer, at).addr(tx.sendRegion.address() + offset).len(length)
-                    .key(Integer.toUnsignedLong(tx.sendRegion.key()));
-            at += RmaIovFlyweight.LENGTH;
-        }
-        packet.length = at;
+        packet.length = writeReadIov(iov, buffer, at, tx.sendRegion.address(), tx.sendRegion.key(), tx.length,
+                maxRdmaSize);
         packet.dataLength = 0;
         tx.bytesBuilt = tx.length;
         tx.reqBuilt = true;
