@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.Opcode;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.AddressHandle;
 import org.rpcrdma4j.verbs.CompletionQueue;
@@ -185,42 +186,33 @@ final class VerbsSrdNic implements SrdNic {
     @Override
     public boolean postSend(long wrId, int ahn, int qpn, int qkey, long address, int length, int lkey)
             throws VerbsException {
-        final AddressHandle ah = handle(ahn);
-        qp.start();
-        try {
-            qp.send(wrId, true);
-            qp.setDestination(ah, qpn, qkey);
-            qp.setSge(lkey, address, length);
-        } catch (RuntimeException e) {
-            qp.abort();
-            throw e;
-        }
-        return qp.complete();
+        return post(Opcode.SEND, wrId, ahn, qpn, qkey, address, length, lkey, 0, 0);
     }
 
     @Override
     public boolean postRead(long wrId, int ahn, int qpn, int qkey, long address, int length, int lkey,
                             long remoteAddress, int rkey) throws VerbsException {
-        final AddressHandle ah = handle(ahn);
-        qp.start();
-        try {
-            qp.rdmaRead(wrId, true, rkey, remoteAddress);
-            qp.setDestination(ah, qpn, qkey);
-            qp.setSge(lkey, address, length);
-        } catch (RuntimeException e) {
-            qp.abort();
-            throw e;
-        }
-        return qp.complete();
+        return post(Opcode.RDMA_READ, wrId, ahn, qpn, qkey, address, length, lkey, remoteAddress, rkey);
     }
 
     @Override
     public boolean postWrite(long wrId, int ahn, int qpn, int qkey, long address, int length, int lkey,
                              long remoteAddress, int rkey) throws VerbsException {
+        return post(Opcode.RDMA_WRITE, wrId, ahn, qpn, qkey, address, length, lkey, remoteAddress, rkey);
+    }
+
+    /** One request in a batch of its own: the operation, then its destination and its one scatter/gather entry. */
+    private boolean post(Opcode opcode, long wrId, int ahn, int qpn, int qkey, long address, int length, int lkey,
+                         long remoteAddress, int rkey) throws VerbsException {
         final AddressHandle ah = handle(ahn);
         qp.start();
         try {
-            qp.rdmaWrite(wrId, true, rkey, remoteAddress);
+            switch (opcode) {
+                case SEND -> qp.send(wrId, true);
+                case RDMA_READ -> qp.rdmaRead(wrId, true, rkey, remoteAddress);
+                case RDMA_WRITE -> qp.rdmaWrite(wrId, true, rkey, remoteAddress);
+                default -> throw new IllegalArgumentException("not a send-queue request: " + opcode);
+            }
             qp.setDestination(ah, qpn, qkey);
             qp.setSge(lkey, address, length);
         } catch (RuntimeException e) {
