@@ -79,30 +79,12 @@ public final class FiPingpong {
         client.addAll(List.of("-P", Integer.toString(port), InetAddress.getLoopbackAddress().getHostAddress()));
         try (ToolRun run = new ToolRun(limit)) {
             ToolRun.Started serving = run.start(server);
-            String report = runClient(run, client, serving.process());
+            String report = run.runClient(client, "fi_pingpong's client", "Connection refused",
+                    serving.process()::isAlive);
             run.await(serving, "fi_pingpong's server");
             return parse(report);
         } catch (TimeoutException e) {
             throw new IOException("fi_pingpong took longer than " + limit.toSeconds() + " s at " + size + " bytes");
-        }
-    }
-
-    /**
-     * Runs the client once the server listens: a client that comes first is refused (however long it
-     * took to start), so it is run again while the server waits.
-     *
-     * @return the report of the client that ran
-     */
-    private static String runClient(ToolRun run, List<String> command, Process server)
-            throws IOException, InterruptedException, TimeoutException {
-        while (true) {
-            try {
-                return run.await(run.start(command), "fi_pingpong's client");
-            } catch (IOException e) {
-                if (!e.getMessage().contains("Connection refused") || !server.isAlive() || run.remainingNanos() == 0) {
-                    throw e;
-                }
-            }
         }
     }
 

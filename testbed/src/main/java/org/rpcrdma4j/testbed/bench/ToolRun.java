@@ -10,12 +10,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The processes of one run of a peer tool (fi_pingpong, ibv_rc_pingpong), under one deadline: each is killed when
  * the run is closed, and when this JVM exits first, so that no run leaves one behind.
  */
 final class ToolRun implements AutoCloseable {
+
+    /** How long a client that found no server waits before it is run again. */
+    private static final long RETRY_MS = 100;
 
     private final long deadline;
     private final List<Process> started = new CopyOnWriteArrayList<>();
@@ -67,6 +71,32 @@ final class ToolRun implements AutoCloseable {
             return output;
         } catch (ExecutionException e) {
             throw new IOException(what + "'s output could not be read", e.getCause());
+        }
+    }
+
+    /**
+     * Runs a tool's client half until it finds its server listening: a client that comes first (however long it
+     * took to start) fails saying so, and is run again, a moment later, while the server may still come.
+     *
+     * @param command     the client's command line
+     * @param what        the client, as errors name it
+     * @param refusal     what the client says when no server listens yet
+     * @param serverAlive whether waiting for the server can still end well
+     * @return what the client that ran printed
+     * @throws IOException      if it fails otherwise, or still finds no server at the deadline
+     * @throws TimeoutException if the deadline passes while it runs
+     */
+    String runClient(List<String> command, String what, String refusal, BooleanSupplier serverAlive)
+            throws IOException, InterruptedException, TimeoutException {
+        while (true) {
+            try {
+                return await(start(command), what);
+            } catch (IOException e) {
+                if (!e.getMessage().contains(refusal) || !serverAlive.getAsBoolean() || remainingNanos() == 0) {
+                    throw e;
+                }
+                Thread.sleep(RETRY_MS);
+            }
         }
     }
 
