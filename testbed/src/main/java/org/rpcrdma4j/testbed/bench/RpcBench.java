@@ -33,6 +33,7 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
@@ -154,7 +155,7 @@ public final class RpcBench {
     /**
      * One measured run.
      *
-     * @param transport   "tcp" or "rdma-" and the fabric's name
+     * @param transport   "tcp" or {@link OnFabric#label()}
      * @param workload    the workload's label
      * @param latency     time from an operation's call to its reply
      * @param opsPerSec   operations completed per second
@@ -285,6 +286,7 @@ public final class RpcBench {
     private final Duration perRun;
     private final List<Workload> workloads;
     private final OnFabric fabric;
+    private final OnFabric reference;
     private final boolean sameThread;
     private final Nfs3Client.Caller caller;
     private final boolean twoProcesses;
@@ -304,9 +306,13 @@ public final class RpcBench {
      */
     public record OnFabric(FabricProvider provider, FabricOptions server, FabricOptions client) {
 
-        /** @return the name of the RDMA runs in the report: "rdma-" and the fabric's name */
+        /**
+         * @return the name of the RDMA runs in the report: "rdma-" and the fabric's name, and its devices'
+         *     profile when they lack some RDMA
+         */
         public String label() {
-            return "rdma-" + provider.name();
+            DeviceProfile profile = server.deviceProfile();
+            return "rdma-" + provider.name() + (profile == DeviceProfile.READ_WRITE ? "" : "-" + profile.label());
         }
     }
 
@@ -324,18 +330,46 @@ public final class RpcBench {
      */
     public RpcBench(Duration perRun, List<Workload> workloads, OnFabric fabric, boolean sameThread, Duration spin,
                     boolean twoProcesses) {
+        this(perRun, workloads, fabric, null, sameThread, spin, twoProcesses);
+    }
+
+    /**
+     * A bench whose runs over {@code fabric} are measured beside runs over {@code reference} instead of TCP: the
+     * same fabric with other options (its devices' profile), both in this process, taking turns as TCP would.
+     *
+     * @param perRun     how long each workload is measured on each
+     * @param workloads  which workloads run, in this order
+     * @param fabric     the fabric of the measured runs
+     * @param reference  the fabric of the runs beside them, with a {@linkplain OnFabric#label() label} of its own
+     * @param sameThread whether programs run on the thread that received the call instead of a worker pool
+     * @param spin       how long a blocking call's caller spins before it parks, or {@code null}
+     * @return the bench
+     * @throws IllegalArgumentException if both fabrics have the same label
+     */
+    public static RpcBench beside(Duration perRun, List<Workload> workloads, OnFabric fabric, OnFabric reference,
+                                  boolean sameThread, Duration spin) {
+        if (fabric.label().equals(reference.label())) {
+            throw new IllegalArgumentException("both runs would be " + fabric.label());
+        }
+        return new RpcBench(perRun, workloads, fabric, reference, sameThread, spin, false);
+    }
+
+    private RpcBench(Duration perRun, List<Workload> workloads, OnFabric fabric, OnFabric reference,
+                     boolean sameThread, Duration spin, boolean twoProcesses) {
         this.perRun = perRun;
         this.workloads = List.copyOf(workloads);
         this.fabric = fabric;
+        this.reference = reference;
         this.sameThread = sameThread;
         this.caller = spin == null ? RpcCall::call : new SpinThenParkCaller(spin)::call;
         this.twoProcesses = twoProcesses;
     }
 
     /**
-     * Runs the workloads on TCP and on the fabric, each workload on one transport right after the other.
+     * Runs the workloads on TCP (or the reference fabric) and on the fabric, each workload on one transport right
+     * after the other.
      *
-     * @return the runs, TCP's first, each in the order of the workloads
+     * @return the runs, TCP's (the reference's) first, each in the order of the workloads
      * @throws Exception if a service cannot start or a call fails outright
      */
     public List<Run> runAll() throws Exception {
@@ -360,7 +394,7 @@ public final class RpcBench {
         try (Servers servers = twoProcesses ? InPeer.start(this) : InProcess.create(this)) {
             // Each workload measured on one transport right after the other: the load other processes put on the
             // machine then weighs on both alike, as it cannot when all of one transport runs first.
-            return servers.tcp((tcp, tcpOn, tcpSides) -> alternating(servers, tcp, operations(tcp, tcpOn), tcpSides));
+            return servers.reference((tcp, tcpOn, tcpSides) -> alternating(servers, tcp, operations(tcp, tcpOn), tcpSides));
         }
     }
 
@@ -410,8 +444,8 @@ public final class RpcBench {
     /** Where the services run, and how this process's clients reach them. */
     private interface Servers extends AutoCloseable {
 
-        /** Runs {@code work} with a client connected to the service over TCP. */
-        <T> T tcp(OnTransport<T> work) throws Exception;
+        /** Runs {@code work} with a client connected to the service over TCP, or over the reference fabric. */
+        <T> T reference(OnTransport<T> work) throws Exception;
 
         /**
          * Runs {@code work} with a client connected to the service over rpcrdma4j, on fabrics opened for it and
@@ -437,7 +471,10 @@ public final class RpcBench {
         }
 
         @Override
-        public <T> T tcp(OnTransport<T> work) throws Exception {
+        public <T> T reference(OnTransport<T> work) throws Exception {
+            if (bench.reference != null) {
+                return on(bench.reference, work);
+            }
             // oncrpc4j's TCP service shuts its worker pool down when it stops: each service gets its own.
             ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
             try {
@@ -455,8 +492,11 @@ public final class RpcBench {
 
         @Override
         public <T> T rdma(OnTransport<T> work) throws Exception {
+            return on(bench.fabric, work);
+        }
+
+        private <T> T on(OnFabric fabric, OnTransport<T> work) throws Exception {
             ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
-            OnFabric fabric = bench.fabric;
             try (Fabric serverFabric = fabric.provider().open(fabric.server());
                  Fabric clientFabric = fabric.provider().open(fabric.client())) {
                 RdmaRpcSvc svc = BenchServices.rdma(serverFabric, export.handles(), bench.sameThread, workers);
@@ -533,7 +573,7 @@ public final class RpcBench {
         }
 
         @Override
-        public <T> T tcp(OnTransport<T> work) throws Exception {
+        public <T> T reference(OnTransport<T> work) throws Exception {
             try (OncRpcClient client = new OncRpcClient(tcp.getAddress(), IpProtocolType.TCP, tcp.getPort())) {
                 return work.run("tcp", client.connect(), new Sides(this, null));
             }

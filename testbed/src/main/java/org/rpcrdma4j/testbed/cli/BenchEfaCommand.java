@@ -12,6 +12,7 @@ import org.rpcrdma4j.fabric.SocketAddressText;
 import org.rpcrdma4j.testbed.bench.EfaBench;
 import org.rpcrdma4j.testbed.bench.EfaBench.Result;
 import org.rpcrdma4j.testbed.bench.EfaDeviceBench;
+import org.rpcrdma4j.testbed.bench.EfaRmaBench;
 import org.rpcrdma4j.testbed.bench.FiPingpong;
 import org.rpcrdma4j.testbed.bench.IbvRcPingpong;
 import org.rpcrdma4j.testbed.term.Progress;
@@ -137,15 +138,43 @@ public final class BenchEfaCommand implements Callable<Integer> {
             }
         });
         progress.clear();
-        if (json) {
-            out.println(toJson(results));
-        } else {
+        if (!json) {
             out.println("latency is one way; ratio is efa/memcpy bandwidth for streams, memcpy/efa time for "
                     + "ping-pongs;");
             out.println("a stream's memcpy copies into the receiver's rotation of buffers, 'memcpy 1 buffer' into one");
+            out.println();
+            out.println(String.format("%-9s %10s %-14s %14s %14s %8s %s", "rma", "size", "emulated by", "emulated",
+                    "direct", "ratio", "data"));
+            out.flush();
+        }
+        List<EfaRmaBench.Result> rma = EfaRmaBench.runAll(seed, iterations, streamBytes / 4,
+                new EfaRmaBench.Listener() {
+                    @Override
+                    public void starting(int index, String name) {
+                        progress.show(name, index, EfaRmaBench.ROWS);
+                    }
+
+                    @Override
+                    public void finished(EfaRmaBench.Result result) {
+                        progress.clear();
+                        if (!json) {
+                            out.println(rmaRow(result));
+                            out.flush();
+                        }
+                    }
+                });
+        progress.clear();
+        if (json) {
+            out.println(toJson(results, rma));
+        } else {
+            out.println("time per operation, posted to completed at the initiator, one at a time; ratio is "
+                    + "emulated/direct time;");
+            out.println("emulated: both devices without the RDMA the subprotocol replaces; direct: both with RDMA "
+                    + "read and write");
         }
         out.flush();
-        return results.stream().allMatch(Result::verified) ? 0 : 1;
+        return results.stream().allMatch(Result::verified) && rma.stream().allMatch(EfaRmaBench.Result::verified)
+                ? 0 : 1;
     }
 
     private int betweenPeers(DeviceProvider provider, int iterations, long streamBytes) throws Exception {
@@ -267,13 +296,26 @@ public final class BenchEfaCommand implements Callable<Integer> {
                 String.format("%.2f", r.memcpyOneBuffer()) + unit, r.verified() ? "ok" : "DAMAGED");
     }
 
-    private static String toJson(List<Result> results) {
+    private static String rmaRow(EfaRmaBench.Result r) {
+        return String.format("%-9s %10d %-14s %14s %14s %8.3f %s", r.operation(), r.size(), r.subprotocol(),
+                String.format("%.2f us", r.emulatedUs()), String.format("%.2f us", r.directUs()), r.ratio(),
+                r.verified() ? "ok" : "DAMAGED");
+    }
+
+    private static String toJson(List<Result> results, List<EfaRmaBench.Result> rma) {
         Json json = new Json().beginObject().name("results").beginArray();
         for (Result r : results) {
             json.beginObject().name("test").value(r.test()).name("size").value(r.size())
                     .name("efa").value(r.efa()).name("memcpy").value(r.memcpy()).name("ratio").value(r.ratio())
                     .name("memcpyOneBuffer").value(r.memcpyOneBuffer())
                     .name("unit").value(r.test().equals("stream") ? "MB/s" : "us")
+                    .name("verified").value(r.verified()).endObject();
+        }
+        json.endArray().name("rma").beginArray();
+        for (EfaRmaBench.Result r : rma) {
+            json.beginObject().name("operation").value(r.operation()).name("size").value(r.size())
+                    .name("subprotocol").value(r.subprotocol()).name("emulated").value(r.emulatedUs())
+                    .name("direct").value(r.directUs()).name("ratio").value(r.ratio()).name("unit").value("us")
                     .name("verified").value(r.verified()).endObject();
         }
         return json.endArray().endObject().toString();

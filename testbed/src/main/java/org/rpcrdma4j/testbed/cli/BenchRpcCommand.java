@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.rpcrdma4j.fabric.DeviceProfile;
 import org.rpcrdma4j.fabric.FabricNotFoundException;
 import org.rpcrdma4j.fabric.FabricOptions;
 import org.rpcrdma4j.fabric.FabricProvider;
@@ -106,6 +107,12 @@ public final class BenchRpcCommand implements Callable<Integer> {
     @Mixin
     private DeviceProfileOption deviceProfile;
 
+    @Option(names = "--beside-profile", paramLabel = "PROFILE", converter = DeviceProfileOption.Converter.class,
+            description = "Measure rpcrdma4j beside rpcrdma4j on the same fabric with its devices on this profile "
+                    + "(none, read, read-write) instead of beside TCP, e.g. --device-profile read --beside-profile "
+                    + "read-write for what emulated RDMA writes cost. In one process only.")
+    private DeviceProfile besideProfile;
+
     @Override
     public Integer call() throws Exception {
         int exit;
@@ -135,6 +142,11 @@ public final class BenchRpcCommand implements Callable<Integer> {
         Duration spin = spinMicros == null ? null : Duration.ofNanos(spinMicros * 1000);
         PrintWriter out = spec.commandLine().getOut();
         RpcBench.OnFabric on;
+        RpcBench.OnFabric reference = null;
+        if (besideProfile != null && (processes == 2 || breakdown)) {
+            throw new ParameterException(spec.commandLine(), "--beside-profile runs both fabrics in this process, "
+                    + "without --processes 2 or --breakdown");
+        }
         try {
             FabricProvider named = Fabrics.named(fabric);
             // A fabric whose listeners are named by an address is one other processes reach; the simulated ones
@@ -149,6 +161,14 @@ public final class BenchRpcCommand implements Callable<Integer> {
                 options = options.listening(listen);
             }
             on = new RpcBench.OnFabric(provider, options, options);
+            if (besideProfile != null) {
+                FabricOptions besideOptions = options.withDeviceProfile(besideProfile);
+                reference = new RpcBench.OnFabric(provider, besideOptions, besideOptions);
+                if (reference.label().equals(on.label())) {
+                    throw new ParameterException(spec.commandLine(), "--beside-profile " + besideProfile.label()
+                            + " is the profile measured; name another");
+                }
+            }
         } catch (FabricNotFoundException e) {
             spec.commandLine().getErr().println("testbed bench rpc: " + e.getMessage());
             return 1;
@@ -167,13 +187,16 @@ public final class BenchRpcCommand implements Callable<Integer> {
             return 0;
         }
         List<RpcBench.Workload> chosen = workloads != null ? workloads : List.of(RpcBench.Workload.values());
-        RpcBench bench = new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin, processes == 2);
+        RpcBench bench = reference == null
+                ? new RpcBench(Duration.ofMillis(millis), chosen, on, sameThread, spin, processes == 2)
+                : RpcBench.beside(Duration.ofMillis(millis), chosen, on, reference, sameThread, spin);
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal());
         List<Run> runs = bench.runAll((step, index) -> progress.show(step, index, bench.steps()));
         progress.clear();
-        out.println(json ? toJson(runs) : toTable(runs, chosen, on.label()));
+        String beside = reference == null ? "tcp" : reference.label();
+        out.println(json ? toJson(runs) : toTable(runs, chosen, beside, on.label()));
         if (!json) {
-            out.println(cpuTable(runs, chosen, on.label()));
+            out.println(cpuTable(runs, chosen, beside, on.label()));
         }
         if (!json && processes == 2) {
             out.println(sidesTable(runs, chosen, on.label()));
@@ -185,14 +208,16 @@ public final class BenchRpcCommand implements Callable<Integer> {
         return runs.stream().allMatch(Run::verified) ? 0 : 1;
     }
 
-    private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads, String rdmaLabel) {
+    private static String toTable(List<Run> runs, List<RpcBench.Workload> workloads, String beside,
+                                  String rdmaLabel) {
+        String b = column(beside);
         StringBuilder table = new StringBuilder(String.format(
                 "%-18s %8s %8s %5s %8s %8s %5s %9s %9s %5s %7s %7s %5s %9s %9s %5s %10s %10s %9s %9s %s%n",
-                "workload", "tcp p50", "rdma p50", "ratio", "tcp p99", "rdma p99", "ratio", "tcp op/s", "rdma op/s",
-                "ratio", "tcp cpu", "rdma cpu", "ratio", "tcp MB/s", "rdma MB/s", "ratio", "srv copy B",
-                "cli copy B", "tcp alloc", "rdma allc", "replies"));
+                "workload", b + " p50", "rdma p50", "ratio", b + " p99", "rdma p99", "ratio", b + " op/s", "rdma op/s",
+                "ratio", b + " cpu", "rdma cpu", "ratio", b + " MB/s", "rdma MB/s", "ratio", "srv copy B",
+                "cli copy B", b + " alloc", "rdma allc", "replies"));
         for (RpcBench.Workload workload : workloads) {
-            Run tcp = find(runs, "tcp", workload);
+            Run tcp = find(runs, beside, workload);
             Run rdma = find(runs, rdmaLabel, workload);
             table.append(String.format(
                     "%-18s %8.1f %8.1f %5.2f %8.1f %8.1f %5.2f %9.0f %9.0f %5.2f %7.1f %7.1f %5.2f %9.1f %9.1f %5s %10.0f %10.0f %9.0f %9.0f %s%n",
@@ -209,18 +234,21 @@ public final class BenchRpcCommand implements Callable<Integer> {
                         + (twoProcesses ? "the client's and the server's processes added" : "client and server in one"
                         + " process") + "); an operation is one call, but a CREATE and its REMOVE in"
                         + " create-remove%n".formatted())
-                .append("ratios are " + rdmaLabel + " / tcp: below 1 is better for latency and cpu, above 1 for op/s"
+                .append(beside.equals("tcp") ? "" : "ref: " + beside + "; rdma: " + rdmaLabel + "%n".formatted())
+                .append("ratios are " + rdmaLabel + " / " + beside + ": below 1 is better for latency and cpu, above 1 for op/s"
                         + " and MB/s; copy B: bytes rpcrdma4j copied per operation on the server's and the client's"
                         + " side, the transport's and the fabric's copies; alloc: bytes the process's threads"
                         + " allocated per operation")
                 .toString();
     }
 
-    private static String cpuTable(List<Run> runs, List<RpcBench.Workload> workloads, String rdmaLabel) {
+    private static String cpuTable(List<Run> runs, List<RpcBench.Workload> workloads, String beside,
+                                   String rdmaLabel) {
+        String b = column(beside);
         StringBuilder table = new StringBuilder(String.format("%-18s %8s %8s %8s %8s %8s %8s %9s %9s%n", "workload",
-                "tcp io", "rdma io", "tcp oth", "rdma oth", "tcp all", "rdma all", "io ratio", "all ratio"));
+                b + " io", "rdma io", b + " oth", "rdma oth", b + " all", "rdma all", "io ratio", "all ratio"));
         for (RpcBench.Workload workload : workloads) {
-            RpcBench.Cpu tcp = find(runs, "tcp", workload).cpu();
+            RpcBench.Cpu tcp = find(runs, beside, workload).cpu();
             RpcBench.Cpu rdma = find(runs, rdmaLabel, workload).cpu();
             table.append(String.format("%-18s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.2f %9.2f%n", workload.label(),
                     tcp.io(), rdma.io(), tcp.others(), rdma.others(), tcp.io() + tcp.others(),
@@ -299,6 +327,11 @@ public final class BenchRpcCommand implements Callable<Integer> {
             json.endArray().endObject();
         });
         return json.endArray().endObject().toString();
+    }
+
+    /** @return the column heads' name of the runs beside: "tcp", or "ref" for a fabric's long label */
+    private static String column(String beside) {
+        return beside.equals("tcp") ? "tcp" : "ref";
     }
 
     private static Run find(List<Run> runs, String transport, RpcBench.Workload workload) {

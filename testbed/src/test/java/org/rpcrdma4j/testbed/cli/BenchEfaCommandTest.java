@@ -11,7 +11,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.testbed.Main;
 
-/** Runs {@code testbed bench efa} small: every size is measured and every message arrives intact. */
+/**
+ * Runs {@code testbed bench efa} small: every size is measured and every message arrives intact, and every
+ * emulated RMA row goes by the subprotocol it names beside a direct RDMA figure.
+ */
 class BenchEfaCommandTest {
 
     @Test
@@ -32,6 +35,15 @@ class BenchEfaCommandTest {
         assertThat(rows).containsExactly(
                 "pingpong 8 us true", "pingpong 4096 us true", "pingpong 65536 us true",
                 "stream 65536 MB/s true", "stream 1048576 MB/s true", "stream 16777216 MB/s true");
+        List<String> rma = new ArrayList<>();
+        for (JsonNode result : new ObjectMapper().readTree(out.toString()).required("rma")) {
+            rma.add(result.get("operation").asText() + " " + result.get("size").asInt() + " "
+                    + result.get("subprotocol").asText() + " " + result.get("verified").asBoolean());
+            assertThat(result.get("emulated").asDouble()).isPositive();
+            assertThat(result.get("direct").asDouble()).isPositive();
+        }
+        assertThat(rma).containsExactly("write 4096 EAGER_RTW true", "write 1048576 LONGCTS_RTW true",
+                "write 1048576 LONGREAD_RTW true", "read 4096 SHORT_RTR true", "read 1048576 LONGCTS_RTR true");
     }
 
     @Test
@@ -42,13 +54,19 @@ class BenchEfaCommandTest {
 
         assertThat(exit).isZero();
         List<String> lines = out.toString().lines().toList();
-        assertThat(lines).hasSize(9);
+        assertThat(lines).hasSize(18);
         assertThat(lines.get(0)).startsWith("test ").contains("memcpy 1 buffer");
         assertThat(lines.subList(1, 7)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
         assertThat(lines.subList(1, 7).stream().map(row -> row.split(" +")[0] + " " + row.split(" +")[1]))
                 .containsExactly("pingpong 8", "pingpong 4096", "pingpong 65536", "stream 65536", "stream 1048576",
                         "stream 16777216");
         assertThat(lines.get(7)).startsWith("latency is one way");
+        assertThat(lines.get(10)).startsWith("rma ").contains("emulated by");
+        assertThat(lines.subList(11, 16)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
+        assertThat(lines.subList(11, 16).stream().map(row -> String.join(" ", List.of(row.split(" +")).subList(0, 3))))
+                .containsExactly("write 4096 EAGER_RTW", "write 1048576 LONGCTS_RTW", "write 1048576 LONGREAD_RTW",
+                        "read 4096 SHORT_RTR", "read 1048576 LONGCTS_RTR");
+        assertThat(lines.get(16)).startsWith("time per operation");
     }
 
     @Test

@@ -124,8 +124,56 @@ class BenchRpcCommandTest {
             verified.add(run.get("transport").asText() + " " + run.get("workload").asText() + " "
                     + run.get("verified").asBoolean());
         }
-        assertThat(verified).contains("rdma-" + fabric + " read-64k true", "rdma-" + fabric + " write-64k true",
-                "rdma-" + fabric + " read-1m-qd16 true");
+        String rdma = "rdma-" + fabric + "-none";
+        assertThat(verified).contains(rdma + " read-64k true", rdma + " write-64k true", rdma + " read-1m-qd16 true");
+    }
+
+    /** {@code --beside-profile}: the fabric on one device profile measured beside itself on another, not TCP. */
+    @Test
+    void measuresOneDeviceProfileBesideAnother() throws Exception {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "30", "--json",
+                "--device-profile", "read", "--beside-profile", "read-write", "--workload", "read-1m,write-64k");
+
+        assertThat(exit).as("every reply right").isZero();
+        List<String> verified = new ArrayList<>();
+        for (JsonNode run : runs(out)) {
+            verified.add(run.get("transport").asText() + " " + run.get("workload").asText() + " "
+                    + run.get("verified").asBoolean());
+        }
+        assertThat(verified).containsExactly("rdma-sim read-1m true", "rdma-sim write-64k true",
+                "rdma-sim-read read-1m true", "rdma-sim-read write-64k true");
+    }
+
+    @Test
+    void namesBothProfilesInTheTable() {
+        StringWriter out = new StringWriter();
+        int exit = Main.commandLine().setOut(new PrintWriter(out)).execute("bench", "rpc", "--millis", "15",
+                "--device-profile", "none", "--beside-profile", "read-write", "--workload", "read-4k");
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("ref p50", "ref: rdma-sim; rdma: rdma-sim-none",
+                "ratios are rdma-sim-none / rdma-sim").doesNotContain("tcp p50");
+    }
+
+    @Test
+    void refusesABesideProfileWithASecondProcess() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--fabric", "udp",
+                "--processes", "2", "--device-profile", "read", "--beside-profile", "read-write");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--beside-profile runs both fabrics in this process");
+    }
+
+    @Test
+    void refusesTheMeasuredProfileBesideItself() {
+        StringWriter err = new StringWriter();
+        int exit = Main.commandLine().setErr(new PrintWriter(err)).execute("bench", "rpc", "--device-profile", "read",
+                "--beside-profile", "read");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--beside-profile read is the profile measured");
     }
 
     @Test
