@@ -211,6 +211,26 @@ class EmulatedRmaTest {
         return Stream.of(100, 100_000);
     }
 
+    static Stream<Arguments> sixtyFourMib() {
+        return Stream.of(Arguments.of(NO_RDMA, false, EndpointCounter.LONGCTS_RTW_WRITES),
+                Arguments.of(READ_ONLY, false, EndpointCounter.LONGREAD_RTW_WRITES),
+                Arguments.of(SimDeviceConfig.DEFAULT, false, EndpointCounter.DIRECT_WRITES),
+                Arguments.of(NO_RDMA, true, EndpointCounter.LONGCTS_RTR_READS),
+                Arguments.of(SimDeviceConfig.DEFAULT, true, EndpointCounter.DIRECT_READS));
+    }
+
+    /** 64 MiB, the largest size, by every subprotocol that carries it: no window or counter overflows. */
+    @ParameterizedTest
+    @MethodSource("sixtyFourMib")
+    void sixtyFourMibGoesByEverySubprotocolThatCarriesIt(SimDeviceConfig device, boolean read,
+                                                         EndpointCounter protocol) {
+        if (read) {
+            assertRead(pair(device), 64 * MIB, protocol);
+        } else {
+            assertWrite(pair(device), 64 * MIB, false, protocol);
+        }
+    }
+
     @Test
     void aLocalRegionNotRegisteredThroughTheEndpointIsRefusedAtOnce() {
         final SimPair pair = pair(NO_RDMA);
