@@ -1,45 +1,55 @@
 package org.rpcrdma4j.efa.endpoint;
 
 /**
- * The endpoint's fixed set of send packet buffers. An empty pool is back-pressure: whoever needs a
- * packet stays queued and tries again at the next progress. Only the progress thread takes and
- * gives back; {@link #inUse()} may be read from any thread.
+ * The endpoint's bounded set of send packet buffers. An empty pool is back-pressure: whoever needs a
+ * packet stays queued and tries again at the next progress. A buffer is made the first time it is
+ * needed and kept from then on, so an endpoint holds as many as it has had in use at once, not the
+ * bound (1,024 of MTU size by default). Only the progress thread takes and gives back;
+ * {@link #inUse()} may be read from any thread.
  */
 final class PacketPool {
 
+    private final int mtu;
     private final PacketEntry[] entries;
+    /** Indices of the made entries that are free. */
     private final int[] free;
+    /** Entries made so far: indices below it. */
+    private int made;
     /** Volatile for {@link #inUse()} on other threads; only the progress thread writes it. */
     private volatile int freeCount;
 
     PacketPool(int count, int mtu) {
+        this.mtu = mtu;
         entries = new PacketEntry[count];
         free = new int[count];
-        for (int i = 0; i < count; i++) {
-            entries[i] = new PacketEntry(i, mtu);
-            free[i] = count - 1 - i;
-        }
-        freeCount = count;
     }
 
     /** @return a cleared entry, or null if all are in use */
     PacketEntry acquire() {
-        return freeCount == 0 ? null : entries[free[--freeCount]];
+        if (freeCount > 0) {
+            return entries[free[--freeCount]];
+        }
+        if (made == entries.length) {
+            return null;
+        }
+        PacketEntry entry = new PacketEntry(made, mtu);
+        entries[made++] = entry;
+        return entry;
     }
 
     /**
      * Takes back every entry, whatever it holds: the device that held them is gone.
      */
     void reset() {
-        for (int i = 0; i < entries.length; i++) {
+        for (int i = 0; i < made; i++) {
             entries[i].clear();
-            free[i] = entries.length - 1 - i;
+            free[i] = made - 1 - i;
         }
-        freeCount = entries.length;
+        freeCount = made;
     }
 
     int inUse() {
-        return entries.length - freeCount;
+        return made - freeCount;
     }
 
     void release(PacketEntry entry) {
@@ -53,6 +63,6 @@ final class PacketPool {
     }
 
     int available() {
-        return freeCount;
+        return entries.length - made + freeCount;
     }
 }
