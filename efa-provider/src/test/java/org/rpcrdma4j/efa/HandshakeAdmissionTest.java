@@ -73,8 +73,8 @@ class HandshakeAdmissionTest {
 
         final HandshakeFlyweight theirs = new HandshakeFlyweight().wrap(received.get(0), 0);
         assertThat(theirs.extraInfo(0)).as("what the endpoint implements").isEqualTo(ExtraFeature.RDMA_READ.mask()
-                | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
-                | ExtraFeature.CONNID_HEADER.mask());
+                | ExtraFeature.DELIVERY_COMPLETE.mask() | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.READ_NACK.mask()
+                | ExtraFeature.PEER_ERROR.mask() | ExtraFeature.CONNID_HEADER.mask());
         if (announced) {
             final PeerErrorFlyweight error = new PeerErrorFlyweight().wrap(received.get(1), 0);
             assertThat(error.opId()).isEqualTo(SEND_ID);

@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Ends everything in progress with one peer when it stops being active: declared unreachable,
  * replaced by a restart (EFA RDM protocol v4 §4.4), or removed. Its operations complete with
- * its {@link Peer#failure()}, its queued packets go back to the pool, what was held for it is
+ * its {@link Peer#failure()} (a delivery-complete one still waiting for its RECEIPT included), its queued packets go back to the pool, what was held for it is
  * dropped; operations that still have work on the device complete when the device reports it.
  *
  * <p>The progress path asks for this with {@link #failLater}: the peer stops being active at
@@ -25,6 +25,7 @@ final class PeerTeardown {
     private LongCtsReceiver longCtsReceiver;
     private LongReadReceiver longReadReceiver;
     private PeerErrors peerErrors;
+    private Receipts receipts;
     private TxQueue txQueue;
     private TxSide tx;
     private RxSide rx;
@@ -34,9 +35,10 @@ final class PeerTeardown {
     }
 
     void components(Handshake handshakes, LongCtsReceiver longCts, LongReadReceiver longRead, PeerErrors errors,
-                    TxQueue queue, TxSide txSide, RxSide rxSide) {
+                    Receipts receipt, TxQueue queue, TxSide txSide, RxSide rxSide) {
         handshake = handshakes;
         peerErrors = errors;
+        receipts = receipt;
         longCtsReceiver = longCts;
         longReadReceiver = longRead;
         txQueue = queue;
@@ -81,6 +83,7 @@ final class PeerTeardown {
         longCtsReceiver.forget(peer);
         longReadReceiver.forget(peer);
         peerErrors.forget(peer);
+        receipts.forget(peer);
         txQueue.forget(peer);
         tx.forget(peer);
         rx.forget(peer);

@@ -27,54 +27,55 @@ class ProtocolSelectorTest {
     @Test
     void beforeTheHandshakeTheRawAddressHeaderShrinksTheEagerLimit() {
         // EAGER_MSGRTM 8 bytes + raw-address header 40 (DISCREPANCIES.md A4).
-        assertThat(selector.eagerLimit(peer(), false, false)).isEqualTo(MTU - 8 - 40);
-        assertThat(selector.eagerLimit(peer(), true, true)).isEqualTo(MTU - 16 - 40 - 8);
+        assertThat(selector.eagerLimit(peer(), false, false, false)).isEqualTo(MTU - 8 - 40);
+        assertThat(selector.eagerLimit(peer(), true, true, false)).isEqualTo(MTU - 16 - 40 - 8);
     }
 
     @Test
     void afterTheHandshakeTheConnidHeaderReplacesTheRawAddressIfRequested() {
         final Peer peer = peer();
         peer.handshakeReceived = true;
-        assertThat(selector.eagerLimit(peer, false, false)).isEqualTo(MTU - 8);
+        assertThat(selector.eagerLimit(peer, false, false, false)).isEqualTo(MTU - 8);
         peer.extraInfo = ExtraFeature.CONNID_HEADER.mask();
-        assertThat(selector.eagerLimit(peer, false, false)).isEqualTo(MTU - 8 - 4);
+        assertThat(selector.eagerLimit(peer, false, false, false)).isEqualTo(MTU - 8 - 4);
         peer.extraInfo |= ExtraFeature.CONSTANT_HEADER_LENGTH.mask();
-        assertThat(selector.eagerLimit(peer, false, false)).as("constant header length keeps the raw address")
+        assertThat(selector.eagerLimit(peer, false, false, false)).as("constant header length keeps the raw address")
                 .isEqualTo(MTU - 8 - 40);
     }
 
     @Test
     void eagerUpToThePacketThenMediumUpTo64KiBThenLongCts() {
         final Peer peer = peer();
-        final int eager = selector.eagerLimit(peer, false, false);
-        assertThat(selector.select(0, peer, false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(selector.select(eager, peer, false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(selector.select(eager + 1, peer, false, false)).isEqualTo(Protocol.MEDIUM);
-        assertThat(selector.select(65536, peer, false, false)).isEqualTo(Protocol.MEDIUM);
-        assertThat(selector.select(65537, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+        final int eager = selector.eagerLimit(peer, false, false, false);
+        assertThat(selector.select(0, peer, false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager, peer, false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager + 1, peer, false, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65536, peer, false, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65537, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 
     @Test
     void configuredThresholdsApply() {
         final ProtocolSelector small = new ProtocolSelector(
                 EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, true, GIB);
-        assertThat(small.select(100, peer(), false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(small.select(101, peer(), false, false)).isEqualTo(Protocol.MEDIUM);
-        assertThat(small.select(1001, peer(), false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(small.select(100, peer(), false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(small.select(101, peer(), false, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(small.select(1001, peer(), false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 
     @Test
     void longReadFromTheThresholdOnOnlyWhenBothSidesReadAfterTheHandshake() {
         final Peer peer = peer();
-        assertThat(selector.select(MIN_READ, peer, false, false)).as("features unknown before the handshake")
+        assertThat(selector.select(MIN_READ, peer, false, false, false)).as("features unknown before the handshake")
                 .isEqualTo(Protocol.LONG_CTS);
         peer.handshakeReceived = true;
-        assertThat(selector.select(MIN_READ, peer, false, false)).as("peer without RDMA read")
+        assertThat(selector.select(MIN_READ, peer, false, false, false)).as("peer without RDMA read")
                 .isEqualTo(Protocol.LONG_CTS);
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
-        assertThat(selector.select(MIN_READ - 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
-        assertThat(selector.select(MIN_READ, peer, true, true)).isEqualTo(Protocol.LONG_READ);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB).select(MIN_READ, peer, false, false))
+        assertThat(selector.select(MIN_READ - 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(selector.select(MIN_READ, peer, true, true, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB)
+                .select(MIN_READ, peer, false, false, false))
                 .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
     }
 
@@ -85,8 +86,8 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withMinReadMessageSize(1000), MTU,
                 true, true, GIB);
-        assertThat(small.select(999, peer, false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(small.select(1000, peer, false, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(small.select(999, peer, false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(small.select(1000, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
     }
 
     @Test
@@ -96,8 +97,8 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
         final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20);
-        assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
-        assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(smallRdma.select(4 << 20, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(smallRdma.select((4 << 20) + 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 
     @Test

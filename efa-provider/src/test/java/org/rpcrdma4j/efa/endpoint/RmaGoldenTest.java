@@ -62,8 +62,8 @@ class RmaGoldenTest {
         final TxEntry tx = writeOf(golden);
         final ByteBuffer buffer = packet.buffer;
 
-        final int at = new LongCtsRtw(header, null, null, null, counters, MTU).writeHeader(buffer, tx.peer, RMA_IOV,
-                MSG_LENGTH, SEND_ID, 0x41424344L, tx.hasCqData, tx.cqData);
+        final int at = new LongCtsRtw(header, null, null, null, counters, MTU).writeHeader(buffer,
+                PacketType.LONGCTS_RTW, tx.peer, RMA_IOV, MSG_LENGTH, SEND_ID, 0x41424344L, tx.hasCqData, tx.cqData);
         buffer.put(at, payload(golden), 0, payload(golden).capacity());
 
         assertSame(golden, buffer, at + payload(golden).capacity());
