@@ -129,6 +129,40 @@ class ProtocolSelectorTest {
                 .selectRma(rma(peer, false, 1, false))).as("this side does not write").isEqualTo(Protocol.EAGER_RTW);
     }
 
+    @Test
+    void deliveryCompleteLowersOnlyTheEagerLimitsByItsLongerHeaders() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.CONNID_HEADER.mask() | ExtraFeature.DELIVERY_COMPLETE.mask();
+        // DC_EAGER_MSGRTM 16 bytes, DC_EAGER_TAGRTM 24 (8 more than without DC), the connid 4, CQ data 8.
+        assertThat(selector.eagerLimit(peer, false, false, true)).isEqualTo(MTU - 16 - 4);
+        assertThat(selector.eagerLimit(peer, true, true, true)).isEqualTo(MTU - 24 - 8 - 4);
+        final int eager = MTU - 20;
+        assertThat(selector.select(eager, peer, false, false, true)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager + 1, peer, false, false, true)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65536, peer, false, false, true)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65537, peer, false, false, true)).isEqualTo(Protocol.LONG_CTS);
+        peer.extraInfo |= ExtraFeature.RDMA_READ.mask();
+        assertThat(selector.select(MIN_READ, peer, false, false, true)).as("long-read is delivery complete as it is")
+                .isEqualTo(Protocol.LONG_READ);
+
+        // DC_EAGER_RTW: 16 bytes, one rma_iov of 24, the connid 4; long-read from the same threshold.
+        peer.extraInfo &= ~ExtraFeature.RDMA_READ.mask();
+        final int eagerWrite = MTU - 44;
+        assertThat(selector.selectRma(dc(rma(peer, false, eagerWrite, false)))).isEqualTo(Protocol.EAGER_RTW);
+        assertThat(selector.selectRma(dc(rma(peer, false, eagerWrite + 1, false)))).isEqualTo(Protocol.LONGCTS_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eagerWrite + 1, false))).as("8 bytes more without DC")
+                .isEqualTo(Protocol.EAGER_RTW);
+        peer.extraInfo |= ExtraFeature.RDMA_READ.mask();
+        final int minRw = EndpointConfig.DEFAULT_MIN_READ_WRITE_SIZE;
+        assertThat(selector.selectRma(dc(rma(peer, false, minRw, false)))).isEqualTo(Protocol.LONGREAD_RTW);
+    }
+
+    private static TxEntry dc(TxEntry op) {
+        op.deliveryComplete = true;
+        return op;
+    }
+
     private static TxEntry rma(Peer peer, boolean read, long length, boolean cqData) {
         final TxEntry op = new TxEntry();
         op.peer = peer;
