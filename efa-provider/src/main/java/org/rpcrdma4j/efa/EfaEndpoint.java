@@ -27,6 +27,13 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * feature in the handshake, else emulated over sends, with the peer's endpoint checking key, bounds
  * and rights before it touches a byte.
  *
+ * <h2>Completion</h2>
+ * A send or write completes once its data has been transmitted at least (transmit complete, the provider's
+ * default), or, on an endpoint configured with {@link EndpointConfig#deliveryComplete()}, once its data is in the
+ * peer's receive buffer or registered memory ({@code FI_DELIVERY_COMPLETE}, EFA RDM protocol v4 §4.2). Such a
+ * send or write waits for the peer's handshake and ends with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
+ * peer does not announce delivery complete. A read completes once its data is in the local region.
+ *
  * <h2>Progress</h2>
  * Manual ({@code FI_PROGRESS_MANUAL}): nothing happens unless {@link #progress(long)} is called,
  * by the thread that owns the endpoint (in rpcrdma4j, the transport's progress loop). Receiver-not-ready, a full device

@@ -232,7 +232,8 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
     public EndpointConfig withRequestConstantHeaderLength(boolean value) {
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
-                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed,
+                limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value whether to announce and use RDMA read @return a copy with it */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -24,6 +25,7 @@ import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.DcEagerRtmFlyweight;
 import org.rpcrdma4j.efa.wire.DcEagerRtwFlyweight;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
+import org.rpcrdma4j.efa.wire.GoldenPacket;
 import org.rpcrdma4j.efa.wire.PacketDecodeException;
 import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
@@ -249,6 +251,39 @@ class DeliveryCompleteTest {
         assertThat(pair.b.statistics().counter(EndpointCounter.RECEIPTS_SENT)).isEqualTo(receiptsBefore + count);
         assertThat(pair.b.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
         assertThat(pair.a.statistics().gauge(EndpointGauge.TX_ENTRIES)).isZero();
+    }
+
+    /** The provider's own DC eager packets, as a libfabric peer sends them before it is asked for its connid. */
+    @ParameterizedTest
+    @ValueSource(strings = {"DC_EAGER_MSGRTM/plain", "DC_EAGER_MSGRTM/cq_data", "DC_EAGER_TAGRTM/plain",
+        "DC_EAGER_TAGRTM/cq_data"})
+    void theProvidersDcEagerMessageIsDeliveredAndAnsweredWithTheReceiptItAsks(String name) throws Exception {
+        final GoldenPacket golden = GoldenPacket.named(name);
+        final int msgId = (int) GoldenPacket.integer(golden.fields().get("msg_id"));
+        final long tag = golden.fields().containsKey("tag") ? GoldenPacket.integer(golden.fields().get("tag")) : 0;
+        final SimPair pair = new SimPair(seed.seed(), NO_RDMA, NO_RDMA, DC,
+                EndpointConfig.DEFAULT.withInitialMsgId(msgId));
+        final RawPeer peer = new RawPeer(pair.fabric, 3, pair.b);
+        pair.b.insert(peer.address());
+        final ByteBuffer into = ByteBuffer.allocate(64);
+        if (tag != 0) {
+            pair.b.recvTagged(EfaEndpoint.ADDR_UNSPEC, into, tag, 0, 1);
+        } else {
+            pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 1);
+        }
+
+        peer.send(ByteBuffer.wrap(golden.bytes()));
+        run(pair, peer);
+
+        final byte[] payload = HexFormat.of().parseHex((String) golden.fields().get("payload"));
+        assertThat(pair.doneB).hasSize(1);
+        assertThat(pair.doneB.get(0).length()).isEqualTo(payload.length);
+        assertThat(pair.doneB.get(0).hasCqData()).isEqualTo(golden.fields().containsKey("opt_cq_data"));
+        assertThat(into.slice(0, payload.length)).isEqualTo(ByteBuffer.wrap(payload));
+        final ReceiptFlyweight receipt = new ReceiptFlyweight().wrap(received(peer, PacketType.RECEIPT), 0);
+        assertThat(receipt.txId()).isEqualTo(GoldenPacket.integer(golden.fields().get("send_id")));
+        assertThat(receipt.msgId()).isEqualTo(Integer.toUnsignedLong(msgId));
+        assertThat(receipt.connid()).isEqualTo(Integer.toUnsignedLong(pair.b.address().connid()));
     }
 
     @Test

@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Ends everything in progress with one peer when it stops being active: declared unreachable,
  * replaced by a restart (EFA RDM protocol v4 §4.4), or removed. Its operations complete with
- * its {@link Peer#failure()} (a delivery-complete one still waiting for its RECEIPT included), its queued packets go back to the pool, what was held for it is
- * dropped; operations that still have work on the device complete when the device reports it.
+ * its {@link Peer#failure()}, delivery-complete ones still waiting for their RECEIPT included; its
+ * queued packets go back to the pool, what was held for it (RECEIPTs owed it too) is dropped;
+ * operations that still have work on the device complete when the device reports it.
  *
  * <p>The progress path asks for this with {@link #failLater}: the peer stops being active at
  * once, so nothing more is built or posted for it, and the teardown runs between the engine's

@@ -106,8 +106,8 @@ public final class ProgressEngine {
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
         final long maxRdmaSize = device.attributes().maxRdmaSize();
-        final ProtocolSelector selector = new ProtocolSelector(config, mtu, canRead, handshake.announces(ExtraFeature.RDMA_WRITE),
-                maxRdmaSize);
+        final ProtocolSelector selector = new ProtocolSelector(config, mtu, canRead,
+                handshake.announces(ExtraFeature.RDMA_WRITE), maxRdmaSize);
         this.memory = new RegisteredMemory(device);
         this.peerErrors = new PeerErrors(packets, txQueue, self, counters);
         this.receipts = new Receipts(packets, txQueue, self, counters);

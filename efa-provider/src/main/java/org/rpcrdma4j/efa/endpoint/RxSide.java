@@ -19,8 +19,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 /**
  * The receive operations: posting a receive, a message arriving (matched or unexpected), data
  * placed, the long-CTS window moving on, the long-read reads starting once matched, and the
- * completion. The subprotocol classes call in here
- * with what their packets say; the matching itself is {@link RxMatcher}'s.
+ * completion, with the RECEIPT a delivery-complete REQ asks for ({@link Receipts}). The subprotocol
+ * classes call in here with what their packets say; the matching itself is {@link RxMatcher}'s.
  *
  * <p>Bounds ({@link EndpointLimits}): a message on an undeclared or closed tag is dropped before it
  * takes anything; an unexpected message takes an RX entry and its staged bytes only within the per-peer
