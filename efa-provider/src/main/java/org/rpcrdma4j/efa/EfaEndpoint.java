@@ -329,9 +329,10 @@ public final class EfaEndpoint implements AutoCloseable {
      * §4.6), else emulated over sends: LONGREAD_RTW (the peer RDMA-reads the bytes, §4.1) from
      * {@link EndpointConfig#minReadWriteSize()} bytes when both ends announced RDMA read, else EAGER_RTW if
      * it fits one packet, LONGCTS_RTW above (§3.3). An emulated write completes when its bytes are delivered
-     * (eager) or placed (long-CTS, long-read); a refused remote access ends with
-     * {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}, for an emulated write only if the peer's handshake
-     * admits PEER_ERROR and the write is not eager (an EAGER_RTW names no operation to refuse).
+     * (eager) or placed (long-CTS, long-read), or, with {@link EndpointConfig#deliveryComplete()}, at the
+     * target's RECEIPT once they are in place (DC_EAGER_RTW, DC_LONGCTS_RTW, §4.2); a refused remote access ends
+     * with {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}, for an emulated write only if the peer's handshake
+     * admits PEER_ERROR and the write is not a plain eager one (an EAGER_RTW names no operation to refuse).
      *
      * @param peer the peer's handle
      * @param local the region the bytes come from, registered through this endpoint
