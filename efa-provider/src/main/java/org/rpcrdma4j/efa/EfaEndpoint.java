@@ -27,6 +27,13 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * feature in the handshake, else emulated over sends, with the peer's endpoint checking key, bounds
  * and rights before it touches a byte.
  *
+ * <h2>Completion</h2>
+ * A send or write completes once its data has been transmitted at least (transmit complete, the provider's
+ * default), or, on an endpoint configured with {@link EndpointConfig#deliveryComplete()}, once its data is in the
+ * peer's receive buffer or registered memory ({@code FI_DELIVERY_COMPLETE}, EFA RDM protocol v4 §4.2). Such a
+ * send or write waits for the peer's handshake and ends with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the
+ * peer does not announce delivery complete. A read completes once its data is in the local region.
+ *
  * <h2>Progress</h2>
  * Manual ({@code FI_PROGRESS_MANUAL}): nothing happens unless {@link #progress(long)} is called,
  * by the thread that owns the endpoint (in rpcrdma4j, the transport's progress loop). Receiver-not-ready, a full device
@@ -322,9 +329,10 @@ public final class EfaEndpoint implements AutoCloseable {
      * §4.6), else emulated over sends: LONGREAD_RTW (the peer RDMA-reads the bytes, §4.1) from
      * {@link EndpointConfig#minReadWriteSize()} bytes when both ends announced RDMA read, else EAGER_RTW if
      * it fits one packet, LONGCTS_RTW above (§3.3). An emulated write completes when its bytes are delivered
-     * (eager) or placed (long-CTS, long-read); a refused remote access ends with
-     * {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}, for an emulated write only if the peer's handshake
-     * admits PEER_ERROR and the write is not eager (an EAGER_RTW names no operation to refuse).
+     * (eager) or placed (long-CTS, long-read), or, with {@link EndpointConfig#deliveryComplete()}, at the
+     * target's RECEIPT once they are in place (DC_EAGER_RTW, DC_LONGCTS_RTW, §4.2); a refused remote access ends
+     * with {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}, for an emulated write only if the peer's handshake
+     * admits PEER_ERROR and the write is not a plain eager one (an EAGER_RTW names no operation to refuse).
      *
      * @param peer the peer's handle
      * @param local the region the bytes come from, registered through this endpoint

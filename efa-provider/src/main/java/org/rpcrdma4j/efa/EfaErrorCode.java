@@ -37,10 +37,12 @@ public enum EfaErrorCode {
      */
     MESSAGE_TRUNCATED(4097),
     /**
-     * Provider: the peer's handshake does not announce the extra feature the operation needs: READ_NACK
-     * (feature 6) to refuse a long-read this endpoint cannot read (EFA RDM protocol v4 §2.1, §4.7). RMA
-     * the peer or the device cannot do directly is emulated instead (4099, once for a device lacking a
-     * capability, is retired with that).
+     * Provider: the peer's handshake does not announce the extra feature the operation needs (EFA RDM protocol
+     * v4 §2.1): delivery complete (feature 1, §4.2) for a send or write of an endpoint configured for it
+     * ({@link EndpointConfig#deliveryComplete()}; libfabric's provider answers {@code -FI_EOPNOTSUPP} before
+     * v2.6.0), or READ_NACK (feature 6) to refuse a long-read this endpoint cannot read (§4.7). RMA the peer or
+     * the device cannot do directly is emulated instead (4099, once for a device lacking a capability, is
+     * retired with that).
      */
     PEER_LACKS_FEATURE(4098),
     /**

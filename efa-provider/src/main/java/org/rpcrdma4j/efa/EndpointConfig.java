@@ -22,6 +22,19 @@ import java.util.Set;
  * {@code longCtsCredits} packets (libfabric {@code FI_EFA_TX_MIN_CREDITS}). A write with remote CQ data
  * is always emulated (the device has no write with immediate).
  *
+ * <p>Delivery complete (§4.2, libfabric's {@code FI_DELIVERY_COMPLETE}): with {@code deliveryComplete} every
+ * send and write completes only once its data is in the peer's receive buffer or registered memory, not when
+ * its packets have been transmitted. It is a setting of the endpoint, as {@code FI_DELIVERY_COMPLETE} in
+ * {@code tx_attr->op_flags} is, and not of each call: libfabric takes per-operation flags only through its
+ * {@code fi_*msg} calls, which this API does not mirror, and a flag on each of the send and write calls would
+ * double them for a choice an application makes once per stream of traffic (one endpoint for each, if it needs
+ * both). Such an operation waits for the peer's handshake and fails with
+ * {@link EfaErrorCode#PEER_LACKS_FEATURE} if the peer does not announce delivery complete (feature 1). It is
+ * chosen as any other, with the eager limits 8 bytes lower for the longer DC header; eager, medium and long-CTS
+ * messages and eager and long-CTS writes go in their DC variants and complete at the target's RECEIPT, while
+ * long-read messages and writes (at their EOR), direct writes (at the device's completion) and every read are
+ * delivery complete as they are.
+ *
  * @param eagerMaxSize the largest eager message; {@link Integer#MAX_VALUE} (the default) means
  *     "whatever fits one packet", libfabric's MTU minus header
  * @param mediumMaxSize the largest medium message (libfabric {@code FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE}, 64 KiB)
@@ -57,6 +70,9 @@ import java.util.Set;
  * @param minReadWriteSize the smallest write emulated with the long-read subprotocol (a LONGREAD_RTW the
  *     target pulls by RDMA read) when both ends can use RDMA read but not RDMA write (libfabric
  *     {@code FI_EFA_INTER_MIN_READ_WRITE_SIZE}, 64 KiB); at least 1
+ * @param deliveryComplete whether every send and write completes only once its data is in place at the peer
+ *     (libfabric's {@code FI_DELIVERY_COMPLETE} as a transmit op flag); off by default: transmit complete, what
+ *     the provider gives an operation that does not ask for delivery complete
  */
 public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMessageSize, int txEntryCount,
                              int rxEntryCount, int txPacketCount, int rxBufferCount, int reorderWindow,
@@ -64,7 +80,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
                              long rnrBackoffCapNs, boolean requestConnidHeader,
                              boolean requestConstantHeaderLength, boolean rdmaRead, boolean rdmaWrite, long hostId,
                              int initialMsgId, long randomSeed, EndpointLimits limits, Set<Long> tags,
-                             int minReadWriteSize) {
+                             int minReadWriteSize, boolean deliveryComplete) {
 
     /** libfabric's default largest medium message, 64 KiB. */
     public static final int DEFAULT_MEDIUM_MAX_SIZE = 65536;
@@ -89,7 +105,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
     public static final EndpointConfig DEFAULT = new EndpointConfig(Integer.MAX_VALUE, DEFAULT_MEDIUM_MAX_SIZE,
             DEFAULT_MIN_READ_MESSAGE_SIZE, 1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64, 40_000L, 120_000L,
             1_000_000_000L, true, false, true, true, 0L, 0, 0L, EndpointLimits.DEFAULT, Set.of(),
-            DEFAULT_MIN_READ_WRITE_SIZE);
+            DEFAULT_MIN_READ_WRITE_SIZE, false);
 
     /**
      * Checks the components.
@@ -116,7 +132,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(value, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the largest medium message @return a copy with it */
@@ -124,7 +140,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, value, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the smallest long-read message @return a copy with it */
@@ -132,7 +148,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the smallest write emulated with the long-read subprotocol @return a copy with it */
@@ -140,7 +156,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, value);
+                initialMsgId, randomSeed, limits, tags, value, deliveryComplete);
     }
 
     /** @param value how many operations may be in progress @return a copy with it */
@@ -148,7 +164,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, value, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value how many receives may be posted @return a copy with it */
@@ -156,7 +172,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, value, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value how many send packet buffers @return a copy with it */
@@ -164,7 +180,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, value,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value how many receive buffers to keep posted @return a copy with it */
@@ -172,7 +188,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, value, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the reorder window in msg_ids @return a copy with it */
@@ -180,7 +196,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value CTSDATA packets per CTS window @return a copy with it */
@@ -188,7 +204,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /**
@@ -201,7 +217,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
                 requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed, limits, tags, minReadWriteSize);
+                randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value whether to request the connid header @return a copy with it */
@@ -209,14 +225,15 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed, limits, tags, minReadWriteSize);
+                randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value whether to request constant header length @return a copy with it */
     public EndpointConfig withRequestConstantHeaderLength(boolean value) {
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
-                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed,
+                limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value whether to announce and use RDMA read @return a copy with it */
@@ -224,7 +241,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value whether to announce and use RDMA write @return a copy with it */
@@ -232,7 +249,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the host id for the handshake @return a copy with it */
@@ -240,7 +257,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the first msg_id, u32 held in an int @return a copy with it */
@@ -248,7 +265,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value,
-                randomSeed, limits, tags, minReadWriteSize);
+                randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value the seed of the endpoint's random source @return a copy with it */
@@ -256,7 +273,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, value, limits, tags, minReadWriteSize);
+                initialMsgId, value, limits, tags, minReadWriteSize, deliveryComplete);
     }
 
     /** @param value what one peer may make the endpoint hold @return a copy with it */
@@ -264,7 +281,21 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, value, tags, minReadWriteSize);
+                initialMsgId, randomSeed, value, tags, minReadWriteSize, deliveryComplete);
+    }
+
+    /**
+     * Asks for delivery complete on every send and write, as {@code FI_DELIVERY_COMPLETE} in libfabric's
+     * {@code tx_attr->op_flags}; see {@link #deliveryComplete()}.
+     *
+     * @param value whether sends and writes complete only once their data is in the peer's buffer
+     * @return a copy with it
+     */
+    public EndpointConfig withDeliveryComplete(boolean value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, value);
     }
 
     /**
@@ -283,6 +314,6 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, declared, minReadWriteSize);
+                initialMsgId, randomSeed, limits, declared, minReadWriteSize, deliveryComplete);
     }
 }

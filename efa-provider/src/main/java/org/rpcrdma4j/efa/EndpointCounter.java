@@ -109,6 +109,17 @@ public enum EndpointCounter {
     /** PEER_ERROR packets received that ended one of this endpoint's operations. */
     PEER_ERRORS_RECEIVED,
     /**
+     * RECEIPT packets sent: a peer's delivery-complete message or write whose data is in place here (§4.2). Sent
+     * once the data is in the receive buffer or the written memory, after this endpoint's completion of it.
+     */
+    RECEIPTS_SENT,
+    /**
+     * RECEIPT packets received that completed one of this endpoint's delivery-complete operations (§4.2). One that
+     * names no such operation waiting for it (unknown, a duplicate, or before its data was sent) counts as
+     * {@link #ORPHAN_PACKETS}.
+     */
+    RECEIPTS_RECEIVED,
+    /**
      * Message payload bytes the endpoint copied, counted at every copy: a send's bytes into its
      * packets (EAGER_RTM, MEDIUM_RTM, LONGCTS_RTM, CTSDATA); a received packet's payload into the
      * receive buffer or, while no receive has matched its message, into the message's staging copy;

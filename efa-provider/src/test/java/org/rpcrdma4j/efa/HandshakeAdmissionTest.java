@@ -3,22 +3,19 @@ package org.rpcrdma4j.efa;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.efa.device.Access;
-import org.rpcrdma4j.efa.device.AddressHandle;
-import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
-import org.rpcrdma4j.efa.device.Opcode;
-import org.rpcrdma4j.efa.device.sim.SimDevice;
+import org.rpcrdma4j.efa.device.RmaIov;
+import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.HandshakeFlyweight;
 import org.rpcrdma4j.efa.wire.LongCtsRtwFlyweight;
-import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketType;
 import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
@@ -26,7 +23,8 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 /**
  * The handshake announces exactly what the endpoint implements, and the endpoint sends a packet type that
  * depends on a feature only to a peer whose handshake announced it: a hand-built peer, with or without
- * PEER_ERROR (feature 9) in its handshake, makes an emulated write the endpoint must refuse.
+ * PEER_ERROR (feature 9) in its handshake, makes an emulated write the endpoint must refuse; one with or without
+ * delivery complete (feature 1) is sent to by an endpoint that asks for it.
  */
 class HandshakeAdmissionTest {
 
@@ -38,58 +36,74 @@ class HandshakeAdmissionTest {
         final SimPair pair = new SimPair(1);
         final EfaEndpoint b = pair.b;
         final MemoryRegion region = b.register(ByteBuffer.allocate(100_000), EnumSet.of(Access.REMOTE_WRITE));
-        final SimDevice peer = pair.fabric.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), 11);
-        b.insert(EndpointAddress.of(peer.address()));
-        final ByteBuffer[] buffers = new ByteBuffer[8];
-        for (int i = 0; i < buffers.length; i++) {
-            buffers[i] = ByteBuffer.allocate(8192);
-            peer.postRecv(buffers[i], i);
-        }
-        final AddressHandle toB = peer.createAddressHandle(b.address().gid());
+        final RawPeer peer = new RawPeer(pair.fabric, 3, b);
+        b.insert(peer.address());
         final long features = announced ? ExtraFeature.PEER_ERROR.mask() : 0;
 
-        peer.postSend(toB, b.address().qpn(), b.address().connid(), handshake(features), 1);
+        peer.send(RawPeer.handshake(features));
         pair.step();
         pair.step();
-        peer.postSend(toB, b.address().qpn(), b.address().connid(), longCtsRtwWithBadKey(region), 2);
-        final List<ByteBuffer> received = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            pair.step();
-            peer.pollCompletions(c -> {
-                if (c.opcode() == Opcode.RECV) {
-                    received.add(ByteBuffer.allocate(c.byteLength()).put(0, buffers[(int) c.wrId()], 0, c.byteLength()));
-                }
-            }, 16);
-        }
+        peer.send(longCtsRtwWithBadKey(region));
+        run(pair, peer);
 
         assertThat(b.statistics().counter(EndpointCounter.RMA_ACCESS_REFUSED)).isEqualTo(1);
         assertThat(b.statistics().counter(EndpointCounter.PEER_ERRORS_SENT)).isEqualTo(announced ? 1 : 0);
-        final List<Integer> types = new ArrayList<>();
-        for (ByteBuffer packet : received) {
-            types.add(new PacketDecoder().decode(packet, 0, packet.capacity()).type().id());
-        }
-        assertThat(types).containsExactlyElementsOf(announced
-                ? List.of(PacketType.HANDSHAKE.id(), PacketType.PEER_ERROR.id()) : List.of(PacketType.HANDSHAKE.id()));
+        assertThat(peer.types()).containsExactlyElementsOf(announced
+                ? List.of(PacketType.HANDSHAKE, PacketType.PEER_ERROR) : List.of(PacketType.HANDSHAKE));
 
-        final HandshakeFlyweight theirs = new HandshakeFlyweight().wrap(received.get(0), 0);
+        final HandshakeFlyweight theirs = new HandshakeFlyweight().wrap(peer.received().get(0), 0);
         assertThat(theirs.extraInfo(0)).as("what the endpoint implements").isEqualTo(ExtraFeature.RDMA_READ.mask()
-                | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
-                | ExtraFeature.CONNID_HEADER.mask());
+                | ExtraFeature.DELIVERY_COMPLETE.mask() | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.READ_NACK.mask()
+                | ExtraFeature.PEER_ERROR.mask() | ExtraFeature.CONNID_HEADER.mask());
         if (announced) {
-            final PeerErrorFlyweight error = new PeerErrorFlyweight().wrap(received.get(1), 0);
+            final PeerErrorFlyweight error = new PeerErrorFlyweight().wrap(peer.received().get(1), 0);
             assertThat(error.opId()).isEqualTo(SEND_ID);
             assertThat(error.refKind()).isEqualTo(PeerErrorFlyweight.REF_OPE_INDEX);
             assertThat(error.provErrno()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS.value());
         }
     }
 
-    private static ByteBuffer handshake(long features) {
-        final ByteBuffer packet = ByteBuffer.allocate(HandshakeFlyweight.EXTRA_INFO_OFFSET
-                + HandshakeFlyweight.EXTRA_INFO_WORD_LENGTH);
-        new BaseHeaderFlyweight().wrap(packet, 0).type(PacketType.HANDSHAKE.id())
-                .version(BaseHeaderFlyweight.PROTOCOL_VERSION).flags(0);
-        new HandshakeFlyweight().wrap(packet, 0).nextraP3(HandshakeFlyweight.MIN_NEXTRA_P3 + 1).extraInfo(0, features);
-        return packet;
+    /**
+     * §2.1, §4.2: an endpoint that asks for delivery complete sends its sends and writes to a peer in the DC
+     * variants only if the peer's handshake announced feature 1; otherwise they fail, and no DC packet goes out.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void deliveryCompleteGoesOnlyToAPeerThatAnnouncedIt(boolean announced) throws Exception {
+        final SimPair pair = new SimPair(1, SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT,
+                EndpointConfig.DEFAULT.withDeliveryComplete(true), EndpointConfig.DEFAULT);
+        final EfaEndpoint a = pair.a;
+        final RawPeer peer = new RawPeer(pair.fabric, 3, a);
+        final long toPeer = a.insert(peer.address());
+        final MemoryRegion local = a.register(ByteBuffer.allocate(100), Set.of());
+
+        assertThat(a.send(toPeer, ByteBuffer.allocate(100), 1)).isTrue();
+        assertThat(a.write(toPeer, local, 0, new RmaIov(0x1000, 100, 5), 2)).isTrue();
+        run(pair, peer);
+        assertThat(pair.doneA).as("both wait for the peer's handshake").isEmpty();
+        // The peer answers the endpoint's handshake trigger.
+        peer.send(RawPeer.handshake(announced ? ExtraFeature.DELIVERY_COMPLETE.mask() : 0));
+        run(pair, peer);
+
+        final List<PacketType> types = peer.types();
+        assertThat(types.get(0)).as("the trigger: a 0-byte EAGER_RTW").isEqualTo(PacketType.EAGER_RTW);
+        if (announced) {
+            assertThat(types.subList(1, types.size())).containsExactlyInAnyOrder(PacketType.HANDSHAKE,
+                    PacketType.DC_EAGER_MSGRTM, PacketType.DC_EAGER_RTW);
+            assertThat(pair.doneA).as("both wait for their RECEIPT").isEmpty();
+        } else {
+            assertThat(types.subList(1, types.size())).containsExactly(PacketType.HANDSHAKE);
+            assertThat(pair.doneA).extracting(CompletionEntry::error)
+                    .containsExactly(EfaErrorCode.PEER_LACKS_FEATURE, EfaErrorCode.PEER_LACKS_FEATURE);
+            assertThat(a.statistics().gauge(EndpointGauge.TX_ENTRIES)).isZero();
+        }
+    }
+
+    private static void run(SimPair pair, RawPeer peer) {
+        for (int i = 0; i < 200; i++) {
+            pair.step();
+            peer.poll();
+        }
     }
 
     /** A LONGCTS_RTW naming the region with a key one off, carrying 16 of its 50 000 bytes. */

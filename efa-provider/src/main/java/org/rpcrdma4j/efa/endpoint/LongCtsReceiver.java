@@ -28,6 +28,8 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * emulated read at its requester (§3.3): their RX entries start elsewhere ({@link LongCtsRtw},
  * {@link EmulatedRead}), and from the first window on they are long-CTS receives like any other.
  *
+ * <p>A DC_LONGCTS_RTM (§4.2) runs the same way; the receive sends its RECEIPT when it completes ({@link Receipts}).
+ *
  * <p>A CTS that finds no packet buffer is not lost: its receive waits on the CTS-pending list and
  * the CTS is built from the receive's state at the next progress.
  */
@@ -57,7 +59,7 @@ final class LongCtsReceiver {
         this.dataCapacity = mtu - CtsDataFlyweight.HEADER_LENGTH - CtsDataFlyweight.CONNID_HEADER_LENGTH;
     }
 
-    /** A LONGCTS_RTM is next in msg_id order: match it and place the bytes it carries. */
+    /** A LONGCTS_RTM or DC_LONGCTS_RTM is next in msg_id order: match it and place the bytes it carries. */
     void onRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rtm.wrap(buffer, packet.offset());
         final RxEntry entry = rx.arrive(peer, Protocol.LONG_CTS, buffer, packet, (int) rtm.msgId(),
@@ -76,6 +78,8 @@ final class LongCtsReceiver {
             counters.increment(EndpointCounter.ORPHAN_PACKETS);
             return;
         }
+        // The LONGREAD_RTM has no DC variant; the fallback RTM of a delivery-complete message is a DC one (§4.2).
+        entry.deliveryComplete = Receipts.requested(packet.type());
         start(entry, buffer, packet);
     }
 

@@ -14,6 +14,9 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * receiver. This class builds the RTW and starts the target's receive; {@link LongCtsSender} and
  * {@link LongCtsReceiver} run the CTS and CTSDATA packets after, as for a message.
  *
+ * <p>The delivery-complete variant (§4.2), DC_LONGCTS_RTW, has the same layout; its target answers a RECEIPT
+ * once the last byte is in place.
+ *
  * <p>The target checks the whole {@code rma_iov} before it places a byte; a refusal is reported to the
  * initiator by the RTW's {@code send_id} ({@link RmaAccess}). The RTW's data must be less than the write,
  * as the provider requires (otherwise the write is eager).
@@ -44,8 +47,9 @@ final class LongCtsRtw {
             return;
         }
         final ByteBuffer buffer = packet.buffer;
-        final int first = Math.min(tx.length, mtu - ReqHeader.length(PacketType.LONGCTS_RTW, 1, tx.peer, tx.hasCqData));
-        final int at = writeHeader(buffer, tx.peer, tx.remote, tx.length, tx.id, sender.creditRequest(tx, first),
+        final PacketType type = type(tx.awaitsReceipt());
+        final int first = Math.min(tx.length, mtu - ReqHeader.length(type, 1, tx.peer, tx.hasCqData));
+        final int at = writeHeader(buffer, type, tx.peer, tx.remote, tx.length, tx.id, sender.creditRequest(tx, first),
                 tx.hasCqData, tx.cqData);
         buffer.put(at, tx.data, 0, first);
         counters.add(EndpointCounter.BYTES_COPIED, first);
@@ -57,19 +61,24 @@ final class LongCtsRtw {
         counters.increment(EndpointCounter.LONGCTS_RTW_WRITES);
     }
 
+    /** @return the REQ type of a long-CTS write (§3.3); the DC variant has the same layout (§4.2) */
+    static PacketType type(boolean deliveryComplete) {
+        return deliveryComplete ? PacketType.DC_LONGCTS_RTW : PacketType.LONGCTS_RTW;
+    }
+
     /**
-     * Writes a LONGCTS_RTW's headers (table 3.9) with one rma_iov entry.
+     * Writes a LONGCTS_RTW's or DC_LONGCTS_RTW's headers (table 3.9) with one rma_iov entry.
      *
      * @return the header length: where the data starts
      */
-    int writeHeader(ByteBuffer buffer, Peer peer, RmaIov remote, long msgLength, long sendId, long creditRequest,
-                    boolean hasCqData, long cqData) {
-        final int at = header.write(buffer, PacketType.LONGCTS_RTW, remote, peer, hasCqData, cqData);
+    int writeHeader(ByteBuffer buffer, PacketType type, Peer peer, RmaIov remote, long msgLength, long sendId,
+                    long creditRequest, boolean hasCqData, long cqData) {
+        final int at = header.write(buffer, type, remote, peer, hasCqData, cqData);
         rtw.wrap(buffer, 0).rmaIovCount(1).msgLength(msgLength).sendId(sendId).creditRequest(creditRequest);
         return at;
     }
 
-    /** A LONGCTS_RTW arrived: check it, place its first bytes and grant the first window. */
+    /** A LONGCTS_RTW or DC_LONGCTS_RTW arrived: check it, place its first bytes and grant the first window. */
     void onReceived(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rtw.wrap(buffer, packet.offset());
         final long sendId = rtw.sendId();

@@ -23,6 +23,9 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * <p>After a READ_NACK (§4.7) the RTM carries no data and the {@code REQ_READ_NACK} flag
  * (DISCREPANCIES.md B6): the receiver has the message matched already, and all the data follows
  * in CTSDATA packets.
+ *
+ * <p>The delivery-complete variant (§4.2), DC_LONGCTS_MSGRTM or DC_LONGCTS_TAGRTM, has the same layout: its
+ * {@code send_id} serves the CTS and the RECEIPT alike, and its CTSDATA packets are the usual ones.
  */
 final class LongCtsSender {
 
@@ -90,17 +93,21 @@ final class LongCtsSender {
         return tx;
     }
 
-    private void buildRtm(PacketEntry packet, TxEntry tx) {
-        final PacketType type = tx.tagged ? PacketType.LONGCTS_TAGRTM : PacketType.LONGCTS_MSGRTM;
-        final ByteBuffer buffer = packet.buffer;
-        final int flags = RxSide.categoryFlags(tx.tagged) | (tx.readNacked ? PacketFlags.REQ_READ_NACK_FLAG : 0);
-        final int at = header.write(buffer, type, flags, tx.peer, tx.hasCqData, tx.cqData);
-        final int first = tx.readNacked ? 0 : Math.min(tx.length, mtu - at);
-        rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
-                .creditRequest(creditRequest(tx, first));
-        if (tx.tagged) {
-            rtm.tag(tx.tag);
+    /** @return the REQ type of a long-CTS message (§3.2); the DC variant has the same layout (§4.2) */
+    static PacketType rtmType(boolean tagged, boolean deliveryComplete) {
+        if (deliveryComplete) {
+            return tagged ? PacketType.DC_LONGCTS_TAGRTM : PacketType.DC_LONGCTS_MSGRTM;
         }
+        return tagged ? PacketType.LONGCTS_TAGRTM : PacketType.LONGCTS_MSGRTM;
+    }
+
+    private void buildRtm(PacketEntry packet, TxEntry tx) {
+        final ByteBuffer buffer = packet.buffer;
+        final boolean dc = tx.awaitsReceipt();
+        final int headerLength = ReqHeader.length(rtmType(tx.tagged, dc), tx.peer, tx.hasCqData);
+        final int first = tx.readNacked ? 0 : Math.min(tx.length, mtu - headerLength);
+        final int at = writeRtmHeader(buffer, tx.peer, tx.tagged, dc, tx.readNacked, tx.msgId, tx.length, tx.id,
+                creditRequest(tx, first), tx.tag, tx.hasCqData, tx.cqData);
         buffer.put(at, tx.data, 0, first);
         counters.add(EndpointCounter.BYTES_COPIED, first);
         packet.length = at + first;
@@ -109,6 +116,24 @@ final class LongCtsSender {
         tx.windowEnd = first;
         tx.reqBuilt = true;
         counters.increment(EndpointCounter.LONG_CTS_MESSAGES_SENT);
+    }
+
+    /**
+     * Writes a long-CTS RTM's headers (table 3.5), marked {@code REQ_READ_NACK} when it follows a READ_NACK.
+     *
+     * @return the header length: where the first bytes start
+     */
+    int writeRtmHeader(ByteBuffer buffer, Peer peer, boolean tagged, boolean deliveryComplete, boolean readNacked,
+                       int msgId, long msgLength, long sendId, long creditRequest, long tag, boolean hasCqData,
+                       long cqData) {
+        final int flags = RxSide.categoryFlags(tagged) | (readNacked ? PacketFlags.REQ_READ_NACK_FLAG : 0);
+        final int at = header.write(buffer, rtmType(tagged, deliveryComplete), flags, peer, hasCqData, cqData);
+        rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(msgId)).msgLength(msgLength).sendId(sendId)
+                .creditRequest(creditRequest);
+        if (tagged) {
+            rtm.tag(tag);
+        }
+        return at;
     }
 
     void buildData(PacketEntry packet, TxEntry tx) {

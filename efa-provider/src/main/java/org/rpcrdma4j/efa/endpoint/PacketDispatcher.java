@@ -20,6 +20,7 @@ import org.rpcrdma4j.efa.wire.PacketType;
 import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
 import org.rpcrdma4j.efa.wire.ReadNackFlyweight;
 import org.rpcrdma4j.efa.wire.ReadRspFlyweight;
+import org.rpcrdma4j.efa.wire.ReceiptFlyweight;
 import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
@@ -32,7 +33,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  * into the address vector if new; any other packet must come from a GID the device has an address
  * handle for and a (GID, QPN) in the address vector.
  *
- * <p>RTM packets are processed in msg_id order per peer ({@link ReorderWindow}), except the
+ * <p>RTM packets, the delivery-complete ones included, are processed in msg_id order per peer
+ * ({@link ReorderWindow}), except the
  * long-CTS RTM that follows a READ_NACK: its msg_id was processed with the LONGREAD_RTM
  * (DISCREPANCIES.md B6). A PEER_ERROR of kind MSG_ID_SKIP takes the turn of the msg_id it names,
  * whose message its sender aborted, so that the messages after it are not held forever.
@@ -57,6 +59,7 @@ final class PacketDispatcher {
     private final ReadNackFlyweight readNack = new ReadNackFlyweight();
     private final ReadRspFlyweight readRsp = new ReadRspFlyweight();
     private final PeerErrorFlyweight peerError = new PeerErrorFlyweight();
+    private final ReceiptFlyweight receiptFields = new ReceiptFlyweight();
     private final AddressVector av;
     private final Counters counters;
     private final Handshake handshake;
@@ -71,12 +74,14 @@ final class PacketDispatcher {
     private final PeerTeardown teardown;
     private final ProgressErrors errors;
     private final RmaTargets rma;
+    private final Receipts receipts;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
                      LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
                      LongReadReceiver longReadReceiver, TxSide tx, RxSide rx, PeerTeardown teardown,
-                     ProgressErrors errors, RmaTargets rma) {
+                     ProgressErrors errors, RmaTargets rma, Receipts receipts) {
         this.rma = rma;
+        this.receipts = receipts;
         this.av = av;
         this.counters = counters;
         this.handshake = handshake;
@@ -141,22 +146,24 @@ final class PacketDispatcher {
                     tx.onWindow(entry);
                 }
             }
-            case LONGCTS_MSGRTM, LONGCTS_TAGRTM -> {
+            case RECEIPT -> receipts.onReceived(peer, buffer, packet);
+            case LONGCTS_MSGRTM, LONGCTS_TAGRTM, DC_LONGCTS_MSGRTM, DC_LONGCTS_TAGRTM -> {
                 if (packet.hasFlag(PacketFlags.REQ_READ_NACK_FLAG)) {
                     longCtsReceiver.onReadNackRtm(peer, buffer, packet);
                 } else {
                     onRtm(peer, buffer, packet);
                 }
             }
-            case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGREAD_MSGRTM, LONGREAD_TAGRTM ->
-                    onRtm(peer, buffer, packet);
+            case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGREAD_MSGRTM, LONGREAD_TAGRTM,
+                    DC_EAGER_MSGRTM, DC_EAGER_TAGRTM, DC_MEDIUM_MSGRTM, DC_MEDIUM_TAGRTM -> onRtm(peer, buffer, packet);
             case EAGER_RTW -> {
                 // An EAGER_RTW without rma_iov is a peer asking for our HANDSHAKE, already owed above.
                 if (rtw.wrap(buffer, packet.offset()).rmaIovCount() != 0) {
                     rma.eagerRtw().onReceived(peer, buffer, packet);
                 }
             }
-            case LONGCTS_RTW -> rma.longCtsRtw().onReceived(peer, buffer, packet);
+            case DC_EAGER_RTW -> rma.eagerRtw().onReceived(peer, buffer, packet);
+            case LONGCTS_RTW, DC_LONGCTS_RTW -> rma.longCtsRtw().onReceived(peer, buffer, packet);
             case LONGREAD_RTW -> rma.longReadRtw().onReceived(peer, buffer, packet);
             case SHORT_RTR, LONGCTS_RTR -> rma.responder().onRtr(peer, buffer, packet);
             case READRSP -> rma.read().onReadRsp(peer, buffer, packet);
@@ -215,7 +222,7 @@ final class PacketDispatcher {
     /** An RTM whose turn has come, or a later segment of a medium message already started. */
     private void process(Peer peer, int msgId, ByteBuffer buffer, DecodedPacket packet) {
         final PacketType type = packet.type();
-        final boolean isMedium = type == PacketType.MEDIUM_MSGRTM || type == PacketType.MEDIUM_TAGRTM;
+        final boolean isMedium = MediumRtm.isMedium(type);
         final RxEntry started = isMedium ? peer.mediumInProgress.get(msgId) : null;
         if (started != null) {
             medium.onLaterSegment(started, buffer, packet);
@@ -226,7 +233,8 @@ final class PacketDispatcher {
             medium.onFirstSegment(peer, buffer, packet);
         } else if (type == PacketType.PEER_ERROR) {
             counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
-        } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM) {
+        } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM
+                || type == PacketType.DC_EAGER_MSGRTM || type == PacketType.DC_EAGER_TAGRTM) {
             eager.onReceived(peer, buffer, packet);
         } else if (type == PacketType.LONGREAD_MSGRTM || type == PacketType.LONGREAD_TAGRTM) {
             longReadReceiver.onRtm(peer, buffer, packet);
@@ -290,6 +298,7 @@ final class PacketDispatcher {
             case READ_NACK -> (int) readNack.wrap(buffer, at).connid();
             case READRSP -> (int) readRsp.wrap(buffer, at).connid();
             case PEER_ERROR -> (int) peerError.wrap(buffer, at).connid();
+            case RECEIPT -> (int) receiptFields.wrap(buffer, at).connid();
             default -> packet.type().isReq()
                     ? (int) optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).connid()
                     : peer.address.connid();

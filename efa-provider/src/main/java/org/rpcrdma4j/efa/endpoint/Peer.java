@@ -53,6 +53,11 @@ final class Peer {
     /** When the first RNR since the last accepted packet came back, or -1. */
     long rnrSinceNs = -1;
     int nextTxMsgId;
+    /**
+     * Sends to this peer waiting for its handshake before their msg_id is given: a delivery-complete send
+     * and every send after it ({@link MessageStart}).
+     */
+    int messagesBeforeHandshake;
     /** We have sent our HANDSHAKE (§2.1 step 2: answer the first packet of a peer). */
     boolean handshakeSent;
     /** We owe the peer a HANDSHAKE that is not yet posted. */

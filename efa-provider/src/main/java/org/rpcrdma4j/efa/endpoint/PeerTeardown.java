@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Ends everything in progress with one peer when it stops being active: declared unreachable,
  * replaced by a restart (EFA RDM protocol v4 §4.4), or removed. Its operations complete with
- * its {@link Peer#failure()}, its queued packets go back to the pool, what was held for it is
- * dropped; operations that still have work on the device complete when the device reports it.
+ * its {@link Peer#failure()}, delivery-complete ones still waiting for their RECEIPT included; its
+ * queued packets go back to the pool, what was held for it (RECEIPTs owed it too) is dropped;
+ * operations that still have work on the device complete when the device reports it.
  *
  * <p>The progress path asks for this with {@link #failLater}: the peer stops being active at
  * once, so nothing more is built or posted for it, and the teardown runs between the engine's
@@ -25,6 +26,7 @@ final class PeerTeardown {
     private LongCtsReceiver longCtsReceiver;
     private LongReadReceiver longReadReceiver;
     private PeerErrors peerErrors;
+    private Receipts receipts;
     private TxQueue txQueue;
     private TxSide tx;
     private RxSide rx;
@@ -34,9 +36,10 @@ final class PeerTeardown {
     }
 
     void components(Handshake handshakes, LongCtsReceiver longCts, LongReadReceiver longRead, PeerErrors errors,
-                    TxQueue queue, TxSide txSide, RxSide rxSide) {
+                    Receipts receipt, TxQueue queue, TxSide txSide, RxSide rxSide) {
         handshake = handshakes;
         peerErrors = errors;
+        receipts = receipt;
         longCtsReceiver = longCts;
         longReadReceiver = longRead;
         txQueue = queue;
@@ -81,6 +84,7 @@ final class PeerTeardown {
         longCtsReceiver.forget(peer);
         longReadReceiver.forget(peer);
         peerErrors.forget(peer);
+        receipts.forget(peer);
         txQueue.forget(peer);
         tx.forget(peer);
         rx.forget(peer);

@@ -29,9 +29,9 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * send completions, then works the queues in libfabric's order
  * ({@code efa_rdm_ep_progress_internal}): packets waiting for a full send queue or for a peer's
  * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read reads waiting for the send queue with
- * the EOR and READ_NACK packets owed, PEER_ERROR packets owed, RMA operations that waited for a
- * handshake, operations with packets still to build, and direct RDMA operations waiting for the send
- * queue.
+ * the EOR and READ_NACK packets owed, PEER_ERROR and RECEIPT packets owed, sends and RMA operations that
+ * waited for a handshake, operations with packets still to build, and direct RDMA operations waiting for the
+ * send queue.
  *
  * <p>Containment: every device completion, every stage and every device call is guarded; an
  * exception costs the packet, operation or peer it came from ({@link ProgressErrors},
@@ -67,7 +67,6 @@ public final class ProgressEngine {
     private final TxQueue txQueue;
     private final TxSide tx;
     private final RxSide rx;
-    private final ProtocolSelector selector;
     private final Handshake handshake;
     private final LongCtsReceiver longCtsReceiver;
     private final LongReadSender longReadSender;
@@ -75,6 +74,8 @@ public final class ProgressEngine {
     private final DirectRma directRma;
     private final RegisteredMemory memory;
     private final PeerErrors peerErrors;
+    private final Receipts receipts;
+    private final MessageStart messageStart;
     private final RmaStart rmaStart;
     private final PacketDispatcher dispatcher;
     private final ByteBuffer[] receiveBuffers;
@@ -105,10 +106,11 @@ public final class ProgressEngine {
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
         final long maxRdmaSize = device.attributes().maxRdmaSize();
-        this.selector = new ProtocolSelector(config, mtu, canRead, handshake.announces(ExtraFeature.RDMA_WRITE),
-                maxRdmaSize);
+        final ProtocolSelector selector = new ProtocolSelector(config, mtu, canRead,
+                handshake.announces(ExtraFeature.RDMA_WRITE), maxRdmaSize);
         this.memory = new RegisteredMemory(device);
         this.peerErrors = new PeerErrors(packets, txQueue, self, counters);
+        this.receipts = new Receipts(packets, txQueue, self, counters);
         final RmaAccess access = new RmaAccess(memory, peerErrors, counters);
         final EagerRtm eager = new EagerRtm(reqHeader, rx, counters);
         final MediumRtm medium = new MediumRtm(reqHeader, rx, mtu, config.mediumMaxSize(), counters);
@@ -123,13 +125,15 @@ public final class ProgressEngine {
         final EmulatedRead emulatedRead = new EmulatedRead(reqHeader, rx, counters, mtu, config.longCtsCredits());
         final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
                 config.limits().sendsPerPeer());
-        rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead);
+        rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead, receipts);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender);
         tx.rmaSubprotocols(eagerRtw, longCtsRtw, longReadRtw, emulatedRead, readResponder);
         emulatedRead.txSide(tx);
         readResponder.txSide(tx);
         peerErrors.sides(tx, rx);
+        receipts.sides(tx, rx);
         this.directRma = new DirectRma(device);
+        this.messageStart = new MessageStart(handshake, selector, longReadSender, tx, counters);
         this.rmaStart = new RmaStart(handshake, selector, memory, directRma, longReadSender, emulatedRead, tx,
                 counters);
         this.stages = new Stage[] {
@@ -138,13 +142,15 @@ public final class ProgressEngine {
             new Stage(longCtsReceiver::progress, "sending CTS packets"),
             new Stage(longReadReceiver::progress, "posting long-read reads"),
             new Stage(peerErrors::progress, "sending PEER_ERROR packets"),
+            new Stage(receipts::progress, "sending RECEIPT packets"),
+            new Stage(messageStart::progress, "starting sends after the handshake"),
             new Stage(rmaStart::progress, "starting RMA after the handshake"),
             new Stage(tx::progress, "building packets"),
             new Stage(directRma::progress, "posting direct RDMA")};
         this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
                 longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw, longCtsRtw,
-                        longReadRtw, emulatedRead, readResponder, peerErrors));
-        teardown.components(handshake, longCtsReceiver, longReadReceiver, peerErrors, txQueue, tx, rx);
+                        longReadRtw, emulatedRead, readResponder, peerErrors), receipts);
+        teardown.components(handshake, longCtsReceiver, longReadReceiver, peerErrors, receipts, txQueue, tx, rx);
         txQueue.teardown(teardown);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
         this.receiveBuffers = new ByteBuffer[receiveCount];
@@ -236,6 +242,7 @@ public final class ProgressEngine {
         entry.tag = tag;
         entry.hasCqData = hasCqData;
         entry.cqData = cqData;
+        entry.deliveryComplete = config.deliveryComplete();
         if (!tx.register(entry)) {
             return false;
         }
@@ -243,19 +250,7 @@ public final class ProgressEngine {
             tx.failAtStart(entry);
             return true;
         }
-        // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
-        entry.msgId = peer.nextTxMsgId++;
-        entry.protocol = selector.select(entry.length, peer, tagged, hasCqData);
-        if (entry.protocol == Protocol.LONG_READ && !longReadSender.register(entry)) {
-            // §4.1: registration is a limited resource; without it the message goes long-CTS.
-            entry.protocol = Protocol.LONG_CTS;
-        }
-        if (entry.protocol == Protocol.EAGER) {
-            counters.increment(EndpointCounter.EAGER_MESSAGES_SENT);
-        } else if (entry.protocol == Protocol.MEDIUM) {
-            counters.increment(EndpointCounter.MEDIUM_MESSAGES_SENT);
-        }
-        tx.start(entry);
+        messageStart.start(entry);
         return true;
     }
 
@@ -315,6 +310,8 @@ public final class ProgressEngine {
         entry.remote = remote;
         entry.hasCqData = hasCqData;
         entry.cqData = cqData;
+        // A read completes where its data lands: delivery complete by nature (§4.2).
+        entry.deliveryComplete = !read && config.deliveryComplete();
         if (!tx.register(entry)) {
             return false;
         }
@@ -367,7 +364,8 @@ public final class ProgressEngine {
     /** See {@link org.rpcrdma4j.efa.EfaEndpoint#idle()}. */
     public boolean idle() {
         return cq.size() == 0 && txQueue.idle() && handshake.idle() && longCtsReceiver.idle() && longReadReceiver.idle()
-                && peerErrors.idle() && rmaStart.idle() && tx.idle() && directRma.idle();
+                && peerErrors.idle() && receipts.idle() && messageStart.idle() && rmaStart.idle() && tx.idle()
+                && directRma.idle();
     }
 
     /**
@@ -385,6 +383,8 @@ public final class ProgressEngine {
         steps.run(longCtsReceiver::clear);
         steps.run(longReadReceiver::clear);
         steps.run(peerErrors::clear);
+        steps.run(receipts::clear);
+        steps.run(messageStart::clear);
         steps.run(rmaStart::clear);
         steps.run(directRma::clear);
         steps.run(memory::clear);

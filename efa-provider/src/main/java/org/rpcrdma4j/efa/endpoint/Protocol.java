@@ -1,6 +1,9 @@
 package org.rpcrdma4j.efa.endpoint;
 
-/** The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §3.3, §4.1, §4.6). */
+/**
+ * The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §3.3, §4.1, §4.6). An operation that asks for
+ * delivery complete runs the same subprotocol, in its DC variant where it has one (§4.2).
+ */
 enum Protocol {
     /** One EAGER_RTM packet holds the whole message. */
     EAGER,
@@ -25,5 +28,19 @@ enum Protocol {
     /** One device RDMA read, no REQ packet. */
     DIRECT_READ,
     /** One device RDMA write, no REQ packet. */
-    DIRECT_WRITE
+    DIRECT_WRITE;
+
+    /**
+     * §4.2: whether the subprotocol completes at transmission and so has a delivery-complete variant, whose
+     * target answers a RECEIPT once the data is in the application's buffer. The others are delivery complete
+     * by nature: a long-read's EOR comes after the target's RDMA read into the buffer, an emulated read
+     * completes where its data lands, and a direct operation's device completion comes after the remote
+     * NIC placed the bytes.
+     */
+    boolean hasDeliveryCompleteVariant() {
+        return switch (this) {
+            case EAGER, MEDIUM, LONG_CTS, EAGER_RTW, LONGCTS_RTW -> true;
+            default -> false;
+        };
+    }
 }

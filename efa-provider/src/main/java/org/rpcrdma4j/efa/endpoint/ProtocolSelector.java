@@ -13,7 +13,8 @@ import org.rpcrdma4j.efa.wire.WireLimits;
  * whose handshake has not arrived counts as without it) and the send buffer can be described in
  * a {@code read_iov} the peer accepts; otherwise eager if the message fits one packet and the
  * eager limit, medium up to the medium limit, long-CTS above. Runting read is not offered. RMA
- * operations are chosen here too ({@link #selectRma}).
+ * operations are chosen here too ({@link #selectRma}). A delivery-complete operation is chosen the same way; only
+ * its eager limits are 8 bytes lower (§4.2), and the DC variant of what is chosen is sent where there is one.
  */
 final class ProtocolSelector {
 
@@ -36,12 +37,17 @@ final class ProtocolSelector {
         this.maxRdmaSize = maxRdmaSize;
     }
 
-    Protocol select(int length, Peer peer, boolean tagged, boolean hasCqData) {
+    /**
+     * @param deliveryComplete whether the send asked for delivery complete: the same thresholds, but the eager
+     *     limit is that of the longer DC_EAGER header (§4.2, libfabric's {@code efa_rdm_txe_max_req_data_capacity}
+     *     of the DC type)
+     */
+    Protocol select(int length, Peer peer, boolean tagged, boolean hasCqData, boolean deliveryComplete) {
         if (length >= config.minReadMessageSize() && canRead && peer.has(ExtraFeature.RDMA_READ)
                 && LongReadSender.readIovCount(length, maxRdmaSize) <= WireLimits.DEFAULT_MAX_READ_IOV_COUNT) {
             return Protocol.LONG_READ;
         }
-        if (length <= eagerLimit(peer, tagged, hasCqData)) {
+        if (length <= eagerLimit(peer, tagged, hasCqData, deliveryComplete)) {
             return Protocol.EAGER;
         }
         return length <= config.mediumMaxSize() ? Protocol.MEDIUM : Protocol.LONG_CTS;
@@ -72,9 +78,13 @@ final class ProtocolSelector {
         return emulatedWrite(op);
     }
 
-    /** An emulated write without RDMA read: EAGER_RTW if it fits one packet, LONGCTS_RTW above (§3.3). */
+    /**
+     * An emulated write without RDMA read: EAGER_RTW if it fits one packet, LONGCTS_RTW above (§3.3); a write
+     * that asked for delivery complete measures the longer DC_EAGER_RTW header (§4.2).
+     */
     Protocol emulatedWrite(TxEntry op) {
-        return op.remote.length() <= mtu - ReqHeader.length(PacketType.EAGER_RTW, 1, op.peer, op.hasCqData)
+        final PacketType type = EagerRtw.type(op.deliveryComplete);
+        return op.remote.length() <= mtu - ReqHeader.length(type, 1, op.peer, op.hasCqData)
                 ? Protocol.EAGER_RTW : Protocol.LONGCTS_RTW;
     }
 
@@ -83,8 +93,8 @@ final class ProtocolSelector {
      * address goes when the handshake arrives), so a message chosen as eager still fits when its
      * packet is built after a wait.
      */
-    int eagerLimit(Peer peer, boolean tagged, boolean hasCqData) {
-        final PacketType type = tagged ? PacketType.EAGER_TAGRTM : PacketType.EAGER_MSGRTM;
-        return Math.min(config.eagerMaxSize(), mtu - ReqHeader.length(type, peer, hasCqData));
+    int eagerLimit(Peer peer, boolean tagged, boolean hasCqData, boolean deliveryComplete) {
+        return Math.min(config.eagerMaxSize(),
+                mtu - ReqHeader.length(EagerRtm.type(tagged, deliveryComplete), peer, hasCqData));
     }
 }

@@ -7,6 +7,7 @@ import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 /**
  * Where every RMA operation starts, as in libfabric's {@code efa_rdm_rma_post_read} and
@@ -15,7 +16,8 @@ import org.rpcrdma4j.efa.device.Access;
  * an emulation, and an emulated operation is prepared: the local region's bytes found (it must be
  * registered through this endpoint, and grant local write to a read), a long-read write's source
  * registered for the peer to read (without a registration it goes eager or long-CTS, as the provider's
- * {@code -FI_ENOMEM} fallback), an emulated read's receive taken.
+ * {@code -FI_ENOMEM} fallback), an emulated read's receive taken. A write that asks for delivery complete
+ * fails with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the peer's handshake does not announce it (§2.1, §4.2).
  */
 final class RmaStart {
 
@@ -79,6 +81,11 @@ final class RmaStart {
     }
 
     private void choose(TxEntry entry) {
+        if (entry.deliveryComplete && !entry.peer.has(ExtraFeature.DELIVERY_COMPLETE)) {
+            // §2.1, §4.2: as MessageStart; libfabric's provider checks it only for an emulated write.
+            tx.fail(entry, EfaErrorCode.PEER_LACKS_FEATURE);
+            return;
+        }
         entry.protocol = selector.selectRma(entry);
         switch (entry.protocol) {
             case DIRECT_READ -> {

@@ -9,7 +9,8 @@ import org.rpcrdma4j.efa.device.RmaIov;
  * One receive (libfabric's rxe): posted by the application, or created by a message that arrived
  * first (unexpected), or both once matched. Its {@link #id} is the {@code recv_id} of a long-CTS
  * message (§3.2 table 3.6) and of the EOR or READ_NACK of a long-read message (§4.1, §4.7); an
- * unexpected entry has none until it is matched.
+ * unexpected entry has none until it is matched. {@link #sendId} is the sender's operation that a CTS,
+ * EOR, READ_NACK or RECEIPT names.
  *
  * <p>Ownership: {@link #buffer} is the application's from {@code recv} until the completion is
  * written. {@link #staging} is the entry's own copy of what arrived before the match; it is
@@ -62,6 +63,16 @@ final class RxEntry {
     boolean writeTarget;
     /** An emulated read's receiving half: its completion completes this operation instead. */
     TxEntry readOp;
+    /**
+     * A delivery-complete REQ (§4.2) started it: once the data is in place, a RECEIPT names the sender's
+     * {@link #sendId} and {@link #msgId}.
+     */
+    boolean deliveryComplete;
+    /**
+     * Completed, but its RECEIPT waits for a packet buffer ({@link Receipts}): the entry keeps its id until the
+     * RECEIPT goes out, so that what RECEIPTs owed hold is bounded by the RX entry table, and nothing looks it up.
+     */
+    boolean receiptOwed;
     /** An error to complete the receive with instead of SUCCESS or MESSAGE_TRUNCATED. */
     EfaErrorCode error = EfaErrorCode.SUCCESS;
 

@@ -19,8 +19,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 /**
  * The receive operations: posting a receive, a message arriving (matched or unexpected), data
  * placed, the long-CTS window moving on, the long-read reads starting once matched, and the
- * completion. The subprotocol classes call in here
- * with what their packets say; the matching itself is {@link RxMatcher}'s.
+ * completion, with the RECEIPT a delivery-complete REQ asks for ({@link Receipts}). The subprotocol
+ * classes call in here with what their packets say; the matching itself is {@link RxMatcher}'s.
  *
  * <p>Bounds ({@link EndpointLimits}): a message on an undeclared or closed tag is dropped before it
  * takes anything; an unexpected message takes an RX entry and its staged bytes only within the per-peer
@@ -50,6 +50,7 @@ final class RxSide {
     private LongCtsReceiver longCts;
     private LongReadReceiver longRead;
     private EmulatedRead emulatedRead;
+    private Receipts receipts;
 
     RxSide(EndpointConfig config, CompletionQueue cq, Counters counters) {
         this.entries = new IdTable<>(config.rxEntryCount());
@@ -60,10 +61,12 @@ final class RxSide {
         this.tags = new HashSet<>(config.tags());
     }
 
-    void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver, EmulatedRead read) {
+    void subprotocols(LongCtsReceiver longCtsReceiver, LongReadReceiver longReadReceiver, EmulatedRead read,
+                      Receipts receipt) {
         longCts = longCtsReceiver;
         longRead = longReadReceiver;
         emulatedRead = read;
+        receipts = receipt;
     }
 
     /**
@@ -91,6 +94,7 @@ final class RxSide {
         entry.peer = peer;
         entry.protocol = protocol;
         entry.writeTarget = true;
+        entry.deliveryComplete = Receipts.requested(packet.type());
         entry.buffer = memory;
         entry.msgLength = memory.capacity();
         if (packet.hasFlag(PacketFlags.REQ_OPT_CQ_DATA_HDR_FLAG)) {
@@ -185,6 +189,7 @@ final class RxSide {
         message.msgId = msgId;
         message.msgTag = tag;
         message.msgLength = msgLength;
+        message.deliveryComplete = Receipts.requested(packet.type());
         if (packet.hasFlag(PacketFlags.REQ_OPT_CQ_DATA_HDR_FLAG)) {
             message.hasCqData = true;
             message.cqData = optional.wrap(buffer, packet.optionalHeadersOffset(), packet.flags()).cqData();
@@ -253,7 +258,7 @@ final class RxSide {
     RxEntry longCtsEntry(Peer peer, long recvId) {
         final RxEntry entry = (recvId & READ_RECV_ID_MARK) != 0 ? readEntry(peer, recvId) : entries.get(recvId);
         return entry != null && entry.peer == peer && entry.protocol == Protocol.LONG_CTS && entry.isMatched()
-                && (entry.readOp == null) == ((recvId & READ_RECV_ID_MARK) == 0) ? entry : null;
+                && !entry.receiptOwed && (entry.readOp == null) == ((recvId & READ_RECV_ID_MARK) == 0) ? entry : null;
     }
 
     /** @return the matched long-read receive a read's work-request id names, or null */
@@ -401,7 +406,7 @@ final class RxSide {
         }, this::drop);
         for (int id = 0; id < entries.capacity(); id++) {
             final RxEntry entry = entries.get(id);
-            if (entry != null && entry.peer == peer && entry.isMatched()) {
+            if (entry != null && entry.peer == peer && entry.isMatched() && !entry.receiptOwed) {
                 entry.error = error;
                 entry.ctsPending = false;
                 if (entry.readsOutstanding > 0) {
@@ -426,7 +431,9 @@ final class RxSide {
             if (entry == null) {
                 continue;
             }
-            if (entry.isMatched()) {
+            if (entry.receiptOwed) {
+                receiptSent(entry);
+            } else if (entry.isMatched()) {
                 entry.error = EfaErrorCode.CANCELED;
                 // The device is closing: no read of it will complete.
                 entry.readsOutstanding = 0;
@@ -445,29 +452,45 @@ final class RxSide {
         release(message.peer, 1, message.staging.capacity());
     }
 
+    /**
+     * The receive, write target or read ends: its completion is written and, for a delivery-complete REQ whose
+     * data is in place, its RECEIPT sent (§4.2), after the completion as libfabric's
+     * {@code efa_rdm_ope_handle_recv_completed} does. A truncated message counts as delivered: its first bytes
+     * are in place, and the receiver's completion says the rest were cut.
+     */
     void complete(RxEntry entry) {
-        if (entry.writeTarget || entry.readOp != null) {
+        if (entry.readOp != null) {
             entries.remove(entry.id);
-            if (entry.readOp != null) {
-                emulatedRead.onReceived(entry);
-                return;
-            }
+            emulatedRead.onReceived(entry);
+            return;
+        }
+        final boolean delivered;
+        if (entry.writeTarget) {
             entry.peer.writeTargets--;
-            if (entry.hasCqData && entry.error == EfaErrorCode.SUCCESS) {
+            delivered = entry.error == EfaErrorCode.SUCCESS;
+            if (entry.hasCqData && delivered) {
                 // §3.3: only FI_REMOTE_CQ_DATA makes the target of a write report it.
                 cq.remoteWriteDone(entry);
             }
-            return;
+        } else {
+            final long capacity = entry.buffer.capacity();
+            final boolean truncated = entry.msgLength > capacity;
+            final EfaErrorCode error = entry.error != EfaErrorCode.SUCCESS ? entry.error
+                    : truncated ? EfaErrorCode.MESSAGE_TRUNCATED : EfaErrorCode.SUCCESS;
+            delivered = error == EfaErrorCode.SUCCESS || error == EfaErrorCode.MESSAGE_TRUNCATED;
+            cq.recvDone(entry, delivered ? Math.min(entry.msgLength, capacity) : 0, error);
+            if (entry.protocol == Protocol.MEDIUM) {
+                entry.peer.mediumInProgress.remove(entry.msgId);
+            }
         }
-        final long capacity = entry.buffer.capacity();
-        final boolean truncated = entry.msgLength > capacity;
-        final EfaErrorCode error = entry.error != EfaErrorCode.SUCCESS ? entry.error
-                : truncated ? EfaErrorCode.MESSAGE_TRUNCATED : EfaErrorCode.SUCCESS;
-        final boolean placed = error == EfaErrorCode.SUCCESS || error == EfaErrorCode.MESSAGE_TRUNCATED;
-        cq.recvDone(entry, placed ? Math.min(entry.msgLength, capacity) : 0, error);
+        if (!entry.deliveryComplete || !delivered || !entry.peer.isActive() || receipts.send(entry)) {
+            entries.remove(entry.id);
+        }
+    }
+
+    /** A completed entry's RECEIPT went out at last: its id is free. */
+    void receiptSent(RxEntry entry) {
+        entry.receiptOwed = false;
         entries.remove(entry.id);
-        if (entry.protocol == Protocol.MEDIUM) {
-            entry.peer.mediumInProgress.remove(entry.msgId);
-        }
     }
 }

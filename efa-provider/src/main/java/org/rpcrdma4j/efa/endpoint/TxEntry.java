@@ -9,7 +9,8 @@ import org.rpcrdma4j.efa.device.RmaIov;
 /**
  * One send, read or write in progress (libfabric's txe), or the serving of a peer's emulated read. Its
  * {@link #id} is the {@code send_id} of a long-CTS or long-read message or write (§3.2 table 3.5, §3.3
- * table 3.9, §4.1 tables 4.1 and 4.3) and of a READRSP (DISCREPANCIES.md A1).
+ * table 3.9, §4.1 tables 4.1 and 4.3), of a READRSP (DISCREPANCIES.md A1) and of every delivery-complete
+ * REQ, which the target's RECEIPT names (§4.2).
  *
  * <p>Ownership: {@link #data} is the application's buffer; the engine reads it, packet by packet,
  * until the operation's completion is written, and the application must not change it before. A
@@ -48,6 +49,14 @@ final class TxEntry {
     boolean pending;
     /** Direct RDMA: the operation is on the device, whose completion is still to come. */
     boolean rmaPosted;
+    /**
+     * The application asked for delivery complete ({@code FI_DELIVERY_COMPLETE}, §4.2): the operation goes only
+     * to a peer that announced the feature, and where its subprotocol has a DC variant it completes at the
+     * target's RECEIPT.
+     */
+    boolean deliveryComplete;
+    /** The target's RECEIPT arrived: the data is in the application's buffer there (§4.2). */
+    boolean receiptReceived;
     EfaErrorCode error = EfaErrorCode.SUCCESS;
     boolean completed;
     MemoryRegion local;
@@ -65,13 +74,21 @@ final class TxEntry {
     RxEntry readInto;
 
     /**
+     * @return whether the operation runs a DC variant and completes only at the target's RECEIPT (§4.2); not
+     *     before its subprotocol is chosen
+     */
+    boolean awaitsReceipt() {
+        return deliveryComplete && protocol != null && protocol.hasDeliveryCompleteVariant();
+    }
+
+    /**
      * @return whether every byte is in a packet (for long-read: described by the RTM) and every
-     *     packet has completed, for long-read whether the receiver's EOR has arrived, and for an
-     *     emulated read whether every byte has arrived
+     *     packet has completed, for long-read whether the receiver's EOR has arrived, for an
+     *     emulated read whether every byte has arrived, and for a DC variant whether the RECEIPT has
      */
     boolean isDone() {
         return reqBuilt && bytesBuilt == length && packetsOutstanding == 0
                 && (protocol != Protocol.LONG_READ && protocol != Protocol.LONGREAD_RTW || eorReceived)
-                && readInto == null;
+                && readInto == null && (!awaitsReceipt() || receiptReceived);
     }
 }

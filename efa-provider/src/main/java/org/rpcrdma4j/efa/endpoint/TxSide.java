@@ -1,6 +1,7 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.util.ArrayDeque;
+import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.CompletionStatus;
@@ -224,8 +225,8 @@ final class TxSide {
     }
 
     /**
-     * A long-read message's or write's EOR arrived (§4.1), or an emulated read's data: the operation completes
-     * unless a packet of it is still in flight.
+     * A long-read message's or write's EOR arrived (§4.1), an emulated read's data, or a DC variant's RECEIPT
+     * (§4.2): the operation completes unless a packet of it is still in flight.
      */
     void finish(TxEntry entry) {
         finishIfDone(entry);
@@ -241,13 +242,30 @@ final class TxSide {
 
     /**
      * @return the operation with the peer in progress under an id the peer was given as a {@code send_id}
-     *     (long-CTS and long-read messages and writes), or null
+     *     (long-CTS and long-read messages and writes, and every DC variant), or null
      */
     TxEntry awaitingPeer(Peer peer, long id) {
         final TxEntry entry = entries.get(id);
         return entry != null && entry.peer == peer && !entry.completed && !entry.internal
                 && (LongCtsSender.sendsCtsData(entry.protocol) || entry.protocol == Protocol.LONG_READ
-                        || entry.protocol == Protocol.LONGREAD_RTW) ? entry : null;
+                        || entry.protocol == Protocol.LONGREAD_RTW || entry.awaitsReceipt()) ? entry : null;
+    }
+
+    /**
+     * The operation a RECEIPT names (§4.2), by its {@code send_id}, whatever its kind: one with the peer that
+     * runs a DC variant, has put all its data in packets (no target can have it all before) and has had no
+     * RECEIPT yet; a message's {@code msg_id} must match too (a write has none on the wire).
+     *
+     * @return the operation, or null
+     */
+    TxEntry awaitingReceipt(Peer peer, long sendId, int msgId) {
+        final TxEntry entry = awaitingPeer(peer, sendId);
+        return entry != null && entry.awaitsReceipt() && !entry.receiptReceived && entry.reqBuilt
+                && entry.bytesBuilt == entry.length && (!isMessage(entry) || entry.msgId == msgId) ? entry : null;
+    }
+
+    private static boolean isMessage(TxEntry entry) {
+        return entry.kind == CompletionEntry.Kind.SEND || entry.kind == CompletionEntry.Kind.TAGGED_SEND;
     }
 
     private void finishIfDone(TxEntry entry) {

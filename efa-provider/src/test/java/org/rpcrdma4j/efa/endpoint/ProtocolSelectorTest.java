@@ -27,54 +27,55 @@ class ProtocolSelectorTest {
     @Test
     void beforeTheHandshakeTheRawAddressHeaderShrinksTheEagerLimit() {
         // EAGER_MSGRTM 8 bytes + raw-address header 40 (DISCREPANCIES.md A4).
-        assertThat(selector.eagerLimit(peer(), false, false)).isEqualTo(MTU - 8 - 40);
-        assertThat(selector.eagerLimit(peer(), true, true)).isEqualTo(MTU - 16 - 40 - 8);
+        assertThat(selector.eagerLimit(peer(), false, false, false)).isEqualTo(MTU - 8 - 40);
+        assertThat(selector.eagerLimit(peer(), true, true, false)).isEqualTo(MTU - 16 - 40 - 8);
     }
 
     @Test
     void afterTheHandshakeTheConnidHeaderReplacesTheRawAddressIfRequested() {
         final Peer peer = peer();
         peer.handshakeReceived = true;
-        assertThat(selector.eagerLimit(peer, false, false)).isEqualTo(MTU - 8);
+        assertThat(selector.eagerLimit(peer, false, false, false)).isEqualTo(MTU - 8);
         peer.extraInfo = ExtraFeature.CONNID_HEADER.mask();
-        assertThat(selector.eagerLimit(peer, false, false)).isEqualTo(MTU - 8 - 4);
+        assertThat(selector.eagerLimit(peer, false, false, false)).isEqualTo(MTU - 8 - 4);
         peer.extraInfo |= ExtraFeature.CONSTANT_HEADER_LENGTH.mask();
-        assertThat(selector.eagerLimit(peer, false, false)).as("constant header length keeps the raw address")
+        assertThat(selector.eagerLimit(peer, false, false, false)).as("constant header length keeps the raw address")
                 .isEqualTo(MTU - 8 - 40);
     }
 
     @Test
     void eagerUpToThePacketThenMediumUpTo64KiBThenLongCts() {
         final Peer peer = peer();
-        final int eager = selector.eagerLimit(peer, false, false);
-        assertThat(selector.select(0, peer, false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(selector.select(eager, peer, false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(selector.select(eager + 1, peer, false, false)).isEqualTo(Protocol.MEDIUM);
-        assertThat(selector.select(65536, peer, false, false)).isEqualTo(Protocol.MEDIUM);
-        assertThat(selector.select(65537, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+        final int eager = selector.eagerLimit(peer, false, false, false);
+        assertThat(selector.select(0, peer, false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager, peer, false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager + 1, peer, false, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65536, peer, false, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65537, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 
     @Test
     void configuredThresholdsApply() {
         final ProtocolSelector small = new ProtocolSelector(
                 EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, true, GIB);
-        assertThat(small.select(100, peer(), false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(small.select(101, peer(), false, false)).isEqualTo(Protocol.MEDIUM);
-        assertThat(small.select(1001, peer(), false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(small.select(100, peer(), false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(small.select(101, peer(), false, false, false)).isEqualTo(Protocol.MEDIUM);
+        assertThat(small.select(1001, peer(), false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 
     @Test
     void longReadFromTheThresholdOnOnlyWhenBothSidesReadAfterTheHandshake() {
         final Peer peer = peer();
-        assertThat(selector.select(MIN_READ, peer, false, false)).as("features unknown before the handshake")
+        assertThat(selector.select(MIN_READ, peer, false, false, false)).as("features unknown before the handshake")
                 .isEqualTo(Protocol.LONG_CTS);
         peer.handshakeReceived = true;
-        assertThat(selector.select(MIN_READ, peer, false, false)).as("peer without RDMA read")
+        assertThat(selector.select(MIN_READ, peer, false, false, false)).as("peer without RDMA read")
                 .isEqualTo(Protocol.LONG_CTS);
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
-        assertThat(selector.select(MIN_READ - 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
-        assertThat(selector.select(MIN_READ, peer, true, true)).isEqualTo(Protocol.LONG_READ);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB).select(MIN_READ, peer, false, false))
+        assertThat(selector.select(MIN_READ - 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(selector.select(MIN_READ, peer, true, true, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB)
+                .select(MIN_READ, peer, false, false, false))
                 .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
     }
 
@@ -85,8 +86,8 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withMinReadMessageSize(1000), MTU,
                 true, true, GIB);
-        assertThat(small.select(999, peer, false, false)).isEqualTo(Protocol.EAGER);
-        assertThat(small.select(1000, peer, false, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(small.select(999, peer, false, false, false)).isEqualTo(Protocol.EAGER);
+        assertThat(small.select(1000, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
     }
 
     @Test
@@ -96,8 +97,8 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
         final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20);
-        assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
-        assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(smallRdma.select(4 << 20, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
+        assertThat(smallRdma.select((4 << 20) + 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
 
     @Test
@@ -126,6 +127,40 @@ class ProtocolSelectorTest {
                 .isEqualTo(Protocol.EAGER_RTW);
         assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, false, GIB)
                 .selectRma(rma(peer, false, 1, false))).as("this side does not write").isEqualTo(Protocol.EAGER_RTW);
+    }
+
+    @Test
+    void deliveryCompleteLowersOnlyTheEagerLimitsByItsLongerHeaders() {
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.CONNID_HEADER.mask() | ExtraFeature.DELIVERY_COMPLETE.mask();
+        // DC_EAGER_MSGRTM 16 bytes, DC_EAGER_TAGRTM 24 (8 more than without DC), the connid 4, CQ data 8.
+        assertThat(selector.eagerLimit(peer, false, false, true)).isEqualTo(MTU - 16 - 4);
+        assertThat(selector.eagerLimit(peer, true, true, true)).isEqualTo(MTU - 24 - 8 - 4);
+        final int eager = MTU - 20;
+        assertThat(selector.select(eager, peer, false, false, true)).isEqualTo(Protocol.EAGER);
+        assertThat(selector.select(eager + 1, peer, false, false, true)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65536, peer, false, false, true)).isEqualTo(Protocol.MEDIUM);
+        assertThat(selector.select(65537, peer, false, false, true)).isEqualTo(Protocol.LONG_CTS);
+        peer.extraInfo |= ExtraFeature.RDMA_READ.mask();
+        assertThat(selector.select(MIN_READ, peer, false, false, true)).as("long-read is delivery complete as it is")
+                .isEqualTo(Protocol.LONG_READ);
+
+        // DC_EAGER_RTW: 16 bytes, one rma_iov of 24, the connid 4; long-read from the same threshold.
+        peer.extraInfo &= ~ExtraFeature.RDMA_READ.mask();
+        final int eagerWrite = MTU - 44;
+        assertThat(selector.selectRma(dc(rma(peer, false, eagerWrite, false)))).isEqualTo(Protocol.EAGER_RTW);
+        assertThat(selector.selectRma(dc(rma(peer, false, eagerWrite + 1, false)))).isEqualTo(Protocol.LONGCTS_RTW);
+        assertThat(selector.selectRma(rma(peer, false, eagerWrite + 1, false))).as("8 bytes more without DC")
+                .isEqualTo(Protocol.EAGER_RTW);
+        peer.extraInfo |= ExtraFeature.RDMA_READ.mask();
+        final int minRw = EndpointConfig.DEFAULT_MIN_READ_WRITE_SIZE;
+        assertThat(selector.selectRma(dc(rma(peer, false, minRw, false)))).isEqualTo(Protocol.LONGREAD_RTW);
+    }
+
+    private static TxEntry dc(TxEntry op) {
+        op.deliveryComplete = true;
+        return op;
     }
 
     private static TxEntry rma(Peer peer, boolean read, long length, boolean cqData) {

@@ -1,21 +1,22 @@
 package org.rpcrdma4j.efa.endpoint;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.CQ_DATA;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.MSG_LENGTH;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.MTU;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.RECV_ID;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.RMA_IOV;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.SELF;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.SEND_ID;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.assertSame;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.payload;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.peer;
+import static org.rpcrdma4j.efa.endpoint.GoldenCheck.peerFor;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.HexFormat;
-import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.rpcrdma4j.efa.EndpointAddress;
-import org.rpcrdma4j.efa.device.Gid;
-import org.rpcrdma4j.efa.device.RmaIov;
-import org.rpcrdma4j.efa.wire.DecodedPacket;
-import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.GoldenPacket;
 import org.rpcrdma4j.efa.wire.PacketDecodeException;
-import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
@@ -25,16 +26,6 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * neither otherwise, remote CQ data on writes), and decoded back.
  */
 class RmaGoldenTest {
-
-    /** The golden raw address: fe80::a1b:2cff:fe3d:4e5f, QPN 0x1234, connid 0xAABBCCDD. */
-    private static final EndpointAddress SELF =
-            new EndpointAddress(new Gid(0xfe80_0000_0000_0000L, 0x0a1b_2cff_fe3d_4e5fL), 0x1234, 0xaabbccdd);
-    private static final RmaIov RMA_IOV = new RmaIov(0x00007F1122334400L, 0x12340, 0xdeadbeef);
-    private static final long MSG_LENGTH = 0x7766554433221100L;
-    private static final long SEND_ID = 0x21222324L;
-    private static final long RECV_ID = 0x31323334L;
-    private static final long CQ_DATA = 0xC0C1C2C3C4C5C6C7L;
-    private static final int MTU = 512;
 
     private final ReqHeader header = new ReqHeader(SELF);
     private final Counters counters = new Counters();
@@ -62,8 +53,8 @@ class RmaGoldenTest {
         final TxEntry tx = writeOf(golden);
         final ByteBuffer buffer = packet.buffer;
 
-        final int at = new LongCtsRtw(header, null, null, null, counters, MTU).writeHeader(buffer, tx.peer, RMA_IOV,
-                MSG_LENGTH, SEND_ID, 0x41424344L, tx.hasCqData, tx.cqData);
+        final int at = new LongCtsRtw(header, null, null, null, counters, MTU).writeHeader(buffer,
+                PacketType.LONGCTS_RTW, tx.peer, RMA_IOV, MSG_LENGTH, SEND_ID, 0x41424344L, tx.hasCqData, tx.cqData);
         buffer.put(at, payload(golden), 0, payload(golden).capacity());
 
         assertSame(golden, buffer, at + payload(golden).capacity());
@@ -131,33 +122,5 @@ class RmaGoldenTest {
         tx.hasCqData = golden.name().contains("cq_data");
         tx.cqData = CQ_DATA;
         return tx;
-    }
-
-    /** Raw address before the handshake; after it, the connid header if the peer asked for it (§2.2, §4.4). */
-    private static Peer peerFor(GoldenPacket golden) {
-        final Peer peer = peer();
-        peer.handshakeReceived = !golden.name().contains("raw_addr");
-        peer.extraInfo = golden.name().contains("connid") ? ExtraFeature.CONNID_HEADER.mask() : 0;
-        return peer;
-    }
-
-    private static Peer peer() {
-        return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
-                new Backoff(1, 2, 4, new Random(0)), 0);
-    }
-
-    private static ByteBuffer payload(GoldenPacket golden) {
-        return ByteBuffer.wrap(HexFormat.of().parseHex((String) golden.fields().getOrDefault("payload", "")));
-    }
-
-    /** The bytes are the provider's, and they decode back to the golden type and header length. */
-    private static void assertSame(GoldenPacket golden, ByteBuffer buffer, int length) throws PacketDecodeException {
-        assertThat(HexFormat.of().formatHex(Arrays.copyOf(buffer.array(), length)))
-                .isEqualTo(HexFormat.of().formatHex(golden.bytes()));
-        final DecodedPacket decoded = new PacketDecoder().decode(buffer, 0, length);
-        assertThat(decoded.type().id()).isEqualTo(golden.pktType());
-        assertThat(decoded.headerLength()).isEqualTo(golden.hdrLen());
-        assertThat(decoded.payloadLength()).isEqualTo(payload(golden).capacity());
-        assertThat(decoded.flags()).isEqualTo(golden.flags());
     }
 }

@@ -50,6 +50,14 @@ public record GoldenPacket(String name, int pktType, int flags, int hdrLen, int 
     }
 
     /**
+     * @param type a packet type
+     * @return every golden packet of that type, each variant of optional headers once
+     */
+    public static List<GoldenPacket> ofType(PacketType type) {
+        return packets().stream().filter(p -> p.pktType() == type.id()).toList();
+    }
+
+    /**
      * @param name a golden packet's name, {@code TYPE/variant}
      * @return it
      */
