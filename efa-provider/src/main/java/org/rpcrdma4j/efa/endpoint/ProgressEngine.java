@@ -116,7 +116,7 @@ public final class ProgressEngine {
                 config.longCtsCredits());
         this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());
         this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
-        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, access, canRead);
+        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, peerErrors, canRead);
         final EagerRtw eagerRtw = new EagerRtw(reqHeader, access, rx, counters);
         final LongCtsRtw longCtsRtw = new LongCtsRtw(reqHeader, longCtsSender, access, rx, counters, mtu);
         final LongReadRtw longReadRtw = new LongReadRtw(reqHeader, maxRdmaSize, access, rx, counters);

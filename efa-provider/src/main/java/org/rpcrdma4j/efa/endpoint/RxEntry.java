@@ -2,6 +2,7 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
 
@@ -55,6 +56,8 @@ final class RxEntry {
     int readsOutstanding;
     /** Long-read: this endpoint could not read and owes (or sent) the sender a READ_NACK (§4.7). */
     boolean readNacked;
+    /** Long-read: how a read of the sender's buffer failed, which the sender is told instead of the EOR; or null. */
+    CompletionStatus readFailure;
     /**
      * The target of a peer's emulated write (§3.3): {@link #buffer} is the registered memory it names; no
      * receive is matched, and only a write with remote CQ data is reported.

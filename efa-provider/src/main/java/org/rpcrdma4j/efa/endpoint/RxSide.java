@@ -382,6 +382,11 @@ final class RxSide {
         return true;
     }
 
+    /** Ends a matched receive whose sender aborted its message, once no read of it is on the device. */
+    void abort(RxEntry entry, EfaErrorCode error) {
+        longRead.abort(entry, error);
+    }
+
     /** A directed receive posted for a peer that is no longer active ends at once. */
     void refuse(RxEntry posted, EfaErrorCode error) {
         cq.recvDone(posted, 0, error);

@@ -231,11 +231,15 @@ final class TxSide {
         finishIfDone(entry);
     }
 
-    /** The peer reported the operation failed (PEER_ERROR): it ends once none of its packets is in flight. */
+    /**
+     * The peer reported the operation failed (PEER_ERROR): it reads nothing more, so a long-read's registration
+     * goes at once; the operation ends once none of its packets is in flight.
+     */
     void abort(TxEntry entry, EfaErrorCode error) {
         if (entry.error == EfaErrorCode.SUCCESS) {
             entry.error = error;
         }
+        longRead.release(entry);
         finishIfDone(entry);
     }
 
