@@ -14,6 +14,7 @@ import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.Opcode;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
+import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.HandshakeFlyweight;
@@ -30,7 +31,8 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * The handshake announces exactly what the endpoint implements, and the endpoint sends a packet type that
  * depends on a feature only to a peer whose handshake announced it: a hand-built peer, with or without
  * PEER_ERROR (feature 9) in its handshake, makes an emulated write the endpoint must refuse, or a long-read
- * message whose read fails.
+ * message whose read fails; with or without runting read (feature 4), it gets runting-read or long-read
+ * messages.
  */
 class HandshakeAdmissionTest {
 
@@ -53,7 +55,8 @@ class HandshakeAdmissionTest {
 
         final HandshakeFlyweight theirs = new HandshakeFlyweight().wrap(received.get(0), 0);
         assertThat(theirs.extraInfo(0)).as("what the endpoint implements").isEqualTo(ExtraFeature.RDMA_READ.mask()
-                | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
+                | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.RUNT.mask() | ExtraFeature.READ_NACK.mask()
+                | ExtraFeature.PEER_ERROR.mask()
                 | ExtraFeature.CONNID_HEADER.mask());
         if (announced) {
             assertPeerError(received.get(1), EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
@@ -87,6 +90,28 @@ class HandshakeAdmissionTest {
         assertThat(pair.b.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
     }
 
+    /**
+     * §4.5: runting read goes only to a peer that announced it (feature 4) besides RDMA read; another gets
+     * long-read. The hand-built peer never answers, so the message stays in flight.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void runtingReadGoesOnlyToAPeerThatAnnouncedIt(boolean announced) throws Exception {
+        final EndpointConfig runting = EndpointConfig.DEFAULT.withMinReadMessageSize(10_000).withRuntSize(12_000);
+        final SimPair pair = new SimPair(1, SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT,
+                runting);
+        final HandBuiltPeer peer = new HandBuiltPeer(pair,
+                ExtraFeature.RDMA_READ.mask() | (announced ? ExtraFeature.RUNT.mask() : 0));
+
+        assertThat(pair.b.send(peer.handle, SimPair.pattern(20_000, 1), 1)).isTrue();
+        final List<ByteBuffer> received = peer.run();
+
+        final int rtm = (announced ? PacketType.RUNTREAD_MSGRTM : PacketType.LONGREAD_MSGRTM).id();
+        // 12 000 runt bytes in two packets.
+        assertThat(types(received)).containsExactlyElementsOf(announced
+                ? List.of(PacketType.HANDSHAKE.id(), rtm, rtm) : List.of(PacketType.HANDSHAKE.id(), rtm));
+    }
+
     private static void assertPeerError(ByteBuffer packet, EfaErrorCode error) {
         final PeerErrorFlyweight peerError = new PeerErrorFlyweight().wrap(packet, 0);
         assertThat(peerError.opId()).isEqualTo(SEND_ID);
@@ -107,13 +132,15 @@ class HandshakeAdmissionTest {
 
         private final SimPair pair;
         private final SimDevice device;
+        /** B's handle for it. */
+        private final long handle;
         private final AddressHandle toB;
         private final ByteBuffer[] buffers = new ByteBuffer[8];
 
         HandBuiltPeer(SimPair pair, long features) {
             this.pair = pair;
             device = pair.fabric.createDevice(new Gid(0xfe80_0000_0000_0000L, 3), 11);
-            pair.b.insert(EndpointAddress.of(device.address()));
+            handle = pair.b.insert(EndpointAddress.of(device.address()));
             for (int i = 0; i < buffers.length; i++) {
                 buffers[i] = ByteBuffer.allocate(8192);
                 device.postRecv(buffers[i], i);

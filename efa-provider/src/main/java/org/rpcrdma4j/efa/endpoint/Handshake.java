@@ -22,9 +22,11 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * 0, device version (§2.1.1, DISCREPANCIES.md B4).
  *
  * <p>What it announces is what the endpoint implements: RDMA read and write where the device has them and
- * the configuration allows, READ_NACK (feature 6, sent and acted on), PEER_ERROR (feature 9: sent for a
- * refused emulated RMA request, its OPE_INDEX kind acted on), and the connid and constant-header-length
- * requests as configured; not delivery complete, runting read or unsolicited write receive. The baseline
+ * the configuration allows, runting read (feature 4, received always, as the provider announces it, and
+ * sent as {@code EndpointConfig.runtSize} allows), READ_NACK (feature 6, sent and acted on), PEER_ERROR
+ * (feature 9: sent for a refused emulated RMA request and a failed read, its OPE_INDEX kind acted on), and
+ * the connid and constant-header-length requests as configured; not delivery complete or unsolicited write
+ * receive. The baseline
  * subprotocols, emulated RMA included, need no announcement. A packet type that depends on a feature
  * goes to a peer only when the peer's handshake announced it (the callers check {@link Peer#has}). The peer's HANDSHAKE tells which extra features
  * may be used with it and ends the raw-address header in our REQs (§2.2).
@@ -59,7 +61,7 @@ final class Handshake {
         this.hostId = config.hostId();
         this.extraInfo = (config.rdmaRead() && device.has(Capability.RDMA_READ) ? ExtraFeature.RDMA_READ.mask() : 0)
                 | (config.rdmaWrite() && device.has(Capability.RDMA_WRITE) ? ExtraFeature.RDMA_WRITE.mask() : 0)
-                | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
+                | ExtraFeature.RUNT.mask() | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
                 | (config.requestConnidHeader() ? ExtraFeature.CONNID_HEADER.mask() : 0)
                 | (config.requestConstantHeaderLength() ? ExtraFeature.CONSTANT_HEADER_LENGTH.mask() : 0);
     }

@@ -22,7 +22,7 @@ import org.rpcrdma4j.efa.wire.PacketType;
  *
  * <p>After a READ_NACK (§4.7) the RTM carries no data and the {@code REQ_READ_NACK} flag
  * (DISCREPANCIES.md B6): the receiver has the message matched already, and all the data follows
- * in CTSDATA packets.
+ * in CTSDATA packets, from the end of the runt for a runting-read message.
  */
 final class LongCtsSender {
 
@@ -95,9 +95,11 @@ final class LongCtsSender {
         final ByteBuffer buffer = packet.buffer;
         final int flags = RxSide.categoryFlags(tx.tagged) | (tx.readNacked ? PacketFlags.REQ_READ_NACK_FLAG : 0);
         final int at = header.write(buffer, type, flags, tx.peer, tx.hasCqData, tx.cqData);
+        // After a READ_NACK the data resumes where the runt, if any, ended; the RTM carries none of it.
         final int first = tx.readNacked ? 0 : Math.min(tx.length, mtu - at);
+        final int end = tx.bytesBuilt + first;
         rtm.wrap(buffer, 0).msgId(Integer.toUnsignedLong(tx.msgId)).msgLength(tx.length).sendId(tx.id)
-                .creditRequest(creditRequest(tx, first));
+                .creditRequest(creditRequest(tx, end));
         if (tx.tagged) {
             rtm.tag(tx.tag);
         }
@@ -105,8 +107,8 @@ final class LongCtsSender {
         counters.add(EndpointCounter.BYTES_COPIED, first);
         packet.length = at + first;
         packet.dataLength = first;
-        tx.bytesBuilt = first;
-        tx.windowEnd = first;
+        tx.bytesBuilt = end;
+        tx.windowEnd = end;
         tx.reqBuilt = true;
         counters.increment(EndpointCounter.LONG_CTS_MESSAGES_SENT);
     }

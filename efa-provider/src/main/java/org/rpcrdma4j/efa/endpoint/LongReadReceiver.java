@@ -30,11 +30,14 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * was short) and an EOR tells the sender it may release its buffer.
  *
  * <p>The target of an emulated long-read write ({@link LongReadRtw}) reads the same way into the registered
- * memory the write names, and its EOR goes the same way.
+ * memory the write names, and its EOR goes the same way. So does the receiver of a runting-read message
+ * ({@link RuntRead}, §4.5), from {@code runt_length} on: its reads start with the first runt packet a receive
+ * matches and its EOR goes when they are done, while its receive completes once the runt packets are in too.
  *
  * <p>If this endpoint cannot read (it does not use RDMA read, or the registration fails) it
- * answers READ_NACK instead (§4.7) and keeps the receive for the long-CTS RTM the sender falls
- * back to, which {@link LongCtsReceiver#onReadNackRtm} takes up.
+ * answers READ_NACK instead (§4.7), for a runting-read message once all its runt packets are in, and
+ * keeps the receive for the long-CTS RTM the sender falls back to, which
+ * {@link LongCtsReceiver#onReadNackRtm} takes up.
  *
  * <p>A read that fails ends the receive with the device's status once the reads on the device are back, and
  * the sender hears it in a PEER_ERROR instead of the EOR ({@link PeerErrors}), so that the operation fails at
@@ -126,22 +129,38 @@ final class LongReadReceiver {
         return readIov.length == 0 || undescribed != 0 ? null : readIov;
     }
 
-    /** The message is matched: register the receive buffer and read, or answer READ_NACK. */
+    /**
+     * The message is matched: register the receive buffer and read what follows the runt (all of a long-read
+     * message), or answer READ_NACK; a runting-read message answers it only once its last runt packet is in.
+     */
     void start(RxEntry entry) {
         entry.readStarted = true;
         entry.readEnd = Math.min(entry.msgLength, entry.buffer.capacity());
-        if (entry.readEnd > 0) {
+        entry.readPosted = entry.runtLength;
+        if (entry.readEnd > entry.readPosted) {
             entry.readRegion = canRead
                     ? device.registerMemory(entry.buffer.slice(0, (int) entry.readEnd), EnumSet.of(Access.LOCAL_WRITE))
                     : null;
             if (entry.readRegion == null) {
-                refuse(entry);
+                if (entry.runtReceived == entry.runtLength) {
+                    refuse(entry);
+                } else {
+                    entry.nackOwed = true;
+                }
                 return;
             }
             registrations++;
         }
         readsWaiting.add(entry);
         postReads();
+    }
+
+    /** Runting read: every runt byte of the message has arrived, so a READ_NACK it owes goes now (§4.7). */
+    void onRuntIn(RxEntry entry) {
+        if (entry.nackOwed) {
+            entry.nackOwed = false;
+            refuse(entry);
+        }
     }
 
     /** A read posted here completed. */
@@ -297,7 +316,8 @@ final class LongReadReceiver {
             return;
         }
         release(entry);
-        entry.bytesReceived = entry.msgLength;
+        // What the runt does not hold is in: read, or beyond a short receive buffer.
+        entry.bytesReceived += entry.msgLength - entry.runtLength;
         if (entry.error == EfaErrorCode.SUCCESS) {
             rx.afterData(entry);
         } else {
@@ -315,7 +335,7 @@ final class LongReadReceiver {
             // Aborted by its sender, which knows.
             return;
         }
-        if (!entry.writeTarget) {
+        if (!entry.writeTarget && entry.runtLength == 0) {
             counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
         }
         answer(entry);

@@ -20,16 +20,16 @@ import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
  * <p>Sent, always with {@code ref_kind} OPE_INDEX and only to a peer whose handshake announced feature 9: for
  * an emulated RMA request this endpoint refused ({@link RmaAccess}), {@code op_id} the initiator's operation
  * the request named and {@code prov_errno} {@link CompletionStatus#REMOTE_ERROR_BAD_ADDRESS}, the status a
- * device gives a refused RDMA access; and instead of the EOR of a long-read message or write
- * whose RDMA read failed here ({@link LongReadReceiver}), {@code op_id} its {@code send_id} and
+ * device gives a refused RDMA access; and instead of the EOR of a long-read or runting-read message or a
+ * long-read write whose RDMA read failed here ({@link LongReadReceiver}), {@code op_id} its {@code send_id} and
  * {@code prov_errno} the read's status. libfabric's provider sends it only for the latter, and only when the
  * status is REMOTE_ERROR_BAD_ADDRESS (the sender's memory refused the read, {@code efa_rdm_rxe_emit_peer_error});
  * after any other status its sender is never told.
  *
  * <p>Received: an OPE_INDEX that names one of this endpoint's operations with that peer in progress ends
  * it with the error the packet carries (EfaErrorCode numbers follow the device's statuses); libfabric's
- * provider ends it with {@code FI_ECANCELED}. A MSG_ID, by which a libfabric sender aborts a medium (or
- * runting-read) message it had started, ends the receive that took its first bytes; a MSG_ID_SKIP, for a
+ * provider ends it with {@code FI_ECANCELED}. A MSG_ID, by which a libfabric sender aborts a medium or
+ * runting-read message it had started, ends the receive that took its first bytes; a MSG_ID_SKIP, for a
  * message aborted before any byte, takes its msg_id's turn in the reorder window ({@link PacketDispatcher}).
  * This endpoint sends neither: it never aborts a message it started.
  *

@@ -105,8 +105,9 @@ public final class ProgressEngine {
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
         final long maxRdmaSize = device.attributes().maxRdmaSize();
+        this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
         this.selector = new ProtocolSelector(config, mtu, canRead, handshake.announces(ExtraFeature.RDMA_WRITE),
-                maxRdmaSize);
+                maxRdmaSize, longReadSender::messagesBeingRead);
         this.memory = new RegisteredMemory(device);
         this.peerErrors = new PeerErrors(packets, txQueue, self, counters);
         final RmaAccess access = new RmaAccess(memory, peerErrors, counters);
@@ -115,8 +116,9 @@ public final class ProgressEngine {
         final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, counters, mtu,
                 config.longCtsCredits());
         this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());
-        this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
         this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, peerErrors, canRead);
+        final RuntRead runtRead = new RuntRead(reqHeader, rx, longReadSender, longReadReceiver, counters, mtu,
+                maxRdmaSize);
         final EagerRtw eagerRtw = new EagerRtw(reqHeader, access, rx, counters);
         final LongCtsRtw longCtsRtw = new LongCtsRtw(reqHeader, longCtsSender, access, rx, counters, mtu);
         final LongReadRtw longReadRtw = new LongReadRtw(reqHeader, maxRdmaSize, access, rx, counters);
@@ -124,7 +126,7 @@ public final class ProgressEngine {
         final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
                 config.limits().sendsPerPeer());
         rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead);
-        tx.subprotocols(eager, medium, longCtsSender, longReadSender);
+        tx.subprotocols(eager, medium, longCtsSender, longReadSender, runtRead);
         tx.rmaSubprotocols(eagerRtw, longCtsRtw, longReadRtw, emulatedRead, readResponder);
         emulatedRead.txSide(tx);
         readResponder.txSide(tx);
@@ -141,9 +143,9 @@ public final class ProgressEngine {
             new Stage(rmaStart::progress, "starting RMA after the handshake"),
             new Stage(tx::progress, "building packets"),
             new Stage(directRma::progress, "posting direct RDMA")};
-        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
-                longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw, longCtsRtw,
-                        longReadRtw, emulatedRead, readResponder, peerErrors));
+        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, runtRead, longCtsSender,
+                longCtsReceiver, longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw,
+                        longCtsRtw, longReadRtw, emulatedRead, readResponder, peerErrors));
         teardown.components(handshake, longCtsReceiver, longReadReceiver, peerErrors, txQueue, tx, rx);
         txQueue.teardown(teardown);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
@@ -246,10 +248,18 @@ public final class ProgressEngine {
         // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
         entry.msgId = peer.nextTxMsgId++;
         entry.protocol = selector.select(entry.length, peer, tagged, hasCqData);
-        if (entry.protocol == Protocol.LONG_READ && !longReadSender.register(entry)) {
-            // §4.1: registration is a limited resource; without it the message goes long-CTS.
-            entry.protocol = Protocol.LONG_CTS;
+        if (entry.protocol == Protocol.RUNT_READ) {
+            entry.runtLength = selector.runtLength(peer, entry.length);
         }
+        if ((entry.protocol == Protocol.LONG_READ || entry.protocol == Protocol.RUNT_READ)
+                && !longReadSender.register(entry)) {
+            // §4.1: registration is a limited resource; without it the message goes long-CTS (libfabric's
+            // efa_rdm_ope_post_send_fallback).
+            entry.protocol = Protocol.LONG_CTS;
+            entry.runtLength = 0;
+        }
+        // Counted before its packets are built, so that the next message's choice sees it.
+        entry.reserveRunt();
         if (entry.protocol == Protocol.EAGER) {
             counters.increment(EndpointCounter.EAGER_MESSAGES_SENT);
         } else if (entry.protocol == Protocol.MEDIUM) {

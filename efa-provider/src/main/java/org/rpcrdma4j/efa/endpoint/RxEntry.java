@@ -42,7 +42,13 @@ final class RxEntry {
     long windowEnd;
     /** Whether the entry is on the engine's list of CTS packets still to send. */
     boolean ctsPending;
-    /** Long-read: the sender's buffer, from the RTM's read_iov (§4.1). */
+    /** Runting read: the message's first bytes, which come in RUNTREAD packets (§4.5); 0 for long-read. */
+    long runtLength;
+    /** Runting read: runt bytes arrived so far. */
+    long runtReceived;
+    /** Runting read: this endpoint could not register, and answers READ_NACK when the last runt packet is in (§4.7). */
+    boolean nackOwed;
+    /** Long-read: the sender's buffer, from the RTM's read_iov (§4.1); null for a runting-read message not read. */
     RmaIov[] readIov;
     /** Long-read: the registration of the bytes of {@link #buffer} the reads fill, while they run. */
     MemoryRegion readRegion;
@@ -50,7 +56,7 @@ final class RxEntry {
     boolean readStarted;
     /** Long-read: the message bytes to read, those that fit the receive buffer. */
     long readEnd;
-    /** Long-read: message bytes covered by reads posted so far. */
+    /** Long-read: message bytes covered by reads posted so far; reads start after the runt. */
     long readPosted;
     /** Long-read: reads posted and not yet completed. */
     int readsOutstanding;

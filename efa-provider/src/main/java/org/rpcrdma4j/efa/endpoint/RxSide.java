@@ -18,8 +18,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
  * The receive operations: posting a receive, a message arriving (matched or unexpected), data
- * placed, the long-CTS window moving on, the long-read reads starting once matched, and the
- * completion. The subprotocol classes call in here
+ * placed, the long-CTS window moving on, the long-read and runting-read reads starting once matched,
+ * and the completion. The subprotocol classes call in here
  * with what their packets say; the matching itself is {@link RxMatcher}'s.
  *
  * <p>Bounds ({@link EndpointLimits}): a message on an undeclared or closed tag is dropped before it
@@ -256,15 +256,17 @@ final class RxSide {
                 && (entry.readOp == null) == ((recvId & READ_RECV_ID_MARK) == 0) ? entry : null;
     }
 
-    /** @return the matched long-read receive a read's work-request id names, or null */
+    /** @return the matched long-read or runting-read receive a read's work-request id names, or null */
     RxEntry longReadEntry(int recvId) {
         final RxEntry entry = entries.get(recvId);
-        return entry != null && entry.protocol == Protocol.LONG_READ && entry.readStarted ? entry : null;
+        return entry != null && (entry.protocol == Protocol.LONG_READ || entry.protocol == Protocol.RUNT_READ)
+                && entry.readStarted ? entry : null;
     }
 
     /**
      * Data was placed or the message matched: complete the receive, grant the next long-CTS
-     * window, or start reading a long-read message (§4.1: only once a receive has matched it).
+     * window, or start reading a long-read or runting-read message (§4.1, §4.5: only once a receive
+     * has matched it).
      */
     void afterData(RxEntry entry) {
         if (!entry.isMatched()) {
@@ -274,7 +276,8 @@ final class RxSide {
             complete(entry);
         } else if (entry.protocol == Protocol.LONG_CTS && entry.bytesReceived >= entry.windowEnd) {
             longCts.sendCts(entry);
-        } else if (entry.protocol == Protocol.LONG_READ && !entry.readStarted) {
+        } else if ((entry.protocol == Protocol.LONG_READ || entry.protocol == Protocol.RUNT_READ)
+                && entry.readIov != null && !entry.readStarted) {
             longRead.start(entry);
         }
     }
@@ -471,8 +474,9 @@ final class RxSide {
         final boolean placed = error == EfaErrorCode.SUCCESS || error == EfaErrorCode.MESSAGE_TRUNCATED;
         cq.recvDone(entry, placed ? Math.min(entry.msgLength, capacity) : 0, error);
         entries.remove(entry.id);
-        if (entry.protocol == Protocol.MEDIUM) {
-            entry.peer.mediumInProgress.remove(entry.msgId);
+        if (entry.protocol == Protocol.MEDIUM || entry.protocol == Protocol.RUNT_READ) {
+            // Ended before its last segment (aborted, or a read failed): later ones are orphans.
+            entry.peer.mediumInProgress.remove(entry.msgId, entry);
         }
     }
 }

@@ -28,6 +28,7 @@ final class TxSide {
     private MediumRtm medium;
     private LongCtsSender longCts;
     private LongReadSender longRead;
+    private RuntRead runtRead;
     private EagerRtw eagerRtw;
     private LongCtsRtw longCtsRtw;
     private LongReadRtw longReadRtw;
@@ -46,11 +47,12 @@ final class TxSide {
     }
 
     void subprotocols(EagerRtm eagerRtm, MediumRtm mediumRtm, LongCtsSender longCtsSender,
-                      LongReadSender longReadSender) {
+                      LongReadSender longReadSender, RuntRead runtReadRtm) {
         eager = eagerRtm;
         medium = mediumRtm;
         longCts = longCtsSender;
         longRead = longReadSender;
+        runtRead = runtReadRtm;
     }
 
     void rmaSubprotocols(EagerRtw eager, LongCtsRtw longCtsWrite, LongReadRtw longReadWrite, EmulatedRead read,
@@ -113,6 +115,7 @@ final class TxSide {
                         case MEDIUM -> medium.build(packet, entry);
                         case LONG_CTS -> longCts.build(packet, entry);
                         case LONG_READ -> longRead.build(packet, entry);
+                        case RUNT_READ -> runtRead.build(packet, entry);
                         case EAGER_RTW -> eagerRtw.build(packet, entry);
                         case LONGCTS_RTW -> longCtsRtw.build(packet, entry);
                         case LONGREAD_RTW -> longReadRtw.build(packet, entry);
@@ -147,6 +150,9 @@ final class TxSide {
                 finishIfDone(entry);
             }
             return;
+        }
+        if (packet.runt) {
+            entry.runtDone(packet.dataLength);
         }
         if (status == CompletionStatus.OK) {
             txQueue.onAccepted(packet.peer);
@@ -245,13 +251,12 @@ final class TxSide {
 
     /**
      * @return the operation with the peer in progress under an id the peer was given as a {@code send_id}
-     *     (long-CTS and long-read messages and writes), or null
+     *     (long-CTS and long-read messages and writes, runting-read messages the peer reads), or null
      */
     TxEntry awaitingPeer(Peer peer, long id) {
         final TxEntry entry = entries.get(id);
         return entry != null && entry.peer == peer && !entry.completed && !entry.internal
-                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.protocol == Protocol.LONG_READ
-                        || entry.protocol == Protocol.LONGREAD_RTW) ? entry : null;
+                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.awaitsEor()) ? entry : null;
     }
 
     private void finishIfDone(TxEntry entry) {
@@ -262,8 +267,9 @@ final class TxSide {
     }
 
     private void complete(TxEntry entry) {
-        // A long-read send that ends in an error still holds its registration.
+        // A long-read send that ends in an error still holds its registration, a runting-read one its runt budget.
         longRead.release(entry);
+        entry.runtDone(entry.runtInFlight);
         entry.completed = true;
         entry.peer.txEntries--;
         if (!entry.internal) {
@@ -280,6 +286,7 @@ final class TxSide {
         return switch (entry.protocol) {
             case EAGER -> !entry.reqBuilt;
             case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
+            case RUNT_READ -> entry.bytesBuilt < entry.runtLength;
             case LONG_CTS, LONGCTS_RTW, READ_RESPONSE -> LongCtsSender.hasPacketToBuild(entry);
             case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR -> !entry.reqBuilt;
             default -> false;
