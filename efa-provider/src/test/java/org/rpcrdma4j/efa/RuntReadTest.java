@@ -176,6 +176,30 @@ class RuntReadTest {
         LongReadTest.assertIdle(pair);
     }
 
+    /**
+     * A sender that builds one runt packet at a time (one packet buffer for the peer) while the receiver, its
+     * buffer shorter than the runt, answers EOR after the first: the rest of the runt still goes, and still
+     * describes the buffer, which the EOR let go.
+     */
+    @Test
+    void anEorBeforeTheLastRuntPacketIsBuiltLetsTheRuntFinish() {
+        final EndpointConfig onePacket = RUNTING.withLimits(EndpointLimits.DEFAULT.withPerPeerSends(256, 1));
+        final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT, onePacket,
+                RUNTING);
+        pair.handshake();
+        final ByteBuffer into = ByteBuffer.allocate(1000);
+        pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 1);
+        pair.a.send(pair.aToB, SimPair.pattern(MIB, 8), 2);
+        pair.runUntil(() -> pair.doneA.size() == 1 && pair.doneB.size() == 1);
+
+        assertThat(pair.doneA.get(0).ok()).isTrue();
+        assertThat(pair.doneB.get(0).error()).isEqualTo(EfaErrorCode.MESSAGE_TRUNCATED);
+        assertThat(into.rewind()).isEqualTo(SimPair.pattern(MIB, 8).limit(1000));
+        assertThat(pair.a.statistics().counter(EndpointCounter.PROGRESS_ERRORS)).isZero();
+        LongReadTest.assertIdle(pair);
+        transfer(pair, MIB, false);
+    }
+
     static Stream<Integer> shortReceives() {
         return Stream.of(RUNT / 2 + 3, MIB / 2 + 3);
     }

@@ -43,7 +43,7 @@ final class LongReadSender {
     private final Counters counters;
     /** Volatile for the {@code REGISTRATIONS} gauge on other threads; only the progress thread writes it. */
     private volatile int registrations;
-    /** Long-read and runting-read messages sent whose reader has not answered (libfabric's {@code num_read_msg_in_flight}). */
+    /** Long-read and runting-read messages whose reader has not answered ({@code num_read_msg_in_flight}). */
     private int messagesBeingRead;
 
     LongReadSender(Device device, ReqHeader header, IdTable<TxEntry> txEntries, Counters counters) {
@@ -89,6 +89,7 @@ final class LongReadSender {
         if (tx.sendRegion == null) {
             return false;
         }
+        tx.described = tx.sendRegion;
         registrations++;
         return true;
     }

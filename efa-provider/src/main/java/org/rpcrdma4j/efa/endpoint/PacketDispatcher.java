@@ -74,9 +74,9 @@ final class PacketDispatcher {
     private final RmaTargets rma;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
-                     RuntRead runtRead, LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
-                     LongReadReceiver longReadReceiver, TxSide tx, RxSide rx, PeerTeardown teardown,
-                     ProgressErrors errors, RmaTargets rma) {
+                     RuntRead runtRead, LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver,
+                     LongReadSender longReadSender, LongReadReceiver longReadReceiver, TxSide tx, RxSide rx,
+                     PeerTeardown teardown, ProgressErrors errors, RmaTargets rma) {
         this.rma = rma;
         this.av = av;
         this.counters = counters;

@@ -28,10 +28,10 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * <p>One call of {@link #progress(long)} polls the device, dispatches what arrived and answers
  * send completions, then works the queues in libfabric's order
  * ({@code efa_rdm_ep_progress_internal}): packets waiting for a full send queue or for a peer's
- * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read reads waiting for the send queue with
- * the EOR and READ_NACK packets owed, PEER_ERROR packets owed, RMA operations that waited for a
- * handshake, operations with packets still to build, and direct RDMA operations waiting for the send
- * queue.
+ * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read and runting-read reads waiting for the
+ * send queue with the EOR and READ_NACK packets owed, PEER_ERROR packets owed, RMA operations that
+ * waited for a handshake, operations with packets still to build, and direct RDMA operations waiting
+ * for the send queue.
  *
  * <p>Containment: every device completion, every stage and every device call is guarded; an
  * exception costs the packet, operation or peer it came from ({@link ProgressErrors},

@@ -67,7 +67,7 @@ final class RuntRead {
         final ByteBuffer buffer = packet.buffer;
         final int at = writeHeader(buffer, type, tx.peer, tx.hasCqData, tx.cqData, tx.msgId, tx.length, tx.id,
                 LongReadSender.readIovCount(tx.length, maxRdmaSize), tx.bytesBuilt, tx.runtLength, tx.tag);
-        final int data = LongReadSender.writeReadIov(iov, buffer, at, tx.sendRegion.address(), tx.sendRegion.key(),
+        final int data = LongReadSender.writeReadIov(iov, buffer, at, tx.described.address(), tx.described.key(),
                 tx.length, maxRdmaSize);
         final int segment = segmentLength(tx.runtLength, tx.bytesBuilt, mtu - data);
         buffer.put(data, tx.data, tx.bytesBuilt, segment);

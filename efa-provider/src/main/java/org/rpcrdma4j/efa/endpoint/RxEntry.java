@@ -46,7 +46,7 @@ final class RxEntry {
     long runtLength;
     /** Runting read: runt bytes arrived so far. */
     long runtReceived;
-    /** Runting read: this endpoint could not register, and answers READ_NACK when the last runt packet is in (§4.7). */
+    /** Runting read: this endpoint could not register, and answers READ_NACK once the last runt is in (§4.7). */
     boolean nackOwed;
     /** Long-read: the sender's buffer, from the RTM's read_iov (§4.1); null for a runting-read message not read. */
     RmaIov[] readIov;

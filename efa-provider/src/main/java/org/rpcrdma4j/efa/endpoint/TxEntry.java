@@ -40,6 +40,11 @@ final class TxEntry {
     int packetsOutstanding;
     /** Long-read: the send buffer's registration, held from the RTM until the EOR or READ_NACK. */
     MemoryRegion sendRegion;
+    /**
+     * Runting read: the registration the read_iov describes, kept for the runt packets still to build after the
+     * receiver's EOR has let it go (the receiver reads nothing more then).
+     */
+    MemoryRegion described;
     /** Runting read: the message's first bytes, sent in RUNTREAD packets (libfabric's {@code bytes_runt}). */
     int runtLength;
     /** Runting read: of them, those counted in the peer's {@link Peer#runtBytesInFlight}. */

@@ -17,7 +17,8 @@ class ProtocolSelectorTest {
     private static final long GIB = 1L << 30;
     private static final int MIN_READ = EndpointConfig.DEFAULT_MIN_READ_MESSAGE_SIZE;
 
-    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, GIB, () -> 0);
+    private final ProtocolSelector selector =
+            new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, GIB, () -> 0);
 
     static Peer peer() {
         return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
@@ -74,7 +75,8 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         assertThat(selector.select(MIN_READ - 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
         assertThat(selector.select(MIN_READ, peer, true, true)).isEqualTo(Protocol.LONG_READ);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB, () -> 0).select(MIN_READ, peer, false, false))
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB, () -> 0)
+                .select(MIN_READ, peer, false, false))
                 .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
     }
 
@@ -153,7 +155,8 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
-        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20, () -> 0);
+        final ProtocolSelector smallRdma =
+                new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20, () -> 0);
         assertThat(smallRdma.select(4 << 20, peer, false, false)).isEqualTo(Protocol.LONG_READ);
         assertThat(smallRdma.select((4 << 20) + 1, peer, false, false)).isEqualTo(Protocol.LONG_CTS);
     }

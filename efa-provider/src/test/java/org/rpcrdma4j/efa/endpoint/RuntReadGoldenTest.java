@@ -99,7 +99,7 @@ class RuntReadGoldenTest {
         tx.length = 5000;
         tx.runtLength = 3000;
         tx.protocol = Protocol.RUNT_READ;
-        tx.sendRegion = new MemoryRegion(READ_KEY, READ_ADDR, 5000, Set.of(Access.REMOTE_READ));
+        tx.described = new MemoryRegion(READ_KEY, READ_ADDR, 5000, Set.of(Access.REMOTE_READ));
         final RuntRead runtRead = runtRead();
         final ByteBuffer runt = ByteBuffer.allocate(3000);
 
