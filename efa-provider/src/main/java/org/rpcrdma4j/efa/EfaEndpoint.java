@@ -19,8 +19,8 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  *
  * <h2>Operations</h2>
  * Peers are reached by the handle {@link #insert(EndpointAddress)} returns ({@code fi_addr_t}).
- * Messages go eager, medium, long-CTS or, between peers that both use RDMA read, long-read by size
- * ({@link EndpointConfig}); tagged messages match a receive when the tag bits outside its ignore
+ * Messages go eager, medium, long-CTS or, between peers that both use RDMA read, long-read or runting
+ * read by size ({@link EndpointConfig}); tagged messages match a receive when the tag bits outside its ignore
  * mask are equal; messages from one peer are matched in the order they were sent
  * ({@code FI_ORDER_SAS}); a message that arrives before its receive waits in the unexpected queue.
  * RMA read and write go to a peer's registered memory: by direct RDMA when both sides announced the

@@ -10,9 +10,12 @@ import java.util.Set;
  *
  * <p>Protocol choice (EFA RDM protocol v4 §3.2, libfabric's {@code efa_rdm_msg_select_rtm}):
  * a message of at least {@code minReadMessageSize} bytes goes long-read if both ends announced RDMA
- * read in their handshakes (§4.1); otherwise it goes eager if it is at most {@code eagerMaxSize}
- * bytes and fits one packet (MTU minus the REQ header for that peer), medium up to
- * {@code mediumMaxSize} bytes, long-CTS above.
+ * read in their handshakes (§4.1), or runting read (§4.5, {@code efa_rdm_peer_select_readbase_rtm}) if the
+ * peer announced that too, no long-read or runting-read message of this endpoint is waiting for its
+ * reader, and {@code runtSize} less the runt bytes in flight to the peer leaves at least 8 bytes: its
+ * first bytes, that much rounded down to 8, go in RUNTREAD packets and the reader pulls the rest. Otherwise
+ * it goes eager if it is at most {@code eagerMaxSize} bytes and fits one packet (MTU minus the REQ header
+ * for that peer), medium up to {@code mediumMaxSize} bytes, long-CTS above.
  *
  * <p>RMA (libfabric's {@code efa_rdm_rma_post_read} and {@code efa_rdm_rma_post_write}), chosen once the
  * peer's handshake is in: direct RDMA read or write when both ends announced the feature (§4.1, §4.6);
@@ -73,6 +76,8 @@ import java.util.Set;
  * @param deliveryComplete whether every send and write completes only once its data is in place at the peer
  *     (libfabric's {@code FI_DELIVERY_COMPLETE} as a transmit op flag); off by default: transmit complete, what
  *     the provider gives an operation that does not ask for delivery complete
+ * @param runtSize the most message bytes in flight towards one peer in runting-read packets (libfabric
+ *     {@code FI_EFA_RUNT_SIZE}, {@link #DEFAULT_RUNT_SIZE} 0 for host memory: runting read off); at least 0
  */
 public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMessageSize, int txEntryCount,
                              int rxEntryCount, int txPacketCount, int rxBufferCount, int reorderWindow,
@@ -80,7 +85,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
                              long rnrBackoffCapNs, boolean requestConnidHeader,
                              boolean requestConstantHeaderLength, boolean rdmaRead, boolean rdmaWrite, long hostId,
                              int initialMsgId, long randomSeed, EndpointLimits limits, Set<Long> tags,
-                             int minReadWriteSize, boolean deliveryComplete) {
+                             int minReadWriteSize, boolean deliveryComplete, int runtSize) {
 
     /** libfabric's default largest medium message, 64 KiB. */
     public static final int DEFAULT_MEDIUM_MAX_SIZE = 65536;
@@ -98,6 +103,13 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
      */
     public static final int DEFAULT_MIN_READ_WRITE_SIZE = 65536;
 
+    /**
+     * libfabric's default runt size for host memory, 0, so that no message goes runting read:
+     * {@code efa_hmem_info_init_protocol_thresholds} sets {@code FI_HMEM_SYSTEM}'s to 0 ("We have not yet tested
+     * runting with system memory"); {@code EFA_DEFAULT_RUNT_SIZE}, 307200, is the default for CUDA and ROCr memory.
+     */
+    public static final int DEFAULT_RUNT_SIZE = 0;
+
     /** libfabric's default receive window (msg_ids a peer may run ahead). */
     public static final int DEFAULT_REORDER_WINDOW = 16384;
 
@@ -105,7 +117,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
     public static final EndpointConfig DEFAULT = new EndpointConfig(Integer.MAX_VALUE, DEFAULT_MEDIUM_MAX_SIZE,
             DEFAULT_MIN_READ_MESSAGE_SIZE, 1024, 1024, 1024, 256, DEFAULT_REORDER_WINDOW, 64, 40_000L, 120_000L,
             1_000_000_000L, true, false, true, true, 0L, 0, 0L, EndpointLimits.DEFAULT, Set.of(),
-            DEFAULT_MIN_READ_WRITE_SIZE, false);
+            DEFAULT_MIN_READ_WRITE_SIZE, false, DEFAULT_RUNT_SIZE);
 
     /**
      * Checks the components.
@@ -116,7 +128,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
     public EndpointConfig {
         if (eagerMaxSize < 0 || mediumMaxSize < 0 || minReadMessageSize < 1 || txEntryCount < 1 || rxEntryCount < 1
                 || txPacketCount < 1 || rxBufferCount < 1 || reorderWindow < 1 || longCtsCredits < 1
-                || minReadWriteSize < 1) {
+                || minReadWriteSize < 1 || runtSize < 0) {
             throw new IllegalArgumentException("sizes must not be negative and counts must be positive");
         }
         if (rnrBackoffMinNs < 1 || rnrBackoffMaxInitialNs < rnrBackoffMinNs || rnrBackoffCapNs < rnrBackoffMaxInitialNs) {
@@ -132,7 +144,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(value, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the largest medium message @return a copy with it */
@@ -140,7 +152,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, value, minReadMessageSize, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the smallest long-read message @return a copy with it */
@@ -148,7 +160,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, value, txEntryCount, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the smallest write emulated with the long-read subprotocol @return a copy with it */
@@ -156,7 +168,15 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, value, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, value, deliveryComplete, runtSize);
+    }
+
+    /** @param value the runt bytes in flight per peer, 0 for no runting read @return a copy with it */
+    public EndpointConfig withRuntSize(int value) {
+        return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
+                txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
+                rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, value);
     }
 
     /** @param value how many operations may be in progress @return a copy with it */
@@ -164,7 +184,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, value, rxEntryCount, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value how many receives may be posted @return a copy with it */
@@ -172,7 +192,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, value, txPacketCount,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value how many send packet buffers @return a copy with it */
@@ -180,7 +200,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount, value,
                 rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value how many receive buffers to keep posted @return a copy with it */
@@ -188,7 +208,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, value, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the reorder window in msg_ids @return a copy with it */
@@ -196,7 +216,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, value, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value CTSDATA packets per CTS window @return a copy with it */
@@ -204,7 +224,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, value, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /**
@@ -217,7 +237,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, minNs, maxInitialNs, capNs,
                 requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value whether to request the connid header @return a copy with it */
@@ -225,7 +245,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, value, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, initialMsgId,
-                randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value whether to request constant header length @return a copy with it */
@@ -233,7 +253,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, value, rdmaRead, rdmaWrite, hostId, initialMsgId, randomSeed,
-                limits, tags, minReadWriteSize, deliveryComplete);
+                limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value whether to announce and use RDMA read @return a copy with it */
@@ -241,7 +261,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, value, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value whether to announce and use RDMA write @return a copy with it */
@@ -249,7 +269,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, value, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the host id for the handshake @return a copy with it */
@@ -257,7 +277,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, value,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the first msg_id, u32 held in an int @return a copy with it */
@@ -265,7 +285,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId, value,
-                randomSeed, limits, tags, minReadWriteSize, deliveryComplete);
+                randomSeed, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value the seed of the endpoint's random source @return a copy with it */
@@ -273,7 +293,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, value, limits, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, value, limits, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /** @param value what one peer may make the endpoint hold @return a copy with it */
@@ -281,7 +301,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, value, tags, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, value, tags, minReadWriteSize, deliveryComplete, runtSize);
     }
 
     /**
@@ -295,7 +315,7 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, tags, minReadWriteSize, value);
+                initialMsgId, randomSeed, limits, tags, minReadWriteSize, value, runtSize);
     }
 
     /**
@@ -314,6 +334,6 @@ public record EndpointConfig(int eagerMaxSize, int mediumMaxSize, int minReadMes
         return new EndpointConfig(eagerMaxSize, mediumMaxSize, minReadMessageSize, txEntryCount, rxEntryCount,
                 txPacketCount, rxBufferCount, reorderWindow, longCtsCredits, rnrBackoffMinNs, rnrBackoffMaxInitialNs,
                 rnrBackoffCapNs, requestConnidHeader, requestConstantHeaderLength, rdmaRead, rdmaWrite, hostId,
-                initialMsgId, randomSeed, limits, declared, minReadWriteSize, deliveryComplete);
+                initialMsgId, randomSeed, limits, declared, minReadWriteSize, deliveryComplete, runtSize);
     }
 }

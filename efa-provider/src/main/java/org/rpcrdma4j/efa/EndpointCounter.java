@@ -75,9 +75,19 @@ public enum EndpointCounter {
     LONG_READ_MESSAGES_SENT,
     /** Long-read messages whose data this endpoint read from the sender and answered with an EOR. */
     LONG_READ_MESSAGES_RECEIVED,
-    /** READ_NACK packets sent: long-read messages this endpoint could not read (protocol §4.7). */
+    /**
+     * Messages sent with the runting-read subprotocol: their first RUNTREAD_RTM built (protocol §4.5), READ_NACK
+     * fallbacks included.
+     */
+    RUNT_READ_MESSAGES_SENT,
+    /** Runting-read messages whose first RUNTREAD_RTM this endpoint took, matched or unexpected (protocol §4.5). */
+    RUNT_READ_MESSAGES_RECEIVED,
+    /**
+     * READ_NACK packets sent: long-read and runting-read messages and long-read writes this endpoint could not read
+     * (protocol §4.7).
+     */
     READ_NACKS_SENT,
-    /** READ_NACK packets received: long-read messages that went on as long-CTS (protocol §4.7). */
+    /** READ_NACK packets received: long-read and runting-read messages and writes that went on as long-CTS (§4.7). */
     READ_NACKS_RECEIVED,
     /** Control packets whose send failed with an error other than RNR (for example to a peer that is gone). */
     CONTROL_SEND_ERRORS,
@@ -121,12 +131,13 @@ public enum EndpointCounter {
     RECEIPTS_RECEIVED,
     /**
      * Message payload bytes the endpoint copied, counted at every copy: a send's bytes into its
-     * packets (EAGER_RTM, MEDIUM_RTM, LONGCTS_RTM, CTSDATA); a received packet's payload into the
+     * packets (EAGER_RTM, MEDIUM_RTM, LONGCTS_RTM, RUNTREAD_RTM, CTSDATA); a received packet's payload into the
      * receive buffer or, while no receive has matched its message, into the message's staging copy;
      * that staging copy into the receive buffer at the match; the payload of an RTM the reorder window
      * holds (not the headers held with it). So a message that arrives before its receive counts twice
      * at the receiver, and a packet held for the reorder window once more. Not counted: headers the
-     * endpoint writes, and bytes the device moves (packets on the wire, long-read and direct RDMA).
+     * endpoint writes, and bytes the device moves (packets on the wire, long-read, runting read's reads and
+     * direct RDMA).
      */
     BYTES_COPIED
 }

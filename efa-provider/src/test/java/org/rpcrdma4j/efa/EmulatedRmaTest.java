@@ -148,6 +148,33 @@ class EmulatedRmaTest {
         assertThat(pair.b.statistics().counter(EndpointCounter.READ_NACKS_SENT)).isEqualTo(1);
     }
 
+    @Test
+    void aLongReadWriteWhoseReadFailsEndsWithTheErrorAndTouchesNothing() {
+        final FailingReads[] reads = new FailingReads[1];
+        final SimPair pair = new SimPair(seed.seed(), READ_ONLY, READ_ONLY, EndpointConfig.DEFAULT,
+                EndpointConfig.DEFAULT, device -> reads[0] = new FailingReads(device));
+        pair.handshake();
+        final ByteBuffer target = canaried(MIB);
+        final MemoryRegion remote = pair.b.register(slice(target, MIB), EnumSet.of(Access.REMOTE_WRITE));
+        final MemoryRegion local = pair.a.register(SimPair.pattern(MIB, 3), Set.of());
+
+        assertThat(pair.a.write(pair.aToB, local, 0, remote.iov(0, MIB), 1)).isTrue();
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+        assertThat(pair.doneB).isEmpty();
+        assertThat(target).isEqualTo(canaried(MIB));
+        assertThat(pair.a.statistics().counter(EndpointCounter.LONGREAD_RTW_WRITES)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.PEER_ERRORS_SENT)).isEqualTo(1);
+        assertThat(pair.a.statistics().gauge(EndpointGauge.REGISTRATIONS)).isZero();
+        assertThat(pair.b.statistics().gauge(EndpointGauge.REGISTRATIONS)).isZero();
+        assertThat(pair.b.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
+
+        reads[0].failing = false;
+        pair.doneA.clear();
+        assertWrite(pair, MIB, false, EndpointCounter.LONGREAD_RTW_WRITES);
+    }
+
     static Stream<Arguments> refusedWrites() {
         return Stream.of(Arguments.of(NO_RDMA, 100), Arguments.of(NO_RDMA, 100_000), Arguments.of(READ_ONLY, MIB));
     }

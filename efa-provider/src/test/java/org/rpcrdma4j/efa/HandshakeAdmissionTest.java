@@ -16,6 +16,8 @@ import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.HandshakeFlyweight;
 import org.rpcrdma4j.efa.wire.LongCtsRtwFlyweight;
+import org.rpcrdma4j.efa.wire.LongReadRtmFlyweight;
+import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
 import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
@@ -23,8 +25,9 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 /**
  * The handshake announces exactly what the endpoint implements, and the endpoint sends a packet type that
  * depends on a feature only to a peer whose handshake announced it: a hand-built peer, with or without
- * PEER_ERROR (feature 9) in its handshake, makes an emulated write the endpoint must refuse; one with or without
- * delivery complete (feature 1) is sent to by an endpoint that asks for it.
+ * PEER_ERROR (feature 9) in its handshake, makes an emulated write the endpoint must refuse, or a long-read
+ * message whose read fails; one with or without delivery complete (feature 1) is sent to by an endpoint that
+ * asks for it; with or without runting read (feature 4), it gets runting-read or long-read messages.
  */
 class HandshakeAdmissionTest {
 
@@ -53,14 +56,73 @@ class HandshakeAdmissionTest {
 
         final HandshakeFlyweight theirs = new HandshakeFlyweight().wrap(peer.received().get(0), 0);
         assertThat(theirs.extraInfo(0)).as("what the endpoint implements").isEqualTo(ExtraFeature.RDMA_READ.mask()
-                | ExtraFeature.DELIVERY_COMPLETE.mask() | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.READ_NACK.mask()
-                | ExtraFeature.PEER_ERROR.mask() | ExtraFeature.CONNID_HEADER.mask());
+                | ExtraFeature.DELIVERY_COMPLETE.mask() | ExtraFeature.RDMA_WRITE.mask() | ExtraFeature.RUNT.mask()
+                | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask() | ExtraFeature.CONNID_HEADER.mask());
         if (announced) {
-            final PeerErrorFlyweight error = new PeerErrorFlyweight().wrap(peer.received().get(1), 0);
-            assertThat(error.opId()).isEqualTo(SEND_ID);
-            assertThat(error.refKind()).isEqualTo(PeerErrorFlyweight.REF_OPE_INDEX);
-            assertThat(error.provErrno()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS.value());
+            assertPeerError(peer.received().get(1), EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
         }
+    }
+
+    /**
+     * A long-read message whose read_iov names memory the sender never registered: the receive ends with the
+     * read's error, and the sender hears it in a PEER_ERROR only if it announced the feature; never an EOR.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aFailedReadIsReportedWithPeerErrorOnlyToAPeerThatAnnouncedIt(boolean announced) throws Exception {
+        final SimPair pair = new SimPair(1);
+        final RawPeer peer = new RawPeer(pair.fabric, 3, pair.b);
+        pair.b.insert(peer.address());
+        peer.send(RawPeer.handshake(ExtraFeature.RDMA_READ.mask() | (announced ? ExtraFeature.PEER_ERROR.mask() : 0)));
+        pair.step();
+        pair.step();
+        pair.b.recv(EfaEndpoint.ADDR_UNSPEC, ByteBuffer.allocate(60_000), 1);
+
+        peer.send(longReadRtmOfUnregisteredMemory());
+        run(pair, peer);
+
+        assertThat(pair.doneB).hasSize(1);
+        assertThat(pair.doneB.get(0).error()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+        assertThat(pair.doneB.get(0).length()).isZero();
+        assertThat(peer.types()).containsExactlyElementsOf(announced
+                ? List.of(PacketType.HANDSHAKE, PacketType.PEER_ERROR) : List.of(PacketType.HANDSHAKE));
+        if (announced) {
+            assertPeerError(peer.received().get(1), EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+        }
+        assertThat(pair.b.statistics().gauge(EndpointGauge.REGISTRATIONS)).isZero();
+        assertThat(pair.b.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
+    }
+
+    /**
+     * §4.5: runting read goes only to a peer that announced it (feature 4) besides RDMA read; another gets
+     * long-read. The hand-built peer never answers, so the message stays in flight.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void runtingReadGoesOnlyToAPeerThatAnnouncedIt(boolean announced) throws Exception {
+        final EndpointConfig runting = EndpointConfig.DEFAULT.withMinReadMessageSize(10_000).withRuntSize(12_000);
+        final SimPair pair = new SimPair(1, SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT,
+                runting);
+        final RawPeer peer = new RawPeer(pair.fabric, 3, pair.b);
+        final long toPeer = pair.b.insert(peer.address());
+        peer.send(RawPeer.handshake(ExtraFeature.RDMA_READ.mask() | (announced ? ExtraFeature.RUNT.mask() : 0)));
+        pair.step();
+        pair.step();
+
+        assertThat(pair.b.send(toPeer, SimPair.pattern(20_000, 1), 1)).isTrue();
+        run(pair, peer);
+
+        final PacketType rtm = announced ? PacketType.RUNTREAD_MSGRTM : PacketType.LONGREAD_MSGRTM;
+        // 12 000 runt bytes in two packets.
+        assertThat(peer.types()).containsExactlyElementsOf(announced
+                ? List.of(PacketType.HANDSHAKE, rtm, rtm) : List.of(PacketType.HANDSHAKE, rtm));
+    }
+
+    private static void assertPeerError(ByteBuffer packet, EfaErrorCode error) {
+        final PeerErrorFlyweight peerError = new PeerErrorFlyweight().wrap(packet, 0);
+        assertThat(peerError.opId()).isEqualTo(SEND_ID);
+        assertThat(peerError.refKind()).isEqualTo(PeerErrorFlyweight.REF_OPE_INDEX);
+        assertThat(peerError.provErrno()).isEqualTo(error.value());
     }
 
     /**
@@ -115,6 +177,17 @@ class HandshakeAdmissionTest {
         new LongCtsRtwFlyweight().wrap(packet, 0).rmaIovCount(1).msgLength(50_000).sendId(SEND_ID).creditRequest(1);
         new RmaIovFlyweight().wrap(packet, LongCtsRtwFlyweight.RMA_IOV_OFFSET).addr(region.address()).len(50_000)
                 .key(Integer.toUnsignedLong(region.key() + 1));
+        return packet;
+    }
+
+    /** A LONGREAD_MSGRTM of 50 000 bytes whose read_iov names memory the sender never registered. */
+    private static ByteBuffer longReadRtmOfUnregisteredMemory() {
+        final int at = LongReadRtmFlyweight.MSGRTM_HEADER_LENGTH;
+        final ByteBuffer packet = ByteBuffer.allocate(at + RmaIovFlyweight.LENGTH);
+        new BaseHeaderFlyweight().wrap(packet, 0).type(PacketType.LONGREAD_MSGRTM.id())
+                .version(BaseHeaderFlyweight.PROTOCOL_VERSION).flags(PacketFlags.REQ_MSG_FLAG);
+        new LongReadRtmFlyweight().wrap(packet, 0).msgId(0).msgLength(50_000).sendId(SEND_ID).readIovCount(1);
+        new RmaIovFlyweight().wrap(packet, at).addr(0x10000).len(50_000).key(77);
         return packet;
     }
 }

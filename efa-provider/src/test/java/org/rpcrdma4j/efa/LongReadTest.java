@@ -19,9 +19,9 @@ import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 /**
  * The long-read message subprotocol (EFA RDM protocol v4 §4.1) and its READ_NACK fallback
  * (§4.7, DISCREPANCIES.md B6): chosen at {@code minReadMessageSize} when both handshakes announce
- * RDMA read, reading only once a receive matches, truncating like the other subprotocols, and
- * keeping the message order and the resource machinery intact. The counters tell which
- * subprotocol carried each message.
+ * RDMA read, reading only once a receive matches, truncating like the other subprotocols, failing
+ * at both ends when the read fails, and keeping the message order and the resource machinery
+ * intact. The counters tell which subprotocol carried each message.
  */
 class LongReadTest {
 
@@ -149,6 +149,37 @@ class LongReadTest {
         assertThat(pair.b.statistics().counter(EndpointCounter.READ_NACKS_SENT)).isZero();
     }
 
+    @Test
+    void aFailedReadEndsTheMessageWithTheErrorAtBothEndsAndTheEndpointsGoOn() {
+        final FailingReads[] reads = new FailingReads[1];
+        final SimPair pair = new SimPair(seed.seed(), SimDeviceConfig.DEFAULT, SimDeviceConfig.DEFAULT,
+                EndpointConfig.DEFAULT, EndpointConfig.DEFAULT, device -> reads[0] = new FailingReads(device));
+        pair.handshake();
+        final ByteBuffer into = ByteBuffer.allocate(MIN_READ);
+        pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into, 1);
+        pair.a.send(pair.aToB, SimPair.pattern(MIN_READ, 6), 2);
+        pair.runUntil(() -> pair.doneA.size() == 1 && pair.doneB.size() == 1);
+
+        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+        assertThat(pair.doneB.get(0).error()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+        assertThat(pair.doneB.get(0).length()).isZero();
+        assertThat(pair.b.statistics().counter(EndpointCounter.PEER_ERRORS_SENT)).isEqualTo(1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.PEER_ERRORS_RECEIVED)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.LONG_READ_MESSAGES_RECEIVED)).isZero();
+        assertIdle(pair);
+
+        reads[0].failing = false;
+        pair.doneA.clear();
+        pair.doneB.clear();
+        pair.b.recv(EfaEndpoint.ADDR_UNSPEC, into.clear(), 3);
+        pair.a.send(pair.aToB, SimPair.pattern(MIN_READ, 7), 4);
+        pair.runUntil(() -> pair.doneA.size() == 1 && pair.doneB.size() == 1);
+        assertThat(pair.doneA.get(0).ok()).isTrue();
+        assertThat(pair.doneB.get(0).ok()).isTrue();
+        assertThat(into.rewind()).isEqualTo(SimPair.pattern(MIN_READ, 7));
+        assertIdle(pair);
+    }
+
     static Stream<Arguments> withoutRdmaRead() {
         return Stream.of(
                 Arguments.of(NO_RDMA_READ, SimDeviceConfig.DEFAULT, EndpointConfig.DEFAULT),
@@ -231,6 +262,15 @@ class LongReadTest {
             final int i = (int) done.context();
             assertThat(done.length()).as("length of message %d", i).isEqualTo(sizes[i]);
             assertThat(into.get(i).rewind().equals(SimPair.pattern(sizes[i], i))).as("bytes of message %d", i).isTrue();
+        }
+    }
+
+    /** Nothing of a finished message is held at either end. */
+    static void assertIdle(SimPair pair) {
+        for (EfaEndpoint endpoint : List.of(pair.a, pair.b)) {
+            assertThat(endpoint.statistics().gauge(EndpointGauge.REGISTRATIONS)).isZero();
+            assertThat(endpoint.statistics().gauge(EndpointGauge.TX_ENTRIES)).isZero();
+            assertThat(endpoint.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
         }
     }
 

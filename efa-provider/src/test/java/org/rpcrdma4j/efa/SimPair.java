@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.rpcrdma4j.efa.device.Device;
 import org.rpcrdma4j.efa.device.Gid;
 import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
@@ -35,11 +37,17 @@ final class SimPair {
 
     SimPair(long seed, SimDeviceConfig deviceConfigA, SimDeviceConfig deviceConfigB, EndpointConfig configA,
             EndpointConfig configB) {
+        this(seed, deviceConfigA, deviceConfigB, configA, configB, UnaryOperator.identity());
+    }
+
+    /** @param wrapB what B's endpoint sees of its device: a test's fault around the simulated one */
+    SimPair(long seed, SimDeviceConfig deviceConfigA, SimDeviceConfig deviceConfigB, EndpointConfig configA,
+            EndpointConfig configB, UnaryOperator<Device> wrapB) {
         fabric = new SimFabric(seed);
         deviceA = fabric.createDevice(new Gid(0xfe80_0000_0000_0000L, 1), 7, deviceConfigA);
         deviceB = fabric.createDevice(new Gid(0xfe80_0000_0000_0000L, 2), 9, deviceConfigB);
         a = new EfaEndpoint(deviceA, configA.withRandomSeed(seed));
-        b = new EfaEndpoint(deviceB, configB.withRandomSeed(~seed));
+        b = new EfaEndpoint(wrapB.apply(deviceB), configB.withRandomSeed(~seed));
         aToB = a.insert(b.address());
     }
 

@@ -23,9 +23,11 @@ import org.rpcrdma4j.efa.wire.PacketType;
  *
  * <p>What it announces is what the endpoint implements: RDMA read and write where the device has them and
  * the configuration allows, delivery complete (feature 1: every DC REQ is served and answered with a RECEIPT,
- * whether or not this endpoint asks for DC itself), READ_NACK (feature 6, sent and acted on), PEER_ERROR
- * (feature 9: sent for a refused emulated RMA request, its OPE_INDEX kind acted on), and the connid and
- * constant-header-length requests as configured; not runting read or unsolicited write receive. The baseline
+ * whether or not this endpoint asks for DC itself), runting read (feature 4, received always, as the provider
+ * announces it, and sent as {@code EndpointConfig.runtSize} allows), READ_NACK (feature 6, sent and acted on),
+ * PEER_ERROR (feature 9: sent for a refused emulated RMA request and a failed read, its OPE_INDEX kind acted
+ * on), and the connid and constant-header-length requests as configured; not unsolicited write receive. The
+ * baseline
  * subprotocols, emulated RMA included, need no announcement. A packet type that depends on a feature
  * goes to a peer only when the peer's handshake announced it (the callers check {@link Peer#has}). The peer's HANDSHAKE tells which extra features
  * may be used with it and ends the raw-address header in our REQs (§2.2).
@@ -60,7 +62,8 @@ final class Handshake {
         this.hostId = config.hostId();
         this.extraInfo = (config.rdmaRead() && device.has(Capability.RDMA_READ) ? ExtraFeature.RDMA_READ.mask() : 0)
                 | (config.rdmaWrite() && device.has(Capability.RDMA_WRITE) ? ExtraFeature.RDMA_WRITE.mask() : 0)
-                | ExtraFeature.DELIVERY_COMPLETE.mask() | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
+                | ExtraFeature.DELIVERY_COMPLETE.mask() | ExtraFeature.RUNT.mask()
+               | ExtraFeature.READ_NACK.mask() | ExtraFeature.PEER_ERROR.mask()
                 | (config.requestConnidHeader() ? ExtraFeature.CONNID_HEADER.mask() : 0)
                 | (config.requestConstantHeaderLength() ? ExtraFeature.CONSTANT_HEADER_LENGTH.mask() : 0);
     }

@@ -22,7 +22,7 @@ import org.rpcrdma4j.efa.wire.PacketType;
  *
  * <p>After a READ_NACK (§4.7) the RTM carries no data and the {@code REQ_READ_NACK} flag
  * (DISCREPANCIES.md B6): the receiver has the message matched already, and all the data follows
- * in CTSDATA packets.
+ * in CTSDATA packets, from the end of the runt for a runting-read message.
  *
  * <p>The delivery-complete variant (§4.2), DC_LONGCTS_MSGRTM or DC_LONGCTS_TAGRTM, has the same layout: its
  * {@code send_id} serves the CTS and the RECEIPT alike, and its CTSDATA packets are the usual ones.
@@ -105,15 +105,17 @@ final class LongCtsSender {
         final ByteBuffer buffer = packet.buffer;
         final boolean dc = tx.awaitsReceipt();
         final int headerLength = ReqHeader.length(rtmType(tx.tagged, dc), tx.peer, tx.hasCqData);
+        // After a READ_NACK the data resumes where the runt, if any, ended; the RTM carries none of it.
         final int first = tx.readNacked ? 0 : Math.min(tx.length, mtu - headerLength);
+        final int end = tx.bytesBuilt + first;
         final int at = writeRtmHeader(buffer, tx.peer, tx.tagged, dc, tx.readNacked, tx.msgId, tx.length, tx.id,
-                creditRequest(tx, first), tx.tag, tx.hasCqData, tx.cqData);
+                creditRequest(tx, end), tx.tag, tx.hasCqData, tx.cqData);
         buffer.put(at, tx.data, 0, first);
         counters.add(EndpointCounter.BYTES_COPIED, first);
         packet.length = at + first;
         packet.dataLength = first;
-        tx.bytesBuilt = first;
-        tx.windowEnd = first;
+        tx.bytesBuilt = end;
+        tx.windowEnd = end;
         tx.reqBuilt = true;
         counters.increment(EndpointCounter.LONG_CTS_MESSAGES_SENT);
     }

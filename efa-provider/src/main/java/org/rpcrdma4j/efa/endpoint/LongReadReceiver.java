@@ -30,11 +30,18 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * was short) and an EOR tells the sender it may release its buffer.
  *
  * <p>The target of an emulated long-read write ({@link LongReadRtw}) reads the same way into the registered
- * memory the write names, and its EOR goes the same way.
+ * memory the write names, and its EOR goes the same way. So does the receiver of a runting-read message
+ * ({@link RuntRead}, §4.5), from {@code runt_length} on: its reads start with the first runt packet a receive
+ * matches and its EOR goes when they are done, while its receive completes once the runt packets are in too.
  *
  * <p>If this endpoint cannot read (it does not use RDMA read, or the registration fails) it
- * answers READ_NACK instead (§4.7) and keeps the receive for the long-CTS RTM the sender falls
- * back to, which {@link LongCtsReceiver#onReadNackRtm} takes up.
+ * answers READ_NACK instead (§4.7), for a runting-read message once all its runt packets are in, and
+ * keeps the receive for the long-CTS RTM the sender falls back to, which
+ * {@link LongCtsReceiver#onReadNackRtm} takes up.
+ *
+ * <p>A read that fails ends the receive with the device's status once the reads on the device are back, and
+ * the sender hears it in a PEER_ERROR instead of the EOR ({@link PeerErrors}), so that the operation fails at
+ * both ends; §4.1 defines no answer for it.
  *
  * <p>Reads share the device's send queue: a read the queue refuses waits, with the rest of its
  * message, for the next progress. An EOR or READ_NACK that finds no packet buffer waits too; both
@@ -60,7 +67,7 @@ final class LongReadReceiver {
     private final TxQueue txQueue;
     private final EndpointAddress self;
     private final Counters counters;
-    private final RmaAccess access;
+    private final PeerErrors peerErrors;
     private final boolean canRead;
     /** Volatile for the {@code REGISTRATIONS} gauge on other threads; only the progress thread writes it. */
     private volatile int registrations;
@@ -70,9 +77,9 @@ final class LongReadReceiver {
      *     message is answered with READ_NACK
      */
     LongReadReceiver(Device device, RxSide rx, PacketPool packets, TxQueue txQueue, EndpointAddress self,
-                     Counters counters, RmaAccess access, boolean canRead) {
+                     Counters counters, PeerErrors peerErrors, boolean canRead) {
         this.device = device;
-        this.access = access;
+        this.peerErrors = peerErrors;
         this.rx = rx;
         this.packets = packets;
         this.txQueue = txQueue;
@@ -122,22 +129,38 @@ final class LongReadReceiver {
         return readIov.length == 0 || undescribed != 0 ? null : readIov;
     }
 
-    /** The message is matched: register the receive buffer and read, or answer READ_NACK. */
+    /**
+     * The message is matched: register the receive buffer and read what follows the runt (all of a long-read
+     * message), or answer READ_NACK; a runting-read message answers it only once its last runt packet is in.
+     */
     void start(RxEntry entry) {
         entry.readStarted = true;
         entry.readEnd = Math.min(entry.msgLength, entry.buffer.capacity());
-        if (entry.readEnd > 0) {
+        entry.readPosted = entry.runtLength;
+        if (entry.readEnd > entry.readPosted) {
             entry.readRegion = canRead
                     ? device.registerMemory(entry.buffer.slice(0, (int) entry.readEnd), EnumSet.of(Access.LOCAL_WRITE))
                     : null;
             if (entry.readRegion == null) {
-                refuse(entry);
+                if (entry.runtReceived == entry.runtLength) {
+                    refuse(entry);
+                } else {
+                    entry.nackOwed = true;
+                }
                 return;
             }
             registrations++;
         }
         readsWaiting.add(entry);
         postReads();
+    }
+
+    /** Runting read: every runt byte of the message has arrived, so a READ_NACK it owes goes now (§4.7). */
+    void onRuntIn(RxEntry entry) {
+        if (entry.nackOwed) {
+            entry.nackOwed = false;
+            refuse(entry);
+        }
     }
 
     /** A read posted here completed. */
@@ -149,6 +172,10 @@ final class LongReadReceiver {
         entry.readsOutstanding--;
         if (status != CompletionStatus.OK && entry.error == EfaErrorCode.SUCCESS) {
             entry.error = EfaErrorCode.of(status);
+            entry.readFailure = status;
+            // Nothing more is read: the receive ends once the reads on the device are back.
+            readsWaiting.remove(entry);
+            entry.readEnd = entry.readPosted;
         }
         finishIfRead(entry);
     }
@@ -165,6 +192,20 @@ final class LongReadReceiver {
     /** @return receive buffers registered for reads and not yet released */
     int registrations() {
         return registrations;
+    }
+
+    /**
+     * Ends a matched receive with {@code error} (its sender aborted the message): at once, or when the last of
+     * its reads on the device is back. No EOR goes; the sender knows.
+     */
+    void abort(RxEntry entry, EfaErrorCode error) {
+        entry.error = error;
+        readsWaiting.remove(entry);
+        entry.readEnd = entry.readPosted;
+        if (entry.readsOutstanding == 0) {
+            release(entry);
+            rx.complete(entry);
+        }
     }
 
     /** Drops the reads still to post and the answers owed to a peer that is no longer active. */
@@ -264,28 +305,39 @@ final class LongReadReceiver {
         return posted;
     }
 
-    /** When every read is posted and completed: deregister, complete the receive, owe the EOR. */
+    /**
+     * When every read is posted and completed: deregister, complete the receive and answer. A failed read is
+     * answered with a PEER_ERROR carrying its status instead of the EOR, so that the sender's operation ends
+     * with the error too (libfabric main's {@code efa_rdm_rxe_emit_peer_error}); a peer that did not announce
+     * PEER_ERROR is not answered, and its operation waits until it ends with its peer, as the provider's does.
+     */
     private void finishIfRead(RxEntry entry) {
         if (entry.readPosted < entry.readEnd || entry.readsOutstanding > 0) {
             return;
         }
         release(entry);
-        entry.bytesReceived = entry.msgLength;
-        rx.afterData(entry);
+        // What the runt does not hold is in: read, or beyond a short receive buffer.
+        entry.bytesReceived += entry.msgLength - entry.runtLength;
+        if (entry.error == EfaErrorCode.SUCCESS) {
+            rx.afterData(entry);
+        } else {
+            rx.complete(entry);
+        }
         if (!entry.peer.isActive()) {
             // Ended with its peer (RxSide.forget): nobody to answer.
             return;
         }
-        if (entry.writeTarget) {
-            if (entry.error != EfaErrorCode.SUCCESS) {
-                // The write did not land: its initiator hears so instead of an EOR (libfabric main's PEER_ERROR).
-                access.refuse(entry.peer, Integer.toUnsignedLong(entry.sendId));
-                return;
-            }
-        } else {
+        if (entry.readFailure != null) {
+            peerErrors.report(entry.peer, Integer.toUnsignedLong(entry.sendId), entry.readFailure.value());
+            return;
+        }
+        if (entry.error != EfaErrorCode.SUCCESS) {
+            // Aborted by its sender, which knows.
+            return;
+        }
+        if (!entry.writeTarget && entry.runtLength == 0) {
             counters.increment(EndpointCounter.LONG_READ_MESSAGES_RECEIVED);
         }
-        // A message's EOR goes even after a failed read: nothing more will be read, so the sender may let go.
         answer(entry);
     }
 

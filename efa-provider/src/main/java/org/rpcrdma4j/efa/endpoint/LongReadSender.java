@@ -20,11 +20,16 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * byte has been read; then the registration goes and the send completes. The RTM's
  * {@code send_id} is the TX entry id, by which the EOR finds the operation again.
  *
- * <p>An emulated long-read write ({@link LongReadRtw}) registers, waits for its EOR and falls back the same way.
+ * <p>An emulated long-read write ({@link LongReadRtw}) and a runting-read message ({@link RuntRead}, §4.5)
+ * register, wait for their EOR and fall back the same way; a runting-read message that fits its runt is not
+ * read and waits for no EOR.
  *
  * <p>A receiver that cannot read answers READ_NACK (§4.7): the registration goes at once and the
- * message starts over as long-CTS, with the same msg_id, its RTM marked {@code REQ_READ_NACK} and
- * carrying no data (DISCREPANCIES.md B6).
+ * message goes on as long-CTS, with the same msg_id, its RTM marked {@code REQ_READ_NACK} and
+ * carrying no data (DISCREPANCIES.md B6); a runting-read message's CTSDATA start after the runt.
+ *
+ * <p>Here too is the count of messages being read, from their RTM to their reader's answer, which runting
+ * read waits for to be 0 ({@link ProtocolSelector}).
  */
 final class LongReadSender {
 
@@ -38,6 +43,8 @@ final class LongReadSender {
     private final Counters counters;
     /** Volatile for the {@code REGISTRATIONS} gauge on other threads; only the progress thread writes it. */
     private volatile int registrations;
+    /** Long-read and runting-read messages whose reader has not answered ({@code num_read_msg_in_flight}). */
+    private int messagesBeingRead;
 
     LongReadSender(Device device, ReqHeader header, IdTable<TxEntry> txEntries, Counters counters) {
         this.device = device;
@@ -82,6 +89,7 @@ final class LongReadSender {
         if (tx.sendRegion == null) {
             return false;
         }
+        tx.described = tx.sendRegion;
         registrations++;
         return true;
     }
@@ -104,7 +112,19 @@ final class LongReadSender {
         packet.dataLength = 0;
         tx.bytesBuilt = tx.length;
         tx.reqBuilt = true;
+        countRead(tx);
         counters.increment(EndpointCounter.LONG_READ_MESSAGES_SENT);
+    }
+
+    /** A message's reader has its read_iov now: it counts among the messages being read until it answers. */
+    void countRead(TxEntry tx) {
+        tx.readInFlight = true;
+        messagesBeingRead++;
+    }
+
+    /** @return long-read and runting-read messages whose reader has not answered EOR, READ_NACK or PEER_ERROR */
+    int messagesBeingRead() {
+        return messagesBeingRead;
     }
 
     /**
@@ -136,17 +156,25 @@ final class LongReadSender {
         }
         counters.increment(EndpointCounter.READ_NACKS_RECEIVED);
         release(tx);
-        // A write has no msg_id to keep: it starts over as a plain LONGCTS_RTW, whose target checks it anew.
-        tx.readNacked = tx.protocol == Protocol.LONG_READ;
+        // A message goes on after its runt, which the receiver has (§4.7: it answers once every runt packet is
+        // in). A write has no msg_id to keep: it starts over as a plain LONGCTS_RTW, whose target checks it anew.
+        tx.readNacked = tx.protocol == Protocol.LONG_READ || tx.protocol == Protocol.RUNT_READ;
+        tx.bytesBuilt = tx.protocol == Protocol.RUNT_READ ? tx.runtLength : 0;
         tx.protocol = tx.readNacked ? Protocol.LONG_CTS : Protocol.LONGCTS_RTW;
         tx.reqBuilt = false;
-        tx.bytesBuilt = 0;
-        tx.windowEnd = 0;
+        tx.windowEnd = tx.bytesBuilt;
         return tx;
     }
 
-    /** Deregisters the send buffer, if it is still registered. */
+    /**
+     * The peer reads the send buffer no more (it answered, or the operation ended): deregisters it, if it is still
+     * registered, and the message no longer counts as being read.
+     */
     void release(TxEntry tx) {
+        if (tx.readInFlight) {
+            tx.readInFlight = false;
+            messagesBeingRead--;
+        }
         if (tx.sendRegion != null) {
             final MemoryRegion region = tx.sendRegion;
             tx.sendRegion = null;
@@ -162,8 +190,7 @@ final class LongReadSender {
 
     private TxEntry find(Peer peer, long sendId) {
         final TxEntry tx = txEntries.get(sendId);
-        return tx == null || tx.peer != peer || tx.protocol != Protocol.LONG_READ && tx.protocol != Protocol.LONGREAD_RTW
-                || tx.completed || !tx.reqBuilt
-                || tx.eorReceived ? null : tx;
+        return tx == null || tx.peer != peer || !tx.awaitsEor() || tx.completed || !tx.reqBuilt || tx.eorReceived
+                ? null : tx;
     }
 }

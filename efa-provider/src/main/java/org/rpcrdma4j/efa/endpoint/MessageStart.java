@@ -8,7 +8,8 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
 
 /**
  * Where every send starts, as in libfabric's {@code efa_rdm_msg_post_rtm}: it is given its {@code msg_id},
- * {@link ProtocolSelector#select} picks its subprotocol, and it goes on the TX side.
+ * {@link ProtocolSelector#select} picks its subprotocol (a runting read's runt counted against the peer's
+ * budget at once, so that the next send's choice sees it), and it goes on the TX side.
  *
  * <p>A send that asks for delivery complete needs the peer's handshake first (§2.1, §4.2): it waits for it
  * (triggering it if need be), and fails with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the handshake does not
@@ -84,10 +85,18 @@ final class MessageStart {
         // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
         entry.msgId = peer.nextTxMsgId++;
         entry.protocol = selector.select(entry.length, peer, entry.tagged, entry.hasCqData, entry.deliveryComplete);
-        if (entry.protocol == Protocol.LONG_READ && !longRead.register(entry)) {
-            // §4.1: registration is a limited resource; without it the message goes long-CTS.
-            entry.protocol = Protocol.LONG_CTS;
+        if (entry.protocol == Protocol.RUNT_READ) {
+            entry.runtLength = selector.runtLength(peer, entry.length);
         }
+        if ((entry.protocol == Protocol.LONG_READ || entry.protocol == Protocol.RUNT_READ)
+                && !longRead.register(entry)) {
+            // §4.1: registration is a limited resource; without it the message goes long-CTS (libfabric's
+            // efa_rdm_ope_post_send_fallback).
+            entry.protocol = Protocol.LONG_CTS;
+            entry.runtLength = 0;
+        }
+        // Counted before its packets are built, so that the next message's choice sees it.
+        entry.reserveRunt();
         if (entry.protocol == Protocol.EAGER) {
             counters.increment(EndpointCounter.EAGER_MESSAGES_SENT);
         } else if (entry.protocol == Protocol.MEDIUM) {

@@ -65,6 +65,7 @@ final class PacketDispatcher {
     private final Handshake handshake;
     private final EagerRtm eager;
     private final MediumRtm medium;
+    private final RuntRead runtRead;
     private final LongCtsSender longCtsSender;
     private final LongCtsReceiver longCtsReceiver;
     private final LongReadSender longReadSender;
@@ -77,9 +78,9 @@ final class PacketDispatcher {
     private final Receipts receipts;
 
     PacketDispatcher(AddressVector av, Counters counters, Handshake handshake, EagerRtm eager, MediumRtm medium,
-                     LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver, LongReadSender longReadSender,
-                     LongReadReceiver longReadReceiver, TxSide tx, RxSide rx, PeerTeardown teardown,
-                     ProgressErrors errors, RmaTargets rma, Receipts receipts) {
+                     RuntRead runtRead, LongCtsSender longCtsSender, LongCtsReceiver longCtsReceiver,
+                     LongReadSender longReadSender, LongReadReceiver longReadReceiver, TxSide tx, RxSide rx,
+                     PeerTeardown teardown, ProgressErrors errors, RmaTargets rma, Receipts receipts) {
         this.rma = rma;
         this.receipts = receipts;
         this.av = av;
@@ -87,6 +88,7 @@ final class PacketDispatcher {
         this.handshake = handshake;
         this.eager = eager;
         this.medium = medium;
+        this.runtRead = runtRead;
         this.longCtsSender = longCtsSender;
         this.longCtsReceiver = longCtsReceiver;
         this.longReadSender = longReadSender;
@@ -155,7 +157,8 @@ final class PacketDispatcher {
                 }
             }
             case EAGER_MSGRTM, EAGER_TAGRTM, MEDIUM_MSGRTM, MEDIUM_TAGRTM, LONGREAD_MSGRTM, LONGREAD_TAGRTM,
-                    DC_EAGER_MSGRTM, DC_EAGER_TAGRTM, DC_MEDIUM_MSGRTM, DC_MEDIUM_TAGRTM -> onRtm(peer, buffer, packet);
+                    DC_EAGER_MSGRTM, DC_EAGER_TAGRTM, DC_MEDIUM_MSGRTM, DC_MEDIUM_TAGRTM,
+                    RUNTREAD_MSGRTM, RUNTREAD_TAGRTM -> onRtm(peer, buffer, packet);
             case EAGER_RTW -> {
                 // An EAGER_RTW without rma_iov is a peer asking for our HANDSHAKE, already owed above.
                 if (rtw.wrap(buffer, packet.offset()).rmaIovCount() != 0) {
@@ -195,7 +198,7 @@ final class PacketDispatcher {
                 }
             }
             case AHEAD -> {
-                // The copy keeps a LONGREAD_RTM's read_iov, which lies between the headers and the payload.
+                // The copy keeps a LONGREAD or RUNTREAD RTM's read_iov, which lies between the headers and the payload.
                 final int length = packet.payloadOffset() - packet.offset() + packet.payloadLength();
                 if (!rx.hold(peer, length)) {
                     // Held bytes count against the unexpected-bytes limits (EndpointLimits).
@@ -219,18 +222,28 @@ final class PacketDispatcher {
         return (int) rtmId.wrap(held.buffer(), 0).msgId();
     }
 
-    /** An RTM whose turn has come, or a later segment of a medium message already started. */
+    /** An RTM whose turn has come, or a later segment of a medium or runting-read message already started. */
     private void process(Peer peer, int msgId, ByteBuffer buffer, DecodedPacket packet) {
         final PacketType type = packet.type();
         final boolean isMedium = MediumRtm.isMedium(type);
-        final RxEntry started = isMedium ? peer.mediumInProgress.get(msgId) : null;
+        final boolean isRunt = type == PacketType.RUNTREAD_MSGRTM || type == PacketType.RUNTREAD_TAGRTM;
+        final RxEntry started = isMedium || isRunt ? peer.mediumInProgress.get(msgId) : null;
         if (started != null) {
-            medium.onLaterSegment(started, buffer, packet);
+            if (started.protocol != (isMedium ? Protocol.MEDIUM : Protocol.RUNT_READ)) {
+                // A segment of another subprotocol than the message's first.
+                counters.increment(EndpointCounter.MALFORMED_PACKETS);
+            } else if (isMedium) {
+                medium.onLaterSegment(started, buffer, packet);
+            } else {
+                runtRead.onLaterSegment(started, buffer, packet);
+            }
         } else if (peer.reorder.classify(msgId) != ReorderWindow.Position.NEXT) {
-            // Before the window and not a medium message in progress: a duplicate.
+            // Before the window and not a message in progress: a duplicate.
             counters.increment(EndpointCounter.ORPHAN_PACKETS);
         } else if (isMedium) {
             medium.onFirstSegment(peer, buffer, packet);
+        } else if (isRunt) {
+            runtRead.onFirstSegment(peer, buffer, packet);
         } else if (type == PacketType.PEER_ERROR) {
             counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
         } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM

@@ -20,6 +20,8 @@ final class PacketEntry {
     /** The operation whose data the packet carries, or null for a control packet (HANDSHAKE, CTS, EOR, READ_NACK, PEER_ERROR). */
     TxEntry tx;
     int dataLength;
+    /** A runting-read packet: its data counts in the peer's runt bytes in flight until its send completion. */
+    boolean runt;
     /** Set when the packet has already been retransmitted after an RNR (libfabric's RNR_RETRANSMIT). */
     boolean rnrRetransmitted;
 
@@ -42,6 +44,7 @@ final class PacketEntry {
         peer = null;
         tx = null;
         dataLength = 0;
+        runt = false;
         rnrRetransmitted = false;
     }
 

@@ -33,7 +33,10 @@ final class Peer {
     final AddressHandle ah;
     final ReorderWindow reorder;
     final Backoff backoff;
-    /** Medium messages whose first segment was processed and whose later segments are still due, by msg_id. */
+    /**
+     * Medium and runting-read messages whose first segment was processed and whose later segments are still due,
+     * by msg_id.
+     */
     final Map<Integer, RxEntry> mediumInProgress = new HashMap<>();
     /** Long-read receives we answered READ_NACK, waiting for the long-CTS fallback RTM, by msg_id (§4.7). */
     final Map<Integer, RxEntry> readNacked = new HashMap<>();
@@ -45,6 +48,11 @@ final class Peer {
     int txEntries;
     /** Emulated writes of this peer into our memory in progress ({@code EndpointLimits.sendsPerPeer}). */
     int writeTargets;
+    /**
+     * Runting-read bytes towards this peer in packets not yet completed, and chosen for packets not yet built
+     * (libfabric's {@code num_runt_bytes_in_flight}, bounded by {@code EndpointConfig.runtSize}).
+     */
+    long runtBytesInFlight;
     /** Send packet buffers assigned to this peer and not yet back in the pool. */
     int packetsHeld;
     /** Unexpected messages from this peer, and bytes held for it (unexpected and early packets). */

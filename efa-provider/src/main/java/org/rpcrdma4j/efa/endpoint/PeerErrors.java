@@ -17,24 +17,27 @@ import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
  * The PEER_ERROR packet (type 12, extra feature 9, DISCREPANCIES.md B7; libfabric main after v2.6.0), by
  * which a target tells an initiator that an operation it started has failed there.
  *
- * <p>Sent: for an emulated RMA request this endpoint refused ({@link RmaAccess}), with {@code ref_kind}
- * OPE_INDEX, {@code op_id} the initiator's operation the request named and {@code prov_errno}
- * {@link CompletionStatus#REMOTE_ERROR_BAD_ADDRESS}, the status a device gives a refused RDMA access; only
- * to a peer whose handshake announced feature 9. libfabric's provider sends it only for a long-read whose
- * RDMA read the sender's memory refused.
+ * <p>Sent, always with {@code ref_kind} OPE_INDEX and only to a peer whose handshake announced feature 9: for
+ * an emulated RMA request this endpoint refused ({@link RmaAccess}), {@code op_id} the initiator's operation
+ * the request named and {@code prov_errno} {@link CompletionStatus#REMOTE_ERROR_BAD_ADDRESS}, the status a
+ * device gives a refused RDMA access; and instead of the EOR of a long-read or runting-read message or a
+ * long-read write whose RDMA read failed here ({@link LongReadReceiver}), {@code op_id} its {@code send_id} and
+ * {@code prov_errno} the read's status. libfabric's provider sends it only for the latter, and only when the
+ * status is REMOTE_ERROR_BAD_ADDRESS (the sender's memory refused the read, {@code efa_rdm_rxe_emit_peer_error});
+ * after any other status its sender is never told.
  *
  * <p>Received: an OPE_INDEX that names one of this endpoint's operations with that peer in progress ends
  * it with the error the packet carries (EfaErrorCode numbers follow the device's statuses); libfabric's
- * provider ends it with {@code FI_ECANCELED}. A MSG_ID, by which a libfabric sender aborts a medium message
- * it had started, ends the receive that took its first bytes; a MSG_ID_SKIP, for a message aborted before
- * any byte, takes its msg_id's turn in the reorder window ({@link PacketDispatcher}). This endpoint sends
- * neither: it never aborts a message it started.
+ * provider ends it with {@code FI_ECANCELED}. A MSG_ID, by which a libfabric sender aborts a medium or
+ * runting-read message it had started, ends the receive that took its first bytes; a MSG_ID_SKIP, for a
+ * message aborted before any byte, takes its msg_id's turn in the reorder window ({@link PacketDispatcher}).
+ * This endpoint sends neither: it never aborts a message it started.
  *
  * <p>A PEER_ERROR that finds no packet buffer waits on a list and is built at a later progress.
  */
 final class PeerErrors {
 
-    private record Owed(Peer peer, long opId) {
+    private record Owed(Peer peer, long opId, long provErrno) {
     }
 
     private final PeerErrorFlyweight header = new PeerErrorFlyweight();
@@ -59,10 +62,18 @@ final class PeerErrors {
         rx = rxSide;
     }
 
-    /** Tells the peer its operation {@code opId} failed here, if its handshake admits PEER_ERROR. */
+    /** Tells the peer its request {@code opId} was refused here, if its handshake admits PEER_ERROR. */
     void report(Peer peer, long opId) {
+        report(peer, opId, CompletionStatus.REMOTE_ERROR_BAD_ADDRESS.value());
+    }
+
+    /**
+     * Tells the peer its operation {@code opId} failed here with {@code provErrno}, a device status, if its
+     * handshake admits PEER_ERROR.
+     */
+    void report(Peer peer, long opId, long provErrno) {
         if (peer.has(ExtraFeature.PEER_ERROR)) {
-            owed.add(new Owed(peer, opId));
+            owed.add(new Owed(peer, opId, provErrno));
             progress();
         }
     }
@@ -95,9 +106,9 @@ final class PeerErrors {
     }
 
     /**
-     * MSG_ID: the sender aborted a medium message whose first bytes a receive took; the receive ends with
-     * {@link EfaErrorCode#CANCELED}, as the provider's ({@code FI_ECANCELED}). One not matched yet stays, to be
-     * dropped with its peer.
+     * MSG_ID: the sender aborted a medium or runting-read message whose first bytes a receive took; the
+     * receive ends with {@link EfaErrorCode#CANCELED}, as the provider's ({@code FI_ECANCELED}), once no read
+     * of it is on the device. One not matched yet stays, to be dropped with its peer.
      */
     private void onMessageAborted(Peer peer, int msgId) {
         final RxEntry entry = peer.mediumInProgress.get(msgId);
@@ -106,8 +117,7 @@ final class PeerErrors {
             return;
         }
         counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
-        entry.error = EfaErrorCode.CANCELED;
-        rx.complete(entry);
+        rx.abort(entry, EfaErrorCode.CANCELED);
     }
 
     /** Drops the PEER_ERRORs owed to a peer that is no longer active. */
@@ -133,7 +143,7 @@ final class PeerErrors {
                 break;
             }
             final Owed o = owed.poll();
-            build(packet, o.peer(), o.opId(), CompletionStatus.REMOTE_ERROR_BAD_ADDRESS.value());
+            build(packet, o.peer(), o.opId(), o.provErrno());
             txQueue.send(packet);
             counters.increment(EndpointCounter.PEER_ERRORS_SENT);
             sent++;

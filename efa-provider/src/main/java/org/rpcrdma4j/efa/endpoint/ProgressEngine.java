@@ -28,10 +28,10 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
  * <p>One call of {@link #progress(long)} polls the device, dispatches what arrived and answers
  * send completions, then works the queues in libfabric's order
  * ({@code efa_rdm_ep_progress_internal}): packets waiting for a full send queue or for a peer's
- * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read reads waiting for the send queue with
- * the EOR and READ_NACK packets owed, PEER_ERROR and RECEIPT packets owed, sends and RMA operations that
- * waited for a handshake, operations with packets still to build, and direct RDMA operations waiting for the
- * send queue.
+ * RNR backoff, HANDSHAKEs owed, CTS packets owed, long-read and runting-read reads waiting for the
+ * send queue with the EOR and READ_NACK packets owed, PEER_ERROR and RECEIPT packets owed, sends and RMA
+ * operations that waited for a handshake, operations with packets still to build, and direct RDMA operations
+ * waiting for the send queue.
  *
  * <p>Containment: every device completion, every stage and every device call is guarded; an
  * exception costs the packet, operation or peer it came from ({@link ProgressErrors},
@@ -106,8 +106,9 @@ public final class ProgressEngine {
         this.handshake = new Handshake(packets, txQueue, reqHeader, self, counters, config, device.attributes());
         final boolean canRead = handshake.announces(ExtraFeature.RDMA_READ);
         final long maxRdmaSize = device.attributes().maxRdmaSize();
+        this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
         final ProtocolSelector selector = new ProtocolSelector(config, mtu, canRead,
-                handshake.announces(ExtraFeature.RDMA_WRITE), maxRdmaSize);
+                handshake.announces(ExtraFeature.RDMA_WRITE), maxRdmaSize, longReadSender::messagesBeingRead);
         this.memory = new RegisteredMemory(device);
         this.peerErrors = new PeerErrors(packets, txQueue, self, counters);
         this.receipts = new Receipts(packets, txQueue, self, counters);
@@ -117,8 +118,9 @@ public final class ProgressEngine {
         final LongCtsSender longCtsSender = new LongCtsSender(reqHeader, self, txEntries, counters, mtu,
                 config.longCtsCredits());
         this.longCtsReceiver = new LongCtsReceiver(rx, packets, txQueue, self, counters, mtu, config.longCtsCredits());
-        this.longReadSender = new LongReadSender(device, reqHeader, txEntries, counters);
-        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, access, canRead);
+        this.longReadReceiver = new LongReadReceiver(device, rx, packets, txQueue, self, counters, peerErrors, canRead);
+        final RuntRead runtRead = new RuntRead(reqHeader, rx, longReadSender, longReadReceiver, counters, mtu,
+                maxRdmaSize);
         final EagerRtw eagerRtw = new EagerRtw(reqHeader, access, rx, counters);
         final LongCtsRtw longCtsRtw = new LongCtsRtw(reqHeader, longCtsSender, access, rx, counters, mtu);
         final LongReadRtw longReadRtw = new LongReadRtw(reqHeader, maxRdmaSize, access, rx, counters);
@@ -126,7 +128,7 @@ public final class ProgressEngine {
         final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
                 config.limits().sendsPerPeer());
         rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead, receipts);
-        tx.subprotocols(eager, medium, longCtsSender, longReadSender);
+        tx.subprotocols(eager, medium, longCtsSender, longReadSender, runtRead);
         tx.rmaSubprotocols(eagerRtw, longCtsRtw, longReadRtw, emulatedRead, readResponder);
         emulatedRead.txSide(tx);
         readResponder.txSide(tx);
@@ -147,9 +149,9 @@ public final class ProgressEngine {
             new Stage(rmaStart::progress, "starting RMA after the handshake"),
             new Stage(tx::progress, "building packets"),
             new Stage(directRma::progress, "posting direct RDMA")};
-        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, longCtsSender, longCtsReceiver,
-                longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw, longCtsRtw,
-                        longReadRtw, emulatedRead, readResponder, peerErrors), receipts);
+        this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, runtRead, longCtsSender,
+                longCtsReceiver, longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw,
+                        longCtsRtw, longReadRtw, emulatedRead, readResponder, peerErrors), receipts);
         teardown.components(handshake, longCtsReceiver, longReadReceiver, peerErrors, receipts, txQueue, tx, rx);
         txQueue.teardown(teardown);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());

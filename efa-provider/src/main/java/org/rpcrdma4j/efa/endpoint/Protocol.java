@@ -1,8 +1,8 @@
 package org.rpcrdma4j.efa.endpoint;
 
 /**
- * The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §3.3, §4.1, §4.6). An operation that asks for
- * delivery complete runs the same subprotocol, in its DC variant where it has one (§4.2).
+ * The subprotocol an operation runs (EFA RDM protocol v4 §3.2, §3.3, §4.1, §4.5, §4.6). An operation that asks
+ * for delivery complete runs the same subprotocol, in its DC variant where it has one (§4.2).
  */
 enum Protocol {
     /** One EAGER_RTM packet holds the whole message. */
@@ -13,6 +13,11 @@ enum Protocol {
     LONG_CTS,
     /** A LONGREAD_RTM describing the registered send buffer; the receiver RDMA-reads it and answers EOR. */
     LONG_READ,
+    /**
+     * RUNTREAD_RTM packets with the first bytes, each describing the registered send buffer; the receiver
+     * RDMA-reads the rest and answers EOR (§4.5).
+     */
+    RUNT_READ,
     /** Emulated write (§3.3): one EAGER_RTW carries the whole write. */
     EAGER_RTW,
     /** Emulated write (§3.3): a LONGCTS_RTW with the first bytes, then CTSDATA in the windows the target's CTS grant. */

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.efa.endpoint;
 
+import java.util.function.IntSupplier;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EndpointConfig;
 import org.rpcrdma4j.efa.wire.ExtraFeature;
@@ -8,13 +9,16 @@ import org.rpcrdma4j.efa.wire.WireLimits;
 
 /**
  * Chooses the message subprotocol, in one place as libfabric's {@code efa_rdm_msg_select_rtm}
- * does (EFA RDM protocol v4 §3.2, §4.1): long-read for a message of at least
+ * does (EFA RDM protocol v4 §3.2, §4.1, §4.5): a read-based subprotocol for a message of at least
  * {@code minReadMessageSize} bytes when both ends announced RDMA read in their handshakes (a peer
  * whose handshake has not arrived counts as without it) and the send buffer can be described in
  * a {@code read_iov} the peer accepts; otherwise eager if the message fits one packet and the
- * eager limit, medium up to the medium limit, long-CTS above. Runting read is not offered. RMA
- * operations are chosen here too ({@link #selectRma}). A delivery-complete operation is chosen the same way; only
- * its eager limits are 8 bytes lower (§4.2), and the DC variant of what is chosen is sent where there is one.
+ * eager limit, medium up to the medium limit, long-CTS above. The read-based one is runting read
+ * when the peer announced it too, no message of this endpoint is being read and the peer's runt
+ * budget leaves a runt ({@link #runtLength}), long-read otherwise ({@code efa_rdm_peer_select_readbase_rtm}).
+ * RMA operations are chosen here too ({@link #selectRma}). A delivery-complete operation is chosen the same
+ * way, but never runting read (libfabric's selection leaves it out for {@code FI_DELIVERY_COMPLETE}); only its
+ * eager limits are 8 bytes lower (§4.2), and the DC variant of what is chosen is sent where there is one.
  */
 final class ProtocolSelector {
 
@@ -23,18 +27,22 @@ final class ProtocolSelector {
     private final boolean canRead;
     private final boolean canWrite;
     private final long maxRdmaSize;
+    private final IntSupplier messagesBeingRead;
 
     /**
      * @param canRead whether this endpoint announces and uses RDMA read
      * @param canWrite whether this endpoint announces and uses RDMA write
      * @param maxRdmaSize the device's largest RDMA operation, the most one read_iov entry describes
+     * @param messagesBeingRead how many long-read and runting-read messages wait for their reader's answer
      */
-    ProtocolSelector(EndpointConfig config, int mtu, boolean canRead, boolean canWrite, long maxRdmaSize) {
+    ProtocolSelector(EndpointConfig config, int mtu, boolean canRead, boolean canWrite, long maxRdmaSize,
+                     IntSupplier messagesBeingRead) {
         this.config = config;
         this.mtu = mtu;
         this.canRead = canRead;
         this.canWrite = canWrite;
         this.maxRdmaSize = maxRdmaSize;
+        this.messagesBeingRead = messagesBeingRead;
     }
 
     /**
@@ -45,12 +53,23 @@ final class ProtocolSelector {
     Protocol select(int length, Peer peer, boolean tagged, boolean hasCqData, boolean deliveryComplete) {
         if (length >= config.minReadMessageSize() && canRead && peer.has(ExtraFeature.RDMA_READ)
                 && LongReadSender.readIovCount(length, maxRdmaSize) <= WireLimits.DEFAULT_MAX_READ_IOV_COUNT) {
-            return Protocol.LONG_READ;
+            return !deliveryComplete && peer.has(ExtraFeature.RUNT) && messagesBeingRead.getAsInt() == 0
+                    && runtLength(peer, length) > 0 ? Protocol.RUNT_READ : Protocol.LONG_READ;
         }
         if (length <= eagerLimit(peer, tagged, hasCqData, deliveryComplete)) {
             return Protocol.EAGER;
         }
         return length <= config.mediumMaxSize() ? Protocol.MEDIUM : Protocol.LONG_CTS;
+    }
+
+    /**
+     * The bytes of a message of {@code length} to send as runts to {@code peer} now, as libfabric's
+     * {@code efa_rdm_peer_get_runt_size}: what {@code runtSize} leaves beside the runt bytes in flight to the
+     * peer, at most the message, rounded down to {@link RuntRead#ALIGNMENT}; 0 for none.
+     */
+    int runtLength(Peer peer, int length) {
+        final long left = config.runtSize() - peer.runtBytesInFlight;
+        return left <= 0 ? 0 : (int) Math.min(left, length) & -RuntRead.ALIGNMENT;
     }
 
     /**

@@ -2,6 +2,7 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.EfaErrorCode;
+import org.rpcrdma4j.efa.device.CompletionStatus;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
 
@@ -42,7 +43,13 @@ final class RxEntry {
     long windowEnd;
     /** Whether the entry is on the engine's list of CTS packets still to send. */
     boolean ctsPending;
-    /** Long-read: the sender's buffer, from the RTM's read_iov (§4.1). */
+    /** Runting read: the message's first bytes, which come in RUNTREAD packets (§4.5); 0 for long-read. */
+    long runtLength;
+    /** Runting read: runt bytes arrived so far. */
+    long runtReceived;
+    /** Runting read: this endpoint could not register, and answers READ_NACK once the last runt is in (§4.7). */
+    boolean nackOwed;
+    /** Long-read: the sender's buffer, from the RTM's read_iov (§4.1); null for a runting-read message not read. */
     RmaIov[] readIov;
     /** Long-read: the registration of the bytes of {@link #buffer} the reads fill, while they run. */
     MemoryRegion readRegion;
@@ -50,12 +57,14 @@ final class RxEntry {
     boolean readStarted;
     /** Long-read: the message bytes to read, those that fit the receive buffer. */
     long readEnd;
-    /** Long-read: message bytes covered by reads posted so far. */
+    /** Long-read: message bytes covered by reads posted so far; reads start after the runt. */
     long readPosted;
     /** Long-read: reads posted and not yet completed. */
     int readsOutstanding;
     /** Long-read: this endpoint could not read and owes (or sent) the sender a READ_NACK (§4.7). */
     boolean readNacked;
+    /** Long-read: how a read of the sender's buffer failed, which the sender is told instead of the EOR; or null. */
+    CompletionStatus readFailure;
     /**
      * The target of a peer's emulated write (§3.3): {@link #buffer} is the registered memory it names; no
      * receive is matched, and only a write with remote CQ data is reported.

@@ -18,8 +18,8 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
 
 /**
  * The receive operations: posting a receive, a message arriving (matched or unexpected), data
- * placed, the long-CTS window moving on, the long-read reads starting once matched, and the
- * completion, with the RECEIPT a delivery-complete REQ asks for ({@link Receipts}). The subprotocol
+ * placed, the long-CTS window moving on, the long-read and runting-read reads starting once matched,
+ * and the completion, with the RECEIPT a delivery-complete REQ asks for ({@link Receipts}). The subprotocol
  * classes call in here with what their packets say; the matching itself is {@link RxMatcher}'s.
  *
  * <p>Bounds ({@link EndpointLimits}): a message on an undeclared or closed tag is dropped before it
@@ -261,15 +261,17 @@ final class RxSide {
                 && !entry.receiptOwed && (entry.readOp == null) == ((recvId & READ_RECV_ID_MARK) == 0) ? entry : null;
     }
 
-    /** @return the matched long-read receive a read's work-request id names, or null */
+    /** @return the matched long-read or runting-read receive a read's work-request id names, or null */
     RxEntry longReadEntry(int recvId) {
         final RxEntry entry = entries.get(recvId);
-        return entry != null && entry.protocol == Protocol.LONG_READ && entry.readStarted ? entry : null;
+        return entry != null && (entry.protocol == Protocol.LONG_READ || entry.protocol == Protocol.RUNT_READ)
+                && entry.readStarted ? entry : null;
     }
 
     /**
      * Data was placed or the message matched: complete the receive, grant the next long-CTS
-     * window, or start reading a long-read message (§4.1: only once a receive has matched it).
+     * window, or start reading a long-read or runting-read message (§4.1, §4.5: only once a receive
+     * has matched it).
      */
     void afterData(RxEntry entry) {
         if (!entry.isMatched()) {
@@ -279,7 +281,8 @@ final class RxSide {
             complete(entry);
         } else if (entry.protocol == Protocol.LONG_CTS && entry.bytesReceived >= entry.windowEnd) {
             longCts.sendCts(entry);
-        } else if (entry.protocol == Protocol.LONG_READ && !entry.readStarted) {
+        } else if ((entry.protocol == Protocol.LONG_READ || entry.protocol == Protocol.RUNT_READ)
+                && entry.readIov != null && !entry.readStarted) {
             longRead.start(entry);
         }
     }
@@ -387,6 +390,11 @@ final class RxSide {
         return true;
     }
 
+    /** Ends a matched receive whose sender aborted its message, once no read of it is on the device. */
+    void abort(RxEntry entry, EfaErrorCode error) {
+        longRead.abort(entry, error);
+    }
+
     /** A directed receive posted for a peer that is no longer active ends at once. */
     void refuse(RxEntry posted, EfaErrorCode error) {
         cq.recvDone(posted, 0, error);
@@ -479,8 +487,9 @@ final class RxSide {
                     : truncated ? EfaErrorCode.MESSAGE_TRUNCATED : EfaErrorCode.SUCCESS;
             delivered = error == EfaErrorCode.SUCCESS || error == EfaErrorCode.MESSAGE_TRUNCATED;
             cq.recvDone(entry, delivered ? Math.min(entry.msgLength, capacity) : 0, error);
-            if (entry.protocol == Protocol.MEDIUM) {
-                entry.peer.mediumInProgress.remove(entry.msgId);
+            if (entry.protocol == Protocol.MEDIUM || entry.protocol == Protocol.RUNT_READ) {
+                // Ended before its last segment (aborted, or a read failed): later ones are orphans.
+                entry.peer.mediumInProgress.remove(entry.msgId, entry);
             }
         }
         if (!entry.deliveryComplete || !delivered || !entry.peer.isActive() || receipts.send(entry)) {

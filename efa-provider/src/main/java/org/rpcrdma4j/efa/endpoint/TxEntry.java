@@ -8,9 +8,9 @@ import org.rpcrdma4j.efa.device.RmaIov;
 
 /**
  * One send, read or write in progress (libfabric's txe), or the serving of a peer's emulated read. Its
- * {@link #id} is the {@code send_id} of a long-CTS or long-read message or write (§3.2 table 3.5, §3.3
- * table 3.9, §4.1 tables 4.1 and 4.3), of a READRSP (DISCREPANCIES.md A1) and of every delivery-complete
- * REQ, which the target's RECEIPT names (§4.2).
+ * {@link #id} is the {@code send_id} of a long-CTS, long-read or runting-read message or write (§3.2 table
+ * 3.5, §3.3 table 3.9, §4.1 tables 4.1 and 4.3, §4.5), of a READRSP (DISCREPANCIES.md A1) and of every
+ * delivery-complete REQ, which the target's RECEIPT names (§4.2).
  *
  * <p>Ownership: {@link #data} is the application's buffer; the engine reads it, packet by packet,
  * until the operation's completion is written, and the application must not change it before. A
@@ -41,6 +41,17 @@ final class TxEntry {
     int packetsOutstanding;
     /** Long-read: the send buffer's registration, held from the RTM until the EOR or READ_NACK. */
     MemoryRegion sendRegion;
+    /**
+     * Runting read: the registration the read_iov describes, kept for the runt packets still to build after the
+     * receiver's EOR has let it go (the receiver reads nothing more then).
+     */
+    MemoryRegion described;
+    /** Runting read: the message's first bytes, sent in RUNTREAD packets (libfabric's {@code bytes_runt}). */
+    int runtLength;
+    /** Runting read: of them, those counted in the peer's {@link Peer#runtBytesInFlight}. */
+    int runtInFlight;
+    /** Long-read or runting-read message: counted among the messages whose reader has not answered yet. */
+    boolean readInFlight;
     /** Long-read: the receiver's EOR arrived, so it has read everything (§4.1). */
     boolean eorReceived;
     /** The receiver answered READ_NACK: the message goes on as long-CTS, marked REQ_READ_NACK (§4.7). */
@@ -82,13 +93,32 @@ final class TxEntry {
     }
 
     /**
-     * @return whether every byte is in a packet (for long-read: described by the RTM) and every
-     *     packet has completed, for long-read whether the receiver's EOR has arrived, for an
-     *     emulated read whether every byte has arrived, and for a DC variant whether the RECEIPT has
+     * @return whether every byte is in a packet (for long-read: described by the RTM; for runting read: every
+     *     runt byte) and every packet has completed, for long-read and runting read whether the receiver's EOR
+     *     has arrived if one is due, for an emulated read whether every byte has arrived, and for a DC variant
+     *     whether the RECEIPT has
      */
     boolean isDone() {
-        return reqBuilt && bytesBuilt == length && packetsOutstanding == 0
-                && (protocol != Protocol.LONG_READ && protocol != Protocol.LONGREAD_RTW || eorReceived)
-                && readInto == null && (!awaitsReceipt() || receiptReceived);
+        return reqBuilt && bytesBuilt == (protocol == Protocol.RUNT_READ ? runtLength : length)
+                && packetsOutstanding == 0 && (!awaitsEor() || eorReceived) && readInto == null
+                && (!awaitsReceipt() || receiptReceived);
+    }
+
+    /** @return whether the peer reads from this operation's buffer and answers EOR (§4.1, §4.5) */
+    boolean awaitsEor() {
+        return protocol == Protocol.LONG_READ || protocol == Protocol.LONGREAD_RTW
+                || protocol == Protocol.RUNT_READ && runtLength < length;
+    }
+
+    /** Runting read: counts the runt in the peer's runt bytes in flight, before any of it is built. */
+    void reserveRunt() {
+        runtInFlight = runtLength;
+        peer.runtBytesInFlight += runtLength;
+    }
+
+    /** Runting read: {@code bytes} of the runt are no longer in flight (sent and completed, or never to be sent). */
+    void runtDone(int bytes) {
+        runtInFlight -= bytes;
+        peer.runtBytesInFlight -= bytes;
     }
 }

@@ -29,6 +29,7 @@ final class TxSide {
     private MediumRtm medium;
     private LongCtsSender longCts;
     private LongReadSender longRead;
+    private RuntRead runtRead;
     private EagerRtw eagerRtw;
     private LongCtsRtw longCtsRtw;
     private LongReadRtw longReadRtw;
@@ -47,11 +48,12 @@ final class TxSide {
     }
 
     void subprotocols(EagerRtm eagerRtm, MediumRtm mediumRtm, LongCtsSender longCtsSender,
-                      LongReadSender longReadSender) {
+                      LongReadSender longReadSender, RuntRead runtReadRtm) {
         eager = eagerRtm;
         medium = mediumRtm;
         longCts = longCtsSender;
         longRead = longReadSender;
+        runtRead = runtReadRtm;
     }
 
     void rmaSubprotocols(EagerRtw eager, LongCtsRtw longCtsWrite, LongReadRtw longReadWrite, EmulatedRead read,
@@ -114,6 +116,7 @@ final class TxSide {
                         case MEDIUM -> medium.build(packet, entry);
                         case LONG_CTS -> longCts.build(packet, entry);
                         case LONG_READ -> longRead.build(packet, entry);
+                        case RUNT_READ -> runtRead.build(packet, entry);
                         case EAGER_RTW -> eagerRtw.build(packet, entry);
                         case LONGCTS_RTW -> longCtsRtw.build(packet, entry);
                         case LONGREAD_RTW -> longReadRtw.build(packet, entry);
@@ -148,6 +151,9 @@ final class TxSide {
                 finishIfDone(entry);
             }
             return;
+        }
+        if (packet.runt) {
+            entry.runtDone(packet.dataLength);
         }
         if (status == CompletionStatus.OK) {
             txQueue.onAccepted(packet.peer);
@@ -232,23 +238,28 @@ final class TxSide {
         finishIfDone(entry);
     }
 
-    /** The peer reported the operation failed (PEER_ERROR): it ends once none of its packets is in flight. */
+    /**
+     * The peer reported the operation failed (PEER_ERROR): it reads nothing more, so a long-read's registration
+     * goes at once; the operation ends once none of its packets is in flight.
+     */
     void abort(TxEntry entry, EfaErrorCode error) {
         if (entry.error == EfaErrorCode.SUCCESS) {
             entry.error = error;
         }
+        longRead.release(entry);
         finishIfDone(entry);
     }
 
     /**
      * @return the operation with the peer in progress under an id the peer was given as a {@code send_id}
-     *     (long-CTS and long-read messages and writes, and every DC variant), or null
+     *     (long-CTS and long-read messages and writes, runting-read messages the peer reads, and every DC
+     *     variant), or null
      */
     TxEntry awaitingPeer(Peer peer, long id) {
         final TxEntry entry = entries.get(id);
         return entry != null && entry.peer == peer && !entry.completed && !entry.internal
-                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.protocol == Protocol.LONG_READ
-                        || entry.protocol == Protocol.LONGREAD_RTW || entry.awaitsReceipt()) ? entry : null;
+                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.awaitsEor() || entry.awaitsReceipt())
+                ? entry : null;
     }
 
     /**
@@ -276,8 +287,9 @@ final class TxSide {
     }
 
     private void complete(TxEntry entry) {
-        // A long-read send that ends in an error still holds its registration.
+        // A long-read send that ends in an error still holds its registration, a runting-read one its runt budget.
         longRead.release(entry);
+        entry.runtDone(entry.runtInFlight);
         entry.completed = true;
         entry.peer.txEntries--;
         if (!entry.internal) {
@@ -294,6 +306,7 @@ final class TxSide {
         return switch (entry.protocol) {
             case EAGER -> !entry.reqBuilt;
             case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
+            case RUNT_READ -> entry.bytesBuilt < entry.runtLength;
             case LONG_CTS, LONGCTS_RTW, READ_RESPONSE -> LongCtsSender.hasPacketToBuild(entry);
             case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR -> !entry.reqBuilt;
             default -> false;

@@ -17,7 +17,8 @@ class ProtocolSelectorTest {
     private static final long GIB = 1L << 30;
     private static final int MIN_READ = EndpointConfig.DEFAULT_MIN_READ_MESSAGE_SIZE;
 
-    private final ProtocolSelector selector = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, GIB);
+    private final ProtocolSelector selector =
+            new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, GIB, () -> 0);
 
     static Peer peer() {
         return new Peer(0, new EndpointAddress(new Gid(1, 2), 3, 4), null, new ReorderWindow(16, 0),
@@ -57,7 +58,7 @@ class ProtocolSelectorTest {
     @Test
     void configuredThresholdsApply() {
         final ProtocolSelector small = new ProtocolSelector(
-                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, true, GIB);
+                EndpointConfig.DEFAULT.withEagerMaxSize(100).withMediumMaxSize(1000), MTU, true, true, GIB, () -> 0);
         assertThat(small.select(100, peer(), false, false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(101, peer(), false, false, false)).isEqualTo(Protocol.MEDIUM);
         assertThat(small.select(1001, peer(), false, false, false)).isEqualTo(Protocol.LONG_CTS);
@@ -74,7 +75,7 @@ class ProtocolSelectorTest {
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         assertThat(selector.select(MIN_READ - 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
         assertThat(selector.select(MIN_READ, peer, true, true, false)).isEqualTo(Protocol.LONG_READ);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB)
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, false, true, GIB, () -> 0)
                 .select(MIN_READ, peer, false, false, false))
                 .as("this side does not read").isEqualTo(Protocol.LONG_CTS);
     }
@@ -85,9 +86,69 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withMinReadMessageSize(1000), MTU,
-                true, true, GIB);
+                true, true, GIB, () -> 0);
         assertThat(small.select(999, peer, false, false, false)).isEqualTo(Protocol.EAGER);
         assertThat(small.select(1000, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
+    }
+
+    @Test
+    void runtingReadWhenThePeerAnnouncedItNothingIsBeingReadAndTheBudgetLeavesARunt() {
+        final int runtSize = 300_000;
+        final int[] beingRead = {0};
+        final ProtocolSelector runting = new ProtocolSelector(EndpointConfig.DEFAULT.withRuntSize(runtSize), MTU,
+                true, true, GIB, () -> beingRead[0]);
+        final Peer peer = peer();
+        peer.handshakeReceived = true;
+        peer.extraInfo = ExtraFeature.RDMA_READ.mask();
+        assertThat(runting.select(MIN_READ, peer, false, false, false)).as("peer without RUNT").isEqualTo(Protocol.LONG_READ);
+
+        peer.extraInfo |= ExtraFeature.RUNT.mask();
+        assertThat(runting.select(MIN_READ - 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
+        assertThat(runting.select(MIN_READ, peer, true, false, false)).isEqualTo(Protocol.RUNT_READ);
+        assertThat(runting.select(MIN_READ, peer, true, false, true)).as("delivery complete: never runting read")
+                .isEqualTo(Protocol.LONG_READ);
+        assertThat(runting.runtLength(peer, MIN_READ)).isEqualTo(runtSize);
+        assertThat(selector.select(MIN_READ, peer, false, false, false)).as("runt size 0, the default for host memory")
+                .isEqualTo(Protocol.LONG_READ);
+
+        peer.runtBytesInFlight = runtSize - 15;
+        assertThat(runting.runtLength(peer, MIN_READ)).as("the budget left, rounded down to 8").isEqualTo(8);
+        peer.runtBytesInFlight = runtSize - 7;
+        assertThat(runting.runtLength(peer, MIN_READ)).isZero();
+        assertThat(runting.select(MIN_READ, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
+        peer.runtBytesInFlight = runtSize + 1;
+        assertThat(runting.runtLength(peer, MIN_READ)).isZero();
+
+        peer.runtBytesInFlight = 0;
+        beingRead[0] = 1;
+        assertThat(runting.select(MIN_READ, peer, false, false, false)).as("a message is being read")
+                .isEqualTo(Protocol.LONG_READ);
+        beingRead[0] = 0;
+        final ProtocolSelector small = new ProtocolSelector(EndpointConfig.DEFAULT.withRuntSize(runtSize)
+                .withMinReadMessageSize(1000), MTU, true, true, GIB, () -> 0);
+        assertThat(small.select(1000, peer, false, false, false)).isEqualTo(Protocol.RUNT_READ);
+        assertThat(small.runtLength(peer, 1003)).as("a message shorter than the budget, rounded down to 8")
+                .isEqualTo(1000);
+    }
+
+    @Test
+    void runtPacketsAreCutAsTheProviderCutsThem() {
+        // One packet holds it.
+        assertThat(RuntRead.segmentLength(800, 0, 1000)).isEqualTo(800);
+        // 2500 in packets of at most 1000: three of 834 rounded down to 832, and the 4 left go in the last.
+        assertThat(RuntRead.segmentLength(2500, 0, 1000)).isEqualTo(832);
+        assertThat(RuntRead.segmentLength(2500, 832, 1000)).isEqualTo(832);
+        assertThat(RuntRead.segmentLength(2500, 1664, 1000)).isEqualTo(836);
+        // 2016 in packets of at most 1010: two of 1008, nothing left.
+        assertThat(RuntRead.segmentLength(2016, 0, 1010)).isEqualTo(1008);
+        assertThat(RuntRead.segmentLength(2016, 1008, 1010)).isEqualTo(1008);
+        // 2024 in packets of at most 1020: two of 1008 and 8 left, which the last takes.
+        assertThat(RuntRead.segmentLength(2024, 0, 1020)).isEqualTo(1008);
+        assertThat(RuntRead.segmentLength(2024, 1008, 1020)).isEqualTo(1016);
+        // 2040 in packets of at most 1020: two of 1016; the 8 left do not fit the last and go in a third.
+        assertThat(RuntRead.segmentLength(2040, 0, 1020)).isEqualTo(1016);
+        assertThat(RuntRead.segmentLength(2040, 1016, 1020)).isEqualTo(1016);
+        assertThat(RuntRead.segmentLength(2040, 2032, 1020)).isEqualTo(8);
     }
 
     @Test
@@ -96,7 +157,7 @@ class ProtocolSelectorTest {
         peer.handshakeReceived = true;
         peer.extraInfo = ExtraFeature.RDMA_READ.mask();
         // Four entries of at most 1 MiB each are the most a peer accepts (EFA_RDM_IOV_LIMIT).
-        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20);
+        final ProtocolSelector smallRdma = new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, true, 1 << 20, () -> 0);
         assertThat(smallRdma.select(4 << 20, peer, false, false, false)).isEqualTo(Protocol.LONG_READ);
         assertThat(smallRdma.select((4 << 20) + 1, peer, false, false, false)).isEqualTo(Protocol.LONG_CTS);
     }
@@ -125,7 +186,7 @@ class ProtocolSelectorTest {
         assertThat(selector.selectRma(rma(peer, false, 1, false))).isEqualTo(Protocol.DIRECT_WRITE);
         assertThat(selector.selectRma(rma(peer, false, 1, true))).as("no write with immediate")
                 .isEqualTo(Protocol.EAGER_RTW);
-        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, false, GIB)
+        assertThat(new ProtocolSelector(EndpointConfig.DEFAULT, MTU, true, false, GIB, () -> 0)
                 .selectRma(rma(peer, false, 1, false))).as("this side does not write").isEqualTo(Protocol.EAGER_RTW);
     }
 
