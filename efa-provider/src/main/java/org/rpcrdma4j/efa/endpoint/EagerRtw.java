@@ -2,7 +2,6 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.EagerRtwFlyweight;
 import org.rpcrdma4j.efa.wire.PacketType;
@@ -46,7 +45,7 @@ final class EagerRtw {
 
     /** An EAGER_RTW with an rma_iov arrived: write it where it says, if it may. */
     void onReceived(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
-        final ByteBuffer memory = access.target(peer, buffer, packet, Access.REMOTE_WRITE, -1);
+        final ByteBuffer memory = access.target(peer, buffer, packet, RmaAccess.REMOTE_WRITE, -1);
         if (memory == null) {
             return;
         }

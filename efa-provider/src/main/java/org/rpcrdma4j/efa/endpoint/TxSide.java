@@ -33,6 +33,8 @@ final class TxSide {
     private LongReadRtw longReadRtw;
     private EmulatedRead emulatedRead;
     private ReadResponder readResponder;
+    private EmulatedAtomic atomic;
+    private AtomicResponder atomicResponder;
     private long nowNs;
 
     TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters,
@@ -60,6 +62,11 @@ final class TxSide {
         longReadRtw = longReadWrite;
         emulatedRead = read;
         readResponder = responder;
+    }
+
+    void atomicSubprotocols(EmulatedAtomic initiator, AtomicResponder responder) {
+        atomic = initiator;
+        atomicResponder = responder;
     }
 
     void now(long value) {
@@ -118,6 +125,8 @@ final class TxSide {
                         case LONGREAD_RTW -> longReadRtw.build(packet, entry);
                         case SHORT_RTR, LONGCTS_RTR -> emulatedRead.build(packet, entry);
                         case READ_RESPONSE -> readResponder.build(packet, entry);
+                        case WRITE_RTA, FETCH_RTA, COMPARE_RTA -> atomic.build(packet, entry);
+                        case ATOMIC_RESPONSE -> atomicResponder.build(packet, entry);
                         default -> throw new IllegalStateException(entry.protocol + " builds no packets");
                     }
                     entry.packetsOutstanding++;
@@ -224,8 +233,8 @@ final class TxSide {
     }
 
     /**
-     * A long-read message's or write's EOR arrived (§4.1), or an emulated read's data: the operation completes
-     * unless a packet of it is still in flight.
+     * A long-read message's or write's EOR arrived (§4.1), an emulated read's data or an atomic's ATOMRSP: the
+     * operation completes unless a packet of it is still in flight.
      */
     void finish(TxEntry entry) {
         finishIfDone(entry);
@@ -241,13 +250,13 @@ final class TxSide {
 
     /**
      * @return the operation with the peer in progress under an id the peer was given as a {@code send_id}
-     *     (long-CTS and long-read messages and writes), or null
+     *     (long-CTS and long-read messages and writes) or {@code recv_id} (fetch and compare atomics), or null
      */
     TxEntry awaitingPeer(Peer peer, long id) {
         final TxEntry entry = entries.get(id);
         return entry != null && entry.peer == peer && !entry.completed && !entry.internal
                 && (LongCtsSender.sendsCtsData(entry.protocol) || entry.protocol == Protocol.LONG_READ
-                        || entry.protocol == Protocol.LONGREAD_RTW) ? entry : null;
+                        || entry.protocol == Protocol.LONGREAD_RTW || entry.awaitingResponse) ? entry : null;
     }
 
     private void finishIfDone(TxEntry entry) {
@@ -277,7 +286,8 @@ final class TxSide {
             case EAGER -> !entry.reqBuilt;
             case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
             case LONG_CTS, LONGCTS_RTW, READ_RESPONSE -> LongCtsSender.hasPacketToBuild(entry);
-            case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR -> !entry.reqBuilt;
+            case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR, WRITE_RTA, FETCH_RTA, COMPARE_RTA,
+                 ATOMIC_RESPONSE -> !entry.reqBuilt;
             default -> false;
         };
     }
