@@ -80,8 +80,8 @@ final class AtomicResponder {
             return;
         }
         final ByteBuffer operand = buffer.slice(packet.payloadOffset(), length);
-        final ByteBuffer compare = type == PacketType.COMPARE_RTA ? buffer.slice(packet.payloadOffset() + length, length)
-                : null;
+        final ByteBuffer compare = type == PacketType.COMPARE_RTA
+                ? buffer.slice(packet.payloadOffset() + length, length) : null;
         if (type == PacketType.WRITE_RTA) {
             AtomicArithmetic.apply(datatype, op, memory, operand, null, null);
             counters.increment(EndpointCounter.EMULATED_ATOMICS_SERVED);
@@ -89,7 +89,8 @@ final class AtomicResponder {
         }
         final TxEntry answer = new TxEntry();
         answer.peer = peer;
-        answer.kind = type == PacketType.FETCH_RTA ? CompletionEntry.Kind.FETCH_ATOMIC : CompletionEntry.Kind.COMPARE_ATOMIC;
+        answer.kind = type == PacketType.FETCH_RTA ? CompletionEntry.Kind.FETCH_ATOMIC
+                : CompletionEntry.Kind.COMPARE_ATOMIC;
         answer.protocol = Protocol.ATOMIC_RESPONSE;
         answer.internal = true;
         answer.length = length;
@@ -124,7 +125,8 @@ final class AtomicResponder {
         return switch (type) {
             case WRITE_RTA -> op.isWrite();
             case FETCH_RTA -> op.isFetch();
-            default -> op.isCompare();
+            case COMPARE_RTA -> op.isCompare();
+            default -> false;
         };
     }
 

@@ -61,7 +61,8 @@ final class EmulatedAtomic {
      * @return the most bytes one operand of {@code op} may have
      */
     static int maxBytes(int mtu, AtomicOp op) {
-        final int room = mtu - RtaFlyweight.HEADER_LENGTH - EndpointAddress.LENGTH - RMA_IOV_LIMIT * RmaIovFlyweight.LENGTH;
+        final int room = mtu - RtaFlyweight.HEADER_LENGTH - EndpointAddress.LENGTH
+                - RMA_IOV_LIMIT * RmaIovFlyweight.LENGTH;
         return op.isCompare() ? room / 2 : room;
     }
 
@@ -76,7 +77,8 @@ final class EmulatedAtomic {
         final PacketType type = switch (op.protocol) {
             case WRITE_RTA -> PacketType.WRITE_RTA;
             case FETCH_RTA -> PacketType.FETCH_RTA;
-            default -> PacketType.COMPARE_RTA;
+            case COMPARE_RTA -> PacketType.COMPARE_RTA;
+            default -> throw new IllegalStateException(op.protocol + " is no atomic");
         };
         final int at = header.write(buffer, type, PacketFlags.REQ_ATOMIC_FLAG, op.remote, op.peer, false, 0);
         rta.wrap(buffer, 0).msgId(Integer.toUnsignedLong(op.msgId)).rmaIovCount(1)

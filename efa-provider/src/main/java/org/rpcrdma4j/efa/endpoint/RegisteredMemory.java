@@ -54,7 +54,8 @@ final class RegisteredMemory {
      */
     ByteBuffer remote(long key, long address, long length, Set<Access> needed) {
         final Entry entry = key >= 0 && key <= 0xffff_ffffL ? byKey.get((int) key) : null;
-        if (entry == null || !entry.region().access().containsAll(needed) || !entry.region().contains(address, length)) {
+        if (entry == null || !entry.region().access().containsAll(needed)
+                || !entry.region().contains(address, length)) {
             return null;
         }
         return entry.memory().slice((int) (address - entry.region().address()), (int) length);
