@@ -21,7 +21,8 @@ import org.rpcrdma4j.efa.wire.RtaFlyweight;
  * <ul>
  *   <li>WRITE_RTA ({@code fi_atomic}) names no operation of ours: it completes when its send does, transmit
  *       complete, as the provider's ({@code efa_rdm_pke_handle_write_rta_send_completion}). A delivery-complete
- *       variant is the same packet as DC_WRITE_RTA with our id as {@code send_id}, completed by the RECEIPT.</li>
+ *       variant differs in its type only, DC_WRITE_RTA with our id as {@code send_id}, and completes on the
+ *       RECEIPT.</li>
  *   <li>FETCH_RTA ({@code fi_fetch_atomic}) and COMPARE_RTA ({@code fi_compare_atomic}, the compare operand after
  *       the operand) carry our TX entry's id as {@code recv_id}; the target answers with an ATOMRSP carrying it and
  *       the elements before the operation, which go into the result buffer. The operation completes when both the
