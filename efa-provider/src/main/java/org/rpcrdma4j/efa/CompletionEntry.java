@@ -34,6 +34,12 @@ public record CompletionEntry(Kind kind, long context, long length, long tag, lo
         READ,
         /** An RDMA write, direct or emulated. */
         WRITE,
+        /** A write atomic ({@code fi_atomic}); {@code length} is the bytes of its elements. */
+        ATOMIC,
+        /** A fetch atomic ({@code fi_fetch_atomic}): the elements before it are in the result buffer. */
+        FETCH_ATOMIC,
+        /** A compare atomic ({@code fi_compare_atomic}): the elements before it are in the result buffer. */
+        COMPARE_ATOMIC,
         /**
          * A peer's write with remote CQ data landed in this endpoint's registered memory
          * ({@code FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA}): {@code length} bytes, {@code cqData} as sent;

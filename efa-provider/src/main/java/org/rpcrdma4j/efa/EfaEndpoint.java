@@ -25,7 +25,9 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * ({@code FI_ORDER_SAS}); a message that arrives before its receive waits in the unexpected queue.
  * RMA read and write go to a peer's registered memory: by direct RDMA when both sides announced the
  * feature in the handshake, else emulated over sends, with the peer's endpoint checking key, bounds
- * and rights before it touches a byte.
+ * and rights before it touches a byte. Atomics ({@link #atomic}, {@link #fetchAtomic},
+ * {@link #compareAtomic}) are always emulated, one packet each, and applied by the peer's endpoint in the
+ * order they were sent.
  *
  * <h2>Completion</h2>
  * A send or write completes once its data has been transmitted at least (transmit complete, the provider's
@@ -60,9 +62,10 @@ import org.rpcrdma4j.efa.endpoint.ProgressEngine;
  * {@link EndpointClosedException}.
  *
  * <h2>Buffer ownership</h2>
- * The bytes between position and limit of a buffer given to a send or receive belong to the
- * endpoint until that operation's completion has been written: a send's may be read at any time
- * before, a receive's written. Positions and limits are never changed.
+ * The bytes between position and limit of a buffer given to a send, receive or atomic belong to the
+ * endpoint until that operation's completion has been written: a send's or an atomic operand's may be
+ * read at any time before, a receive's or an atomic result's written. Positions and limits are never
+ * changed.
  *
  * <h2>Threads</h2>
  * Not thread-safe. One thread calls everything, including {@link #progress(long)}; other threads
@@ -370,6 +373,113 @@ public final class EfaEndpoint implements AutoCloseable {
     }
 
     /**
+     * Applies an atomic operation to a peer's registered memory ({@code fi_atomic}), element by element:
+     * {@code remote.length() / datatype.size()} elements, each {@code target = target op operand}
+     * ({@link AtomicOp}). Always emulated (EFA RDM protocol v4 §3.3): one WRITE_RTA carries the operand, the peer's
+     * endpoint applies it on its progress thread, after every message and atomic this endpoint sent it before
+     * (FI_ORDER_SAS), so atomics on the same memory from any number of peers are atomic with respect to each other.
+     * It completes when the packet is delivered (transmit complete), as the provider's does; a refused access
+     * (key, bounds, remote-write right, a datatype or operation the peer does not serve) is reported by nothing,
+     * as a WRITE_RTA names no operation for the peer to report. The operand is read until the completion.
+     *
+     * @param peer the peer's handle
+     * @param operand the elements, between position and limit, little endian: {@code remote.length()} bytes
+     * @param remote the peer's elements, a whole number of them
+     * @param datatype the element type
+     * @param op MIN, MAX, SUM, PROD, LOR, LAND, BOR, BAND, LXOR, BXOR or ATOMIC_WRITE ({@link AtomicOp#isWrite()})
+     * @param context returned in the completion, of kind {@link CompletionEntry.Kind#ATOMIC}
+     * @return false on EAGAIN, as {@link #write}
+     * @throws IllegalArgumentException if the handle names no peer, {@code fi_atomic} does not take the operation,
+     *     the remote is not a whole number of elements, holds more than {@link #maxAtomicCount} of them, or the
+     *     operand is not as long as it
+     */
+    public boolean atomic(long peer, ByteBuffer operand, RmaIov remote, AtomicDatatype datatype, AtomicOp op,
+                          long context) {
+        requirePeer(peer);
+        requireAtomic(CompletionEntry.Kind.ATOMIC, remote, datatype, op);
+        requireOperand("operand", operand, remote);
+        return engine.atomic(CompletionEntry.Kind.ATOMIC, peer, operand, null, null, remote, datatype, op, context);
+    }
+
+    /**
+     * Applies an atomic operation to a peer's registered memory and returns the elements as they were
+     * ({@code fi_fetch_atomic}), as {@link #atomic}, with ATOMIC_READ too. One FETCH_RTA carries the operand; the
+     * peer's endpoint applies it and answers with an ATOMRSP, whose elements go into {@code result}; then the
+     * operation completes. A refused access (key, bounds, remote read and write rights (read only for
+     * ATOMIC_READ), a datatype or operation the peer does not serve) ends it with
+     * {@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS} if the peer's handshake admits PEER_ERROR, by which it reports
+     * it (otherwise the operation waits until the peer ends), with {@code result} untouched.
+     *
+     * @param peer the peer's handle
+     * @param operand the elements, {@code remote.length()} bytes; null for ATOMIC_READ, which ignores it
+     * @param result where the elements before the operation go, between position and limit:
+     *     {@code remote.length()} bytes, written before the completion
+     * @param remote the peer's elements, a whole number of them
+     * @param datatype the element type
+     * @param op MIN to BXOR, ATOMIC_READ or ATOMIC_WRITE ({@link AtomicOp#isFetch()}); a fetched ATOMIC_WRITE is a
+     *     swap
+     * @param context returned in the completion, of kind {@link CompletionEntry.Kind#FETCH_ATOMIC}
+     * @return false on EAGAIN, as {@link #write}
+     * @throws IllegalArgumentException if the handle names no peer, {@code fi_fetch_atomic} does not take the
+     *     operation, the remote is not a whole number of elements or holds more than {@link #maxAtomicCount} of
+     *     them, an operand or the result is not as long as it, or the result is read-only
+     */
+    public boolean fetchAtomic(long peer, ByteBuffer operand, ByteBuffer result, RmaIov remote,
+                               AtomicDatatype datatype, AtomicOp op, long context) {
+        requirePeer(peer);
+        requireAtomic(CompletionEntry.Kind.FETCH_ATOMIC, remote, datatype, op);
+        if (operand != null || op != AtomicOp.ATOMIC_READ) {
+            requireOperand("operand", operand, remote);
+        }
+        requireResult(result, remote);
+        return engine.atomic(CompletionEntry.Kind.FETCH_ATOMIC, peer, operand, null, result, remote, datatype, op,
+                context);
+    }
+
+    /**
+     * Compares a peer's elements with {@code compare} and, where the comparison holds, replaces them with the
+     * operand's, returning the elements as they were ({@code fi_compare_atomic}); otherwise as
+     * {@link #fetchAtomic}. One COMPARE_RTA carries operand and compare, so each may have half of what a fetch's
+     * may.
+     *
+     * @param peer the peer's handle
+     * @param operand the elements that replace the peer's, {@code remote.length()} bytes
+     * @param compare the elements compared with the peer's, {@code remote.length()} bytes; MSWAP's mask
+     * @param result where the elements before the operation go, {@code remote.length()} bytes
+     * @param remote the peer's elements, a whole number of them
+     * @param datatype the element type
+     * @param op CSWAP, CSWAP_NE, CSWAP_LE, CSWAP_LT, CSWAP_GE, CSWAP_GT or MSWAP ({@link AtomicOp#isCompare()})
+     * @param context returned in the completion, of kind {@link CompletionEntry.Kind#COMPARE_ATOMIC}
+     * @return false on EAGAIN, as {@link #write}
+     * @throws IllegalArgumentException if the handle names no peer, {@code fi_compare_atomic} does not take the
+     *     operation, the remote is not a whole number of elements or holds more than {@link #maxAtomicCount} of
+     *     them, an operand or the result is not as long as it, or the result is read-only
+     */
+    public boolean compareAtomic(long peer, ByteBuffer operand, ByteBuffer compare, ByteBuffer result, RmaIov remote,
+                                 AtomicDatatype datatype, AtomicOp op, long context) {
+        requirePeer(peer);
+        requireAtomic(CompletionEntry.Kind.COMPARE_ATOMIC, remote, datatype, op);
+        requireOperand("operand", operand, remote);
+        requireOperand("compare", compare, remote);
+        requireResult(result, remote);
+        return engine.atomic(CompletionEntry.Kind.COMPARE_ATOMIC, peer, operand, compare, result, remote, datatype, op,
+                context);
+    }
+
+    /**
+     * The most elements one atomic may have ({@code fi_atomicvalid} and its fetch and compare variants): its
+     * operands must fit one packet, by the provider's rule (MTU less the RTA header, a raw address and four
+     * {@code rma_iov} entries; half of that per operand for a compare operation).
+     *
+     * @param datatype the element type
+     * @param op the operation
+     * @return the count; a larger atomic is refused
+     */
+    public int maxAtomicCount(AtomicDatatype datatype, AtomicOp op) {
+        return engine.maxAtomicCount(Objects.requireNonNull(datatype, "datatype"), Objects.requireNonNull(op, "op"));
+    }
+
+    /**
      * Drives the device and the protocol: handles what the device completed, then retries what
      * waits. Call it often; nothing moves without it.
      *
@@ -503,9 +613,56 @@ public final class EfaEndpoint implements AutoCloseable {
 
     private static ByteBuffer requireWritable(ByteBuffer buffer) {
         if (Objects.requireNonNull(buffer, "buffer").isReadOnly()) {
-            throw new IllegalArgumentException("a receive buffer must be writable");
+            throw new IllegalArgumentException("a receive or result buffer must be writable");
         }
         return buffer;
+    }
+
+    private void requireAtomic(CompletionEntry.Kind kind, RmaIov remote, AtomicDatatype datatype, AtomicOp op) {
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(datatype, "datatype");
+        Objects.requireNonNull(op, "op");
+        switch (kind) {
+            case ATOMIC -> {
+                if (!op.isWrite()) {
+                    throw new IllegalArgumentException(op + " is no write atomic (fi_atomic takes MIN to BXOR and "
+                            + "ATOMIC_WRITE)");
+                }
+            }
+            case FETCH_ATOMIC -> {
+                if (!op.isFetch()) {
+                    throw new IllegalArgumentException(op + " is no fetch atomic (fi_fetch_atomic takes MIN to "
+                            + "ATOMIC_WRITE); a compare operation goes by compareAtomic");
+                }
+            }
+            default -> {
+                if (!op.isCompare()) {
+                    throw new IllegalArgumentException(op + " is no compare atomic (fi_compare_atomic takes CSWAP "
+                            + "to MSWAP)");
+                }
+            }
+        }
+        final long length = remote.length();
+        if (length == 0 || length % datatype.size() != 0) {
+            throw new IllegalArgumentException("the remote's " + length + " bytes are no whole, non-zero number of "
+                    + datatype + " elements of " + datatype.size() + " bytes");
+        }
+        final int max = engine.maxAtomicCount(datatype, op);
+        if (length / datatype.size() > max) {
+            throw new IllegalArgumentException(op + " on " + length / datatype.size() + " " + datatype
+                    + " elements: one packet holds at most " + max);
+        }
+    }
+
+    private static void requireOperand(String name, ByteBuffer operand, RmaIov remote) {
+        if (Objects.requireNonNull(operand, name).remaining() != remote.length()) {
+            throw new IllegalArgumentException("the " + name + " has " + operand.remaining() + " bytes, the remote "
+                    + remote.length());
+        }
+    }
+
+    private static void requireResult(ByteBuffer result, RmaIov remote) {
+        requireOperand("result", requireWritable(result), remote);
     }
 
     private static long requireOffset(long offset) {

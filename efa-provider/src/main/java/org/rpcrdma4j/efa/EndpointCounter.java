@@ -105,13 +105,21 @@ public enum EndpointCounter {
     SHORT_RTR_READS,
     /** Reads emulated with a LONGCTS_RTR (§3.3). */
     LONGCTS_RTR_READS,
+    /** Write atomics sent, one WRITE_RTA each (§3.3). */
+    WRITE_RTA_ATOMICS,
+    /** Fetch atomics sent, one FETCH_RTA each (§3.3). */
+    FETCH_RTA_ATOMICS,
+    /** Compare atomics sent, one COMPARE_RTA each (§3.3). */
+    COMPARE_RTA_ATOMICS,
+    /** Emulated atomics a peer applied to this endpoint's registered memory, fetches and compares answered (§3.3). */
+    EMULATED_ATOMICS_SERVED,
     /** Emulated writes a peer made into this endpoint's registered memory (§3.3). */
     EMULATED_WRITES_SERVED,
     /** Emulated reads a peer made of this endpoint's registered memory, answered with READRSP (§3.3). */
     EMULATED_READS_SERVED,
     /**
-     * Emulated RMA requests refused before any byte was touched: no registration under the key, bytes
-     * outside it, a right it does not grant, or lengths that disagree.
+     * Emulated RMA and atomic requests refused before any byte was touched: no registration under the key, bytes
+     * outside it, a right it does not grant, lengths that disagree, an atomic datatype or operation not served.
      */
     RMA_ACCESS_REFUSED,
     /** PEER_ERROR packets sent: a refused request reported to its initiator (DISCREPANCIES.md B7). */
@@ -133,8 +141,9 @@ public enum EndpointCounter {
      * Message payload bytes the endpoint copied, counted at every copy: a send's bytes into its
      * packets (EAGER_RTM, MEDIUM_RTM, LONGCTS_RTM, RUNTREAD_RTM, CTSDATA); a received packet's payload into the
      * receive buffer or, while no receive has matched its message, into the message's staging copy;
-     * that staging copy into the receive buffer at the match; the payload of an RTM the reorder window
-     * holds (not the headers held with it). So a message that arrives before its receive counts twice
+     * that staging copy into the receive buffer at the match; the payload of an RTM or RTA the reorder window
+     * holds (not the headers held with it); an atomic's operands into its RTA, the elements before it into the
+     * ATOMRSP and from there into the result buffer. So a message that arrives before its receive counts twice
      * at the receiver, and a packet held for the reorder window once more. Not counted: headers the
      * endpoint writes, and bytes the device moves (packets on the wire, long-read, runting read's reads and
      * direct RDMA).

@@ -15,6 +15,7 @@ import org.rpcrdma4j.efa.device.sim.SimDevice;
 import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.EagerRtwFlyweight;
+import org.rpcrdma4j.efa.wire.PacketFlags;
 import org.rpcrdma4j.efa.wire.PacketType;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 import org.rpcrdma4j.efa.wire.RtaFlyweight;
@@ -26,8 +27,9 @@ import org.rpcrdma4j.efa.wire.RtaFlyweight;
  * misbehaves, nothing may escape the endpoint's progress, nothing may be caught there either
  * ({@link EndpointCounter#PROGRESS_ERRORS}: each is a packet the endpoint did not check), and what the
  * endpoint holds for the peer stays within its limits ({@link EndpointLimits}). A hang shows as the
- * fuzzer's timeout. Emulated RMA requests may aim at a registration of the endpoint, with the right key
- * or not, in its bounds or across them; the bytes around it must stay untouched.
+ * fuzzer's timeout. Emulated RMA and atomic requests may aim at a registration of the endpoint, with the right
+ * key or not, in its bounds or across them, atomics with the datatypes and operations libfabric numbers and in
+ * msg_id order; the bytes around it must stay untouched.
  *
  * <p>Under {@code mvn verify} it runs in regression mode over {@code EndpointReceiveFuzzTestInputs/receive/};
  * to fuzz: {@code JAZZER_FUZZ=1 mvn -pl efa-provider test -Dtest=EndpointReceiveFuzzTest}.
@@ -66,8 +68,9 @@ class EndpointReceiveFuzzTest {
             b.send(toPeer, ByteBuffer.allocate(data.consumeInt(0, 300_000)), 10);
         }
         AddressHandle toB = peer.createAddressHandle(b.address().gid());
+        int[] nextMsgId = {0};
         for (int n = 0; n < MAX_PACKETS && data.remainingBytes() > 0; n++) {
-            peer.postSend(toB, b.address().qpn(), b.address().connid(), packet(data, region), 1000 + n);
+            peer.postSend(toB, b.address().qpn(), b.address().connid(), packet(data, region, nextMsgId), 1000 + n);
             for (int steps = data.consumeInt(0, 3); steps > 0; steps--) {
                 pair.step();
             }
@@ -92,9 +95,11 @@ class EndpointReceiveFuzzTest {
 
     /**
      * A packet of a type the wire knows, or any type byte, with version 4 mostly, and arbitrary bytes after;
-     * an RTW, RTR or RTA may name bytes around the region in its one rma_iov entry.
+     * an RTW, RTR or RTA may name bytes around the region in its one rma_iov entry, and an RTA may be one the
+     * endpoint applies: the next msg_id, a datatype and operation libfabric numbers (or just beyond), no optional
+     * headers, operands as long as the rma_iov says.
      */
-    private static ByteBuffer packet(FuzzedDataProvider data, MemoryRegion region) {
+    private static ByteBuffer packet(FuzzedDataProvider data, MemoryRegion region, int[] nextMsgId) {
         PacketType known = data.consumeBoolean() ? data.pickValue(TYPES) : null;
         int type = known != null ? known.id() : data.consumeInt(0, 255);
         int version = data.consumeBoolean() ? BaseHeaderFlyweight.PROTOCOL_VERSION : data.consumeInt(0, 255);
@@ -103,20 +108,31 @@ class EndpointReceiveFuzzTest {
         long address = region.address() + data.consumeLong(-CANARY, REGION + CANARY);
         long length = data.consumeLong(0, REGION + CANARY);
         long key = data.consumeBoolean() ? Integer.toUnsignedLong(region.key()) : data.consumeLong();
+        boolean applicable = aimed && known.name().endsWith("_RTA") && data.consumeBoolean();
         byte[] rest = data.consumeBytes(MAX_PACKET_BYTES);
         int size = BaseHeaderFlyweight.HEADER_LENGTH + rest.length;
-        if (aimed) {
-            size = Math.max(size, known.mandatoryHeaderLength() + RmaIovFlyweight.LENGTH);
+        int iovAt = aimed ? known.mandatoryHeaderLength() : 0;
+        if (applicable) {
+            flags = PacketFlags.REQ_ATOMIC_FLAG;
+            length = Math.min(length, MAX_PACKET_BYTES);
+            size = iovAt + RmaIovFlyweight.LENGTH + (int) length * (known == PacketType.COMPARE_RTA ? 2 : 1);
+        } else if (aimed) {
+            size = Math.max(size, iovAt + RmaIovFlyweight.LENGTH);
         }
         ByteBuffer packet = ByteBuffer.allocate(size);
-        packet.put(BaseHeaderFlyweight.HEADER_LENGTH, rest);
+        packet.put(BaseHeaderFlyweight.HEADER_LENGTH, rest, 0,
+                Math.min(rest.length, size - BaseHeaderFlyweight.HEADER_LENGTH));
         new BaseHeaderFlyweight().wrap(packet, 0).type(type).version(version).flags(flags);
         if (aimed) {
             // RTWs and RTRs have rma_iov_count at offset 4, RTAs at 8; the entries follow the fixed header.
             int countAt = known.name().endsWith("_RTA") ? RtaFlyweight.RMA_IOV_COUNT_OFFSET
                     : EagerRtwFlyweight.RMA_IOV_COUNT_OFFSET;
             packet.order(ByteOrder.LITTLE_ENDIAN).putInt(countAt, 1);
-            new RmaIovFlyweight().wrap(packet, known.mandatoryHeaderLength()).addr(address).len(length).key(key);
+            new RmaIovFlyweight().wrap(packet, iovAt).addr(address).len(length).key(key);
+        }
+        if (applicable) {
+            new RtaFlyweight().wrap(packet, 0).msgId(Integer.toUnsignedLong(nextMsgId[0]++))
+                    .atomicDatatype(data.consumeInt(0, 9)).atomicOp(data.consumeInt(0, 20));
         }
         return packet;
     }

@@ -2,7 +2,6 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.wire.DcEagerRtwFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.EagerRtwFlyweight;
@@ -64,7 +63,7 @@ final class EagerRtw {
     void onReceived(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         final boolean dc = Receipts.requested(packet.type());
         final long sendId = dc ? dcRtw.wrap(buffer, packet.offset()).sendId() : -1;
-        final ByteBuffer memory = access.target(peer, buffer, packet, Access.REMOTE_WRITE, sendId);
+        final ByteBuffer memory = access.target(peer, buffer, packet, RmaAccess.REMOTE_WRITE, sendId);
         if (memory == null) {
             return;
         }

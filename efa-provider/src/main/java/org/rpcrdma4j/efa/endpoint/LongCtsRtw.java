@@ -2,7 +2,6 @@ package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.device.RmaIov;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.LongCtsRtwFlyweight;
@@ -82,7 +81,7 @@ final class LongCtsRtw {
     void onReceived(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rtw.wrap(buffer, packet.offset());
         final long sendId = rtw.sendId();
-        final ByteBuffer memory = access.target(peer, buffer, packet, Access.REMOTE_WRITE, sendId);
+        final ByteBuffer memory = access.target(peer, buffer, packet, RmaAccess.REMOTE_WRITE, sendId);
         if (memory == null) {
             return;
         }

@@ -6,6 +6,7 @@ import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Completion;
 import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.wire.AtomRspFlyweight;
 import org.rpcrdma4j.efa.wire.CtsDataFlyweight;
 import org.rpcrdma4j.efa.wire.CtsFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
@@ -33,7 +34,7 @@ import org.rpcrdma4j.efa.wire.ReqOptionalHeadersFlyweight;
  * into the address vector if new; any other packet must come from a GID the device has an address
  * handle for and a (GID, QPN) in the address vector.
  *
- * <p>RTM packets, the delivery-complete ones included, are processed in msg_id order per peer
+ * <p>RTM and RTA packets, the delivery-complete ones included, are processed in msg_id order per peer
  * ({@link ReorderWindow}), except the
  * long-CTS RTM that follows a READ_NACK: its msg_id was processed with the LONGREAD_RTM
  * (DISCREPANCIES.md B6). A PEER_ERROR of kind MSG_ID_SKIP takes the turn of the msg_id it names,
@@ -58,6 +59,7 @@ final class PacketDispatcher {
     private final EorFlyweight eor = new EorFlyweight();
     private final ReadNackFlyweight readNack = new ReadNackFlyweight();
     private final ReadRspFlyweight readRsp = new ReadRspFlyweight();
+    private final AtomRspFlyweight atomRsp = new AtomRspFlyweight();
     private final PeerErrorFlyweight peerError = new PeerErrorFlyweight();
     private final ReceiptFlyweight receiptFields = new ReceiptFlyweight();
     private final AddressVector av;
@@ -170,6 +172,9 @@ final class PacketDispatcher {
             case LONGREAD_RTW -> rma.longReadRtw().onReceived(peer, buffer, packet);
             case SHORT_RTR, LONGCTS_RTR -> rma.responder().onRtr(peer, buffer, packet);
             case READRSP -> rma.read().onReadRsp(peer, buffer, packet);
+            // An RTA takes its msg_id's turn with the peer's RTMs (efa_rdm_pke_handle_rtm_rta_recv).
+            case WRITE_RTA, FETCH_RTA, COMPARE_RTA -> onRtm(peer, buffer, packet);
+            case ATOMRSP -> rma.atomic().onAtomRsp(peer, buffer, packet);
             case PEER_ERROR -> {
                 if (peerError.wrap(buffer, packet.offset()).refKind() == PeerErrorFlyweight.REF_MSG_ID_SKIP) {
                     // An aborted message's msg_id, which will never come: it takes its turn in the window, at
@@ -184,7 +189,7 @@ final class PacketDispatcher {
     }
 
     private void onRtm(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
-        // Every RTM has msg_id at offset 4 (tables 3.3 to 3.5, 4.1).
+        // Every RTM and RTA has msg_id at offset 4 (tables 3.3 to 3.5, 3.13, 3.14, 4.1).
         final int msgId = (int) rtmId.wrap(buffer, packet.offset()).msgId();
         switch (peer.reorder.classify(msgId)) {
             case NEXT -> {
@@ -222,7 +227,7 @@ final class PacketDispatcher {
         return (int) rtmId.wrap(held.buffer(), 0).msgId();
     }
 
-    /** An RTM whose turn has come, or a later segment of a medium or runting-read message already started. */
+    /** An RTM or RTA whose turn has come, or a later segment of a medium or runting-read message already started. */
     private void process(Peer peer, int msgId, ByteBuffer buffer, DecodedPacket packet) {
         final PacketType type = packet.type();
         final boolean isMedium = MediumRtm.isMedium(type);
@@ -246,6 +251,8 @@ final class PacketDispatcher {
             runtRead.onFirstSegment(peer, buffer, packet);
         } else if (type == PacketType.PEER_ERROR) {
             counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
+        } else if (type == PacketType.WRITE_RTA || type == PacketType.FETCH_RTA || type == PacketType.COMPARE_RTA) {
+            rma.atomicResponder().onRta(peer, buffer, packet);
         } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM
                 || type == PacketType.DC_EAGER_MSGRTM || type == PacketType.DC_EAGER_TAGRTM) {
             eager.onReceived(peer, buffer, packet);
@@ -310,6 +317,7 @@ final class PacketDispatcher {
             case EOR -> (int) eor.wrap(buffer, at).connid();
             case READ_NACK -> (int) readNack.wrap(buffer, at).connid();
             case READRSP -> (int) readRsp.wrap(buffer, at).connid();
+            case ATOMRSP -> (int) atomRsp.wrap(buffer, at).connid();
             case PEER_ERROR -> (int) peerError.wrap(buffer, at).connid();
             case RECEIPT -> (int) receiptFields.wrap(buffer, at).connid();
             default -> packet.type().isReq()

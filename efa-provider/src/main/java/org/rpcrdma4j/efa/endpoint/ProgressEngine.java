@@ -6,6 +6,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import org.rpcrdma4j.efa.AtomicDatatype;
+import org.rpcrdma4j.efa.AtomicOp;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.DroppedMessages;
 import org.rpcrdma4j.efa.EndpointAddress;
@@ -78,6 +80,7 @@ public final class ProgressEngine {
     private final MessageStart messageStart;
     private final RmaStart rmaStart;
     private final PacketDispatcher dispatcher;
+    private final int mtu;
     private final ByteBuffer[] receiveBuffers;
     private final Consumer<Completion> onDeviceCompletion = this::onDeviceCompletion;
     /** What {@link #progress} runs after the device's completions, bound once: it runs millions of times a second. */
@@ -92,7 +95,7 @@ public final class ProgressEngine {
     public ProgressEngine(Device device, EndpointConfig config) {
         this.device = Objects.requireNonNull(device, "device");
         this.config = Objects.requireNonNull(config, "config");
-        final int mtu = device.attributes().mtu();
+        this.mtu = device.attributes().mtu();
         this.self = EndpointAddress.of(device.address());
         final Random random = new Random(config.randomSeed());
         this.av = new AddressVector(device, config, random, this::onRestart);
@@ -127,11 +130,17 @@ public final class ProgressEngine {
         final EmulatedRead emulatedRead = new EmulatedRead(reqHeader, rx, counters, mtu, config.longCtsCredits());
         final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
                 config.limits().sendsPerPeer());
+        final EmulatedAtomic atomic = new EmulatedAtomic(reqHeader, txEntries, counters);
+        final AtomicResponder atomicResponder = new AtomicResponder(access, self, counters,
+                config.limits().sendsPerPeer());
         rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead, receipts);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender, runtRead);
         tx.rmaSubprotocols(eagerRtw, longCtsRtw, longReadRtw, emulatedRead, readResponder);
         emulatedRead.txSide(tx);
         readResponder.txSide(tx);
+        tx.atomicSubprotocols(atomic, atomicResponder);
+        atomic.txSide(tx);
+        atomicResponder.txSide(tx);
         peerErrors.sides(tx, rx);
         receipts.sides(tx, rx);
         this.directRma = new DirectRma(device);
@@ -151,7 +160,8 @@ public final class ProgressEngine {
             new Stage(directRma::progress, "posting direct RDMA")};
         this.dispatcher = new PacketDispatcher(av, counters, handshake, eager, medium, runtRead, longCtsSender,
                 longCtsReceiver, longReadSender, longReadReceiver, tx, rx, teardown, errors, new RmaTargets(eagerRtw,
-                        longCtsRtw, longReadRtw, emulatedRead, readResponder, peerErrors), receipts);
+                        longCtsRtw, longReadRtw, emulatedRead, readResponder, atomic, atomicResponder, peerErrors),
+                receipts);
         teardown.components(handshake, longCtsReceiver, longReadReceiver, peerErrors, receipts, txQueue, tx, rx);
         txQueue.teardown(teardown);
         final int receiveCount = Math.min(config.rxBufferCount(), device.attributes().maxRecvQueueDepth());
@@ -323,6 +333,67 @@ public final class ProgressEngine {
         }
         rmaStart.start(entry);
         return true;
+    }
+
+    /**
+     * Starts an emulated atomic; see {@link org.rpcrdma4j.efa.EfaEndpoint#atomic}. The caller has checked the
+     * operation against the kind and the operands' lengths against the remote's and {@link #maxAtomicCount}.
+     *
+     * @param kind {@code ATOMIC}, {@code FETCH_ATOMIC} or {@code COMPARE_ATOMIC}
+     * @param peerAddr the peer's handle
+     * @param operand the operand, or null for a fetch of ATOMIC_READ
+     * @param compare a compare atomic's compare operand, else null
+     * @param result a fetch or compare atomic's result buffer, else null
+     * @param remote the peer's elements
+     * @param datatype the element type
+     * @param op the operation
+     * @param context the application's context
+     * @return false if the TX entry table is full
+     */
+    public boolean atomic(CompletionEntry.Kind kind, long peerAddr, ByteBuffer operand, ByteBuffer compare,
+                          ByteBuffer result, RmaIov remote, AtomicDatatype datatype, AtomicOp op, long context) {
+        final Peer peer = av.get(peerAddr);
+        if (peer.txEntries >= config.limits().sendsPerPeer()) {
+            return false;
+        }
+        final TxEntry entry = new TxEntry();
+        entry.peer = peer;
+        entry.kind = kind;
+        entry.protocol = switch (kind) {
+            case ATOMIC -> Protocol.WRITE_RTA;
+            case FETCH_ATOMIC -> Protocol.FETCH_RTA;
+            default -> Protocol.COMPARE_RTA;
+        };
+        entry.context = context;
+        entry.length = (int) remote.length();
+        entry.remote = remote;
+        entry.data = operand == null ? null : operand.slice();
+        entry.compare = compare == null ? null : compare.slice();
+        entry.result = result == null ? null : result.slice();
+        entry.datatype = datatype;
+        entry.atomicOp = op;
+        entry.awaitingResponse = kind != CompletionEntry.Kind.ATOMIC;
+        if (!tx.register(entry)) {
+            return false;
+        }
+        if (!peer.isActive()) {
+            tx.failAtStart(entry);
+            return true;
+        }
+        // §3.3: an RTA takes the next msg_id like a message (efa_rdm_atomic_generic_efa); no feature decides
+        // anything, so it needs no handshake.
+        entry.msgId = peer.nextTxMsgId++;
+        tx.start(entry);
+        return true;
+    }
+
+    /**
+     * @param datatype an element type
+     * @param op an operation
+     * @return the most elements one atomic may have; see {@link org.rpcrdma4j.efa.EfaEndpoint#maxAtomicCount}
+     */
+    public int maxAtomicCount(AtomicDatatype datatype, AtomicOp op) {
+        return EmulatedAtomic.maxCount(mtu, datatype, op);
     }
 
     /**

@@ -30,6 +30,14 @@ enum Protocol {
     LONGCTS_RTR,
     /** The target of an emulated read: a READRSP with the first bytes, then CTSDATA in the requester's windows. */
     READ_RESPONSE,
+    /** Emulated write atomic (§3.3): one WRITE_RTA carries the operands; it completes when its send does. */
+    WRITE_RTA,
+    /** Emulated fetch atomic (§3.3): one FETCH_RTA, answered by one ATOMRSP with the elements before. */
+    FETCH_RTA,
+    /** Emulated compare atomic (§3.3): one COMPARE_RTA with operands and compare data, answered by one ATOMRSP. */
+    COMPARE_RTA,
+    /** The target of an emulated fetch or compare atomic: one ATOMRSP with the elements before the operation. */
+    ATOMIC_RESPONSE,
     /** One device RDMA read, no REQ packet. */
     DIRECT_READ,
     /** One device RDMA write, no REQ packet. */

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EndpointAddress;
 import org.rpcrdma4j.efa.EndpointCounter;
-import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.wire.BaseHeaderFlyweight;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.PacketFlags;
@@ -55,7 +54,7 @@ final class ReadResponder {
     void onRtr(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rtr.wrap(buffer, packet.offset());
         final long recvId = rtr.recvId();
-        final ByteBuffer memory = access.target(peer, buffer, packet, Access.REMOTE_READ, recvId);
+        final ByteBuffer memory = access.target(peer, buffer, packet, RmaAccess.REMOTE_READ, recvId);
         if (memory == null) {
             return;
         }

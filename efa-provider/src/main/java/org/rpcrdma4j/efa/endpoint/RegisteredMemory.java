@@ -45,16 +45,17 @@ final class RegisteredMemory {
     }
 
     /**
-     * The bytes a peer names, if a registration under its key holds all of them and grants the right:
+     * The bytes a peer names, if a registration under its key holds all of them and grants the rights:
      * checked before anything is read or written.
      *
      * @param address u64, compared unsigned
      * @param length u64 from the wire; a value a long holds negative is refused
      * @return the bytes, or null if key, bounds or access refuse them
      */
-    ByteBuffer remote(long key, long address, long length, Access needed) {
+    ByteBuffer remote(long key, long address, long length, Set<Access> needed) {
         final Entry entry = key >= 0 && key <= 0xffff_ffffL ? byKey.get((int) key) : null;
-        if (entry == null || !entry.region().access().contains(needed) || !entry.region().contains(address, length)) {
+        if (entry == null || !entry.region().access().containsAll(needed)
+                || !entry.region().contains(address, length)) {
             return null;
         }
         return entry.memory().slice((int) (address - entry.region().address()), (int) length);

@@ -79,8 +79,12 @@ final class ReqHeader {
         return write(buffer, type, 0, remote, peer, hasCqData, cqData);
     }
 
-    private int write(ByteBuffer buffer, PacketType type, int categoryFlags, RmaIov remote, Peer peer,
-                      boolean hasCqData, long cqData) {
+    /**
+     * As {@link #write(ByteBuffer, PacketType, RmaIov, Peer, boolean, long)}, with a category flag: an RTA's
+     * {@code REQ_ATOMIC} (§3.3 tables 3.13 and 3.14, DISCREPANCIES.md B8).
+     */
+    int write(ByteBuffer buffer, PacketType type, int categoryFlags, RmaIov remote, Peer peer, boolean hasCqData,
+              long cqData) {
         final int optionalFlags = optionalFlags(peer, hasCqData);
         final int mandatory = type.mandatoryHeaderLength() + (remote == null ? 0 : RmaIovFlyweight.LENGTH);
         final int header = mandatory + optionalLength(optionalFlags);

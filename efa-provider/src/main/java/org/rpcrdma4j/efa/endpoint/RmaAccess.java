@@ -1,13 +1,14 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import java.util.Set;
 import org.rpcrdma4j.efa.EndpointCounter;
 import org.rpcrdma4j.efa.device.Access;
 import org.rpcrdma4j.efa.wire.DecodedPacket;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 
 /**
- * The one check every target of an emulated write or read runs before it touches memory (libfabric's
+ * The one check every target of an emulated write, read or atomic runs before it touches memory (libfabric's
  * {@code efa_rdm_rma_verified_copy_iov}): the REQ's {@code rma_iov} must name bytes of a registration the
  * application made through this endpoint, inside it, with the right the operation needs.
  *
@@ -16,12 +17,19 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  *
  * <p>A refusal is counted ({@link EndpointCounter#RMA_ACCESS_REFUSED}) and, when the request names its
  * initiator's operation ({@code send_id} of LONGCTS_RTW, LONGREAD_RTW and the DC writes, {@code recv_id} of the
- * RTRs), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW names no operation: its initiator
- * completed it when the packet was delivered, as the provider's does, and only this endpoint's counter tells of
- * the refusal.
+ * RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW or
+ * WRITE_RTA names no operation: its initiator completed it when the packet was delivered, as the provider's
+ * does, and only this endpoint's counter tells of the refusal.
  * libfabric's provider reports every refusal only on the target's event queue ({@code FI_EFA_ERR_RMA_ADDR}).
  */
 final class RmaAccess {
+
+    /** What an emulated write and a write atomic need. */
+    static final Set<Access> REMOTE_WRITE = Set.of(Access.REMOTE_WRITE);
+    /** What an emulated read and a fetch of ATOMIC_READ need. */
+    static final Set<Access> REMOTE_READ = Set.of(Access.REMOTE_READ);
+    /** What a fetch or compare atomic that may change the memory needs: it reads and writes it (fi_mr(3)). */
+    static final Set<Access> REMOTE_READ_WRITE = Set.of(Access.REMOTE_READ, Access.REMOTE_WRITE);
 
     private final RmaIovFlyweight iov = new RmaIovFlyweight();
     private final RegisteredMemory memory;
@@ -35,10 +43,11 @@ final class RmaAccess {
     }
 
     /**
+     * @param needed the rights the registration must grant, every one
      * @param opId the initiator's operation the request names, or -1 if it names none
      * @return the bytes the request's rma_iov names, or null if they are refused (and the refusal reported)
      */
-    ByteBuffer target(Peer peer, ByteBuffer buffer, DecodedPacket packet, Access needed, long opId) {
+    ByteBuffer target(Peer peer, ByteBuffer buffer, DecodedPacket packet, Set<Access> needed, long opId) {
         final int count = (packet.mandatoryHeaderLength() - packet.type().mandatoryHeaderLength()) / RmaIovFlyweight.LENGTH;
         ByteBuffer bytes = null;
         if (count == 1) {

@@ -1,20 +1,24 @@
 package org.rpcrdma4j.efa.endpoint;
 
 import java.nio.ByteBuffer;
+import org.rpcrdma4j.efa.AtomicDatatype;
+import org.rpcrdma4j.efa.AtomicOp;
 import org.rpcrdma4j.efa.CompletionEntry;
 import org.rpcrdma4j.efa.EfaErrorCode;
 import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.RmaIov;
 
 /**
- * One send, read or write in progress (libfabric's txe), or the serving of a peer's emulated read. Its
- * {@link #id} is the {@code send_id} of a long-CTS, long-read or runting-read message or write (§3.2 table
- * 3.5, §3.3 table 3.9, §4.1 tables 4.1 and 4.3, §4.5), of a READRSP (DISCREPANCIES.md A1) and of every
- * delivery-complete REQ, which the target's RECEIPT names (§4.2).
+ * One send, read, write or atomic in progress (libfabric's txe), or the serving of a peer's emulated read or
+ * fetch or compare atomic. Its {@link #id} is the {@code send_id} of a long-CTS, long-read or runting-read
+ * message or write (§3.2 table 3.5, §3.3 table 3.9, §4.1 tables 4.1 and 4.3, §4.5), of a READRSP
+ * (DISCREPANCIES.md A1) and of every delivery-complete REQ, which the target's RECEIPT names (§4.2), and the
+ * {@code recv_id} of a FETCH_RTA or COMPARE_RTA (§3.3 table 3.14), as the provider's {@code tx_id}.
  *
  * <p>Ownership: {@link #data} is the application's buffer; the engine reads it, packet by packet,
  * until the operation's completion is written, and the application must not change it before. A
- * long-read message's buffer is registered instead and read by the peer's device until its EOR.
+ * long-read message's buffer is registered instead and read by the peer's device until its EOR. A fetch or
+ * compare atomic's {@link #result} is written when its ATOMRSP arrives, before its completion.
  */
 final class TxEntry {
 
@@ -74,8 +78,8 @@ final class TxEntry {
     long localOffset;
     RmaIov remote;
     /**
-     * The target of an emulated read serving a peer (§3.3): nothing of the application's, so no completion;
-     * {@link #recvId} is the requester's, from its RTR.
+     * The target of an emulated read or fetch or compare atomic serving a peer (§3.3): nothing of the
+     * application's, so no completion; {@link #recvId} is the requester's, from its RTR or RTA.
      */
     boolean internal;
     /**
@@ -83,6 +87,15 @@ final class TxEntry {
      * it ends; then null.
      */
     RxEntry readInto;
+    /** An emulated atomic (§3.3): the element type and operation its RTA names. */
+    AtomicDatatype datatype;
+    AtomicOp atomicOp;
+    /** A compare atomic's compare operand, {@link #length} bytes like {@link #data}. */
+    ByteBuffer compare;
+    /** A fetch or compare atomic's result buffer, which the ATOMRSP fills. */
+    ByteBuffer result;
+    /** A fetch or compare atomic whose ATOMRSP has not arrived: its target's answer, which completes it. */
+    boolean awaitingResponse;
 
     /**
      * @return whether the operation runs a DC variant and completes only at the target's RECEIPT (§4.2); not
@@ -95,13 +108,13 @@ final class TxEntry {
     /**
      * @return whether every byte is in a packet (for long-read: described by the RTM; for runting read: every
      *     runt byte) and every packet has completed, for long-read and runting read whether the receiver's EOR
-     *     has arrived if one is due, for an emulated read whether every byte has arrived, and for a DC variant
-     *     whether the RECEIPT has
+     *     has arrived if one is due, for an emulated read whether every byte has arrived, for a fetch or compare
+     *     atomic whether its ATOMRSP has, and for a DC variant whether the RECEIPT has
      */
     boolean isDone() {
         return reqBuilt && bytesBuilt == (protocol == Protocol.RUNT_READ ? runtLength : length)
                 && packetsOutstanding == 0 && (!awaitsEor() || eorReceived) && readInto == null
-                && (!awaitsReceipt() || receiptReceived);
+                && !awaitingResponse && (!awaitsReceipt() || receiptReceived);
     }
 
     /** @return whether the peer reads from this operation's buffer and answers EOR (§4.1, §4.5) */

@@ -35,6 +35,8 @@ final class TxSide {
     private LongReadRtw longReadRtw;
     private EmulatedRead emulatedRead;
     private ReadResponder readResponder;
+    private EmulatedAtomic atomic;
+    private AtomicResponder atomicResponder;
     private long nowNs;
 
     TxSide(IdTable<TxEntry> entries, PacketPool packets, TxQueue txQueue, CompletionQueue cq, Counters counters,
@@ -63,6 +65,11 @@ final class TxSide {
         longReadRtw = longReadWrite;
         emulatedRead = read;
         readResponder = responder;
+    }
+
+    void atomicSubprotocols(EmulatedAtomic initiator, AtomicResponder responder) {
+        atomic = initiator;
+        atomicResponder = responder;
     }
 
     void now(long value) {
@@ -122,6 +129,8 @@ final class TxSide {
                         case LONGREAD_RTW -> longReadRtw.build(packet, entry);
                         case SHORT_RTR, LONGCTS_RTR -> emulatedRead.build(packet, entry);
                         case READ_RESPONSE -> readResponder.build(packet, entry);
+                        case WRITE_RTA, FETCH_RTA, COMPARE_RTA -> atomic.build(packet, entry);
+                        case ATOMIC_RESPONSE -> atomicResponder.build(packet, entry);
                         default -> throw new IllegalStateException(entry.protocol + " builds no packets");
                     }
                     entry.packetsOutstanding++;
@@ -231,8 +240,8 @@ final class TxSide {
     }
 
     /**
-     * A long-read message's or write's EOR arrived (§4.1), an emulated read's data, or a DC variant's RECEIPT
-     * (§4.2): the operation completes unless a packet of it is still in flight.
+     * A long-read message's or write's EOR arrived (§4.1), an emulated read's data, an atomic's ATOMRSP, or a DC
+     * variant's RECEIPT (§4.2): the operation completes unless a packet of it is still in flight.
      */
     void finish(TxEntry entry) {
         finishIfDone(entry);
@@ -253,13 +262,13 @@ final class TxSide {
     /**
      * @return the operation with the peer in progress under an id the peer was given as a {@code send_id}
      *     (long-CTS and long-read messages and writes, runting-read messages the peer reads, and every DC
-     *     variant), or null
+     *     variant) or {@code recv_id} (fetch and compare atomics), or null
      */
     TxEntry awaitingPeer(Peer peer, long id) {
         final TxEntry entry = entries.get(id);
         return entry != null && entry.peer == peer && !entry.completed && !entry.internal
-                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.awaitsEor() || entry.awaitsReceipt())
-                ? entry : null;
+                && (LongCtsSender.sendsCtsData(entry.protocol) || entry.awaitsEor() || entry.awaitsReceipt()
+                        || entry.awaitingResponse) ? entry : null;
     }
 
     /**
@@ -308,7 +317,8 @@ final class TxSide {
             case MEDIUM -> !entry.reqBuilt || entry.bytesBuilt < entry.length;
             case RUNT_READ -> entry.bytesBuilt < entry.runtLength;
             case LONG_CTS, LONGCTS_RTW, READ_RESPONSE -> LongCtsSender.hasPacketToBuild(entry);
-            case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR -> !entry.reqBuilt;
+            case LONG_READ, EAGER_RTW, LONGREAD_RTW, SHORT_RTR, LONGCTS_RTR, WRITE_RTA, FETCH_RTA, COMPARE_RTA,
+                 ATOMIC_RESPONSE -> !entry.reqBuilt;
             default -> false;
         };
     }

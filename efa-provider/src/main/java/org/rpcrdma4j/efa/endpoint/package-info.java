@@ -9,8 +9,9 @@
  * class per subprotocol side ({@code EagerRtm}, {@code MediumRtm}, {@code LongCtsSender},
  * {@code LongCtsReceiver}, {@code LongReadSender}, {@code LongReadReceiver}, {@code EagerRtw},
  * {@code LongCtsRtw}, {@code LongReadRtw}, {@code EmulatedRead}, {@code ReadResponder},
- * {@code DirectRma}), where sends and RMA start and are chosen ({@code MessageStart}, {@code RmaStart}),
- * the target's access checks on the application's registrations ({@code RmaAccess},
+ * {@code EmulatedAtomic}, {@code AtomicResponder}, {@code DirectRma}), what an atomic does to the
+ * target's elements ({@code AtomicArithmetic}), where sends and RMA start and are chosen ({@code MessageStart},
+ * {@code RmaStart}), the target's access checks on the application's registrations ({@code RmaAccess},
  * {@code RegisteredMemory}), error reports between peers ({@code PeerErrors}), the RECEIPTs of
  * delivery complete ({@code Receipts}), receive matching ({@code RxMatcher}), msg_id
  * ordering ({@code ReorderWindow}), and the named queues of packets that cannot go out now

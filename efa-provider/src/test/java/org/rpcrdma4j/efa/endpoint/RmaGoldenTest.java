@@ -15,13 +15,20 @@ import static org.rpcrdma4j.efa.endpoint.GoldenCheck.peerFor;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.efa.AtomicDatatype;
+import org.rpcrdma4j.efa.AtomicOp;
+import org.rpcrdma4j.efa.EndpointAddress;
+import org.rpcrdma4j.efa.device.Gid;
+import org.rpcrdma4j.efa.device.RmaIov;
+import org.rpcrdma4j.efa.wire.DecodedPacket;
+import org.rpcrdma4j.efa.wire.ExtraFeature;
 import org.rpcrdma4j.efa.wire.GoldenPacket;
 import org.rpcrdma4j.efa.wire.PacketDecodeException;
 import org.rpcrdma4j.efa.wire.PacketType;
 
 /**
- * Every packet type emulated RMA sends, as the endpoint's own builders write it, byte for byte against the
- * libfabric provider's golden packets of its type (vectors/libfabric/packets.jsonl), in each variant of
+ * Every packet type emulated RMA and atomics send, as the endpoint's own builders write it, byte for byte against
+ * the libfabric provider's golden packets of its type (vectors/libfabric/packets.jsonl), in each variant of
  * optional headers the endpoint produces (raw address before the handshake, connid after it when asked,
  * neither otherwise, remote CQ data on writes), and decoded back.
  */
@@ -112,6 +119,51 @@ class RmaGoldenTest {
         new PeerErrors(null, null, SELF, counters).build(packet, peer(), 0x61626364L, 0x71727374L);
 
         assertSame(golden, packet.buffer, packet.length);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"WRITE_RTA/plain", "WRITE_RTA/raw_addr", "WRITE_RTA/connid", "FETCH_RTA/plain",
+        "FETCH_RTA/raw_addr", "FETCH_RTA/connid", "COMPARE_RTA/plain", "COMPARE_RTA/connid"})
+    void rta(String name) throws PacketDecodeException {
+        final GoldenPacket golden = GoldenPacket.named(name);
+        final TxEntry op = writeOf(golden);
+        op.protocol = Protocol.valueOf(name.substring(0, name.indexOf('/')));
+        op.msgId = (int) GoldenPacket.integer(golden.fields().get("msg_id"));
+        op.id = (int) RECV_ID;
+        op.datatype = AtomicDatatype.fromValue(GoldenPacket.integer(golden.fields().get("atomic_datatype")));
+        op.atomicOp = AtomicOp.fromValue(GoldenPacket.integer(golden.fields().get("atomic_op")));
+        final ByteBuffer payload = payload(golden);
+        // COMPARE_RTA: the operand, then as many bytes of compare data.
+        op.length = op.protocol == Protocol.COMPARE_RTA ? payload.capacity() / 2 : payload.capacity();
+        op.data = payload.slice(0, op.length);
+        op.compare = op.protocol == Protocol.COMPARE_RTA ? payload.slice(op.length, op.length) : null;
+        dirty(packet.buffer);
+
+        new EmulatedAtomic(header, null, counters).build(packet, op);
+
+        assertSame(golden, packet.buffer, packet.length);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ATOMRSP/connid"})
+    void atomRsp(String name) throws PacketDecodeException {
+        final GoldenPacket golden = GoldenPacket.named(name);
+        final TxEntry answer = new TxEntry();
+        answer.recvId = (int) GoldenPacket.integer(golden.fields().get("recv_id"));
+        answer.data = payload(golden);
+        answer.length = answer.data.capacity();
+        dirty(packet.buffer);
+
+        new AtomicResponder(null, SELF, counters, 1).build(packet, answer);
+
+        assertSame(golden, packet.buffer, packet.length);
+    }
+
+    /** Fills a packet buffer with what a packet sent before may have left: a field the builder skips shows. */
+    private static void dirty(ByteBuffer buffer) {
+        for (int i = 0; i < buffer.capacity(); i++) {
+            buffer.put(i, (byte) 0xee);
+        }
     }
 
     /** A write to the golden rma_iov, to a peer in the state the variant's optional headers need. */
