@@ -34,7 +34,10 @@ import picocli.CommandLine.Spec;
             "Two EFA RDM endpoints on the simulated device (no added delay, one thread): one-way ping-pong "
                     + "latency for 8 B, 4 KiB and 64 KiB and streaming bandwidth for 64 KiB, 1 MiB and 16 MiB, each "
                     + "beside a single-thread memcpy of the same size measured in the same run. The whole set runs "
-                    + "once unmeasured first, to warm up.",
+                    + "once unmeasured first, to warm up. Then emulated RMA beside direct RDMA in the same run: "
+                    + "EAGER_RTW (4 KiB), LONGCTS_RTW and LONGREAD_RTW (1 MiB) writes, SHORT_RTR (4 KiB) and "
+                    + "LONGCTS_RTR (1 MiB) reads on devices without the RDMA each replaces, each beside a direct write "
+                    + "or read of the same size, and a 64-bit fetch-and-add (FETCH_RTA) beside a direct 8-byte read.",
             "Each row prints as its measurement ends; on a terminal a progress bar shows the run in progress. "
                     + "With the defaults a run keeps one core busy for about 30 seconds (the warm-up set, then the "
                     + "measured one), longer on a loaded machine; --iterations and --stream-bytes shorten it.",
@@ -169,8 +172,8 @@ public final class BenchEfaCommand implements Callable<Integer> {
         } else {
             out.println("time per operation, posted to completed at the initiator, one at a time; ratio is "
                     + "emulated/direct time;");
-            out.println("emulated: both devices without the RDMA the subprotocol replaces; direct: both with RDMA "
-                    + "read and write");
+            out.println("emulated: both devices without the RDMA the subprotocol replaces (a fetch-add always is); "
+                    + "direct: both with RDMA read and write, a read of 8 bytes beside the fetch-add");
         }
         out.flush();
         return results.stream().allMatch(Result::verified) && rma.stream().allMatch(EfaRmaBench.Result::verified)

@@ -43,7 +43,8 @@ class BenchEfaCommandTest {
             assertThat(result.get("direct").asDouble()).isPositive();
         }
         assertThat(rma).containsExactly("write 4096 EAGER_RTW true", "write 1048576 LONGCTS_RTW true",
-                "write 1048576 LONGREAD_RTW true", "read 4096 SHORT_RTR true", "read 1048576 LONGCTS_RTR true");
+                "write 1048576 LONGREAD_RTW true", "read 4096 SHORT_RTR true", "read 1048576 LONGCTS_RTR true",
+                "fetch-add 8 FETCH_RTA true");
     }
 
     @Test
@@ -54,7 +55,7 @@ class BenchEfaCommandTest {
 
         assertThat(exit).isZero();
         List<String> lines = out.toString().lines().toList();
-        assertThat(lines).hasSize(18);
+        assertThat(lines).hasSize(19);
         assertThat(lines.get(0)).startsWith("test ").contains("memcpy 1 buffer");
         assertThat(lines.subList(1, 7)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
         assertThat(lines.subList(1, 7).stream().map(row -> row.split(" +")[0] + " " + row.split(" +")[1]))
@@ -62,11 +63,11 @@ class BenchEfaCommandTest {
                         "stream 16777216");
         assertThat(lines.get(7)).startsWith("latency is one way");
         assertThat(lines.get(10)).startsWith("rma ").contains("emulated by");
-        assertThat(lines.subList(11, 16)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
-        assertThat(lines.subList(11, 16).stream().map(row -> String.join(" ", List.of(row.split(" +")).subList(0, 3))))
+        assertThat(lines.subList(11, 17)).allSatisfy(row -> assertThat(row).endsWith(" ok"));
+        assertThat(lines.subList(11, 17).stream().map(row -> String.join(" ", List.of(row.split(" +")).subList(0, 3))))
                 .containsExactly("write 4096 EAGER_RTW", "write 1048576 LONGCTS_RTW", "write 1048576 LONGREAD_RTW",
-                        "read 4096 SHORT_RTR", "read 1048576 LONGCTS_RTR");
-        assertThat(lines.get(16)).startsWith("time per operation");
+                        "read 4096 SHORT_RTR", "read 1048576 LONGCTS_RTR", "fetch-add 8 FETCH_RTA");
+        assertThat(lines.get(17)).startsWith("time per operation");
     }
 
     @Test
