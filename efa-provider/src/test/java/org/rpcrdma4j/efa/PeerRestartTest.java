@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.rpcrdma4j.efa.device.Access;
+import org.rpcrdma4j.efa.device.MemoryRegion;
 import org.rpcrdma4j.efa.device.sim.FaultPlan;
+import org.rpcrdma4j.efa.device.sim.SimDeviceConfig;
 
 /**
  * A peer process dies and a new one comes up on the same GID and QPN with a new connid
@@ -126,6 +132,59 @@ class PeerRestartTest {
         assertThat(pair.a.statistics().gauge(EndpointGauge.TX_ENTRIES)).isZero();
         run(pair, reborn, doneReborn, () -> pair.fabric.inFlight() == 0
                 && pair.a.statistics().gauge(EndpointGauge.PACKETS_IN_USE) == 0);
+    }
+
+    /**
+     * Emulated RMA in progress with a peer that restarts (devices without RDMA): a long-CTS write, a long-CTS read
+     * and a fetch atomic towards the old B end with PEER_RESTARTED once A learns of the new one; the same
+     * operations towards the new B then land, byte for byte.
+     */
+    @Test
+    void emulatedRmaInProgressWithARestartedPeerEndsAndTheNewPeerServesIt() {
+        final SimDeviceConfig noRdma = SimDeviceConfig.DEFAULT.withCapabilities(Set.of());
+        final SimPair pair = new SimPair(seed.seed(), noRdma, noRdma, EndpointConfig.DEFAULT, EndpointConfig.DEFAULT);
+        pair.handshake();
+        final int size = 1 << 20;
+        final Set<Access> remote = EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE);
+        final MemoryRegion atOldB = pair.b.register(ByteBuffer.allocate(size), remote);
+        final MemoryRegion source = pair.a.register(SimPair.pattern(size, 7), Set.of());
+        final ByteBuffer intoBytes = ByteBuffer.allocate(size);
+        final MemoryRegion into = pair.a.register(intoBytes, EnumSet.of(Access.LOCAL_WRITE));
+        final ByteBuffer one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1);
+        pair.a.write(pair.aToB, source, 0, atOldB.iov(0, size), 1);
+        pair.a.read(pair.aToB, into, 0, atOldB.iov(0, size), 2);
+        pair.a.fetchAtomic(pair.aToB, one, ByteBuffer.allocate(8), atOldB.iov(0, 8), AtomicDatatype.UINT64,
+                AtomicOp.SUM, 3);
+        pair.step();
+
+        pair.fabric.restart(pair.deviceB);
+        final EfaEndpoint reborn = new EfaEndpoint(pair.deviceB,
+                EndpointConfig.DEFAULT.withRandomSeed(seed.seed() + 1));
+        final List<CompletionEntry> doneReborn = new ArrayList<>();
+        final long aToReborn = pair.a.insert(reborn.address());
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 3);
+        assertThat(pair.doneA).extracting(CompletionEntry::context).containsExactlyInAnyOrder(1L, 2L, 3L);
+        assertThat(pair.doneA).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.PEER_RESTARTED);
+        pair.doneA.clear();
+
+        final ByteBuffer atNewB = SimPair.pattern(size, 9);
+        final MemoryRegion region = reborn.register(atNewB, remote);
+        final ByteBuffer fetched = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+        atNewB.order(ByteOrder.LITTLE_ENDIAN);
+        pair.a.read(aToReborn, into, 0, region.iov(0, size), 4);
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 1);
+        pair.a.write(aToReborn, source, 0, region.iov(0, size), 5);
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 2);
+        final long written = atNewB.getLong(size - 8);
+        pair.a.fetchAtomic(aToReborn, one, fetched, region.iov(size - 8, 8), AtomicDatatype.UINT64, AtomicOp.SUM, 6);
+        run(pair, reborn, doneReborn, () -> pair.doneA.size() == 3);
+
+        assertThat(pair.doneA).extracting(CompletionEntry::error).containsOnly(EfaErrorCode.SUCCESS);
+        assertThat(intoBytes).isEqualTo(SimPair.pattern(size, 9));
+        assertThat(fetched.getLong(0)).isEqualTo(written);
+        assertThat(atNewB.getLong(size - 8)).isEqualTo(written + 1);
+        assertThat(atNewB.slice(0, size - 8)).isEqualTo(SimPair.pattern(size, 7).slice(0, size - 8));
+        assertThat(doneReborn).as("the target of emulated RMA reports nothing").isEmpty();
     }
 
     /** Steps fabric, A and the reborn B (the dead B is left alone). */
