@@ -16,8 +16,8 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * request with none or several (which {@code fi_writemsg} can make) is refused like a bad key.
  *
  * <p>A refusal is counted ({@link EndpointCounter#RMA_ACCESS_REFUSED}) and, when the request names its
- * initiator's operation ({@code send_id} of LONGCTS_RTW, LONGREAD_RTW and the DC writes, {@code recv_id} of the
- * RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW or
+ * initiator's operation ({@code send_id} of LONGCTS_RTW, LONGREAD_RTW, the DC writes and DC_WRITE_RTA,
+ * {@code recv_id} of the RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW or
  * WRITE_RTA names no operation: its initiator completed it when the packet was delivered, as the provider's
  * does, and only this endpoint's counter tells of the refusal.
  * libfabric's provider reports every refusal only on the target's event queue ({@code FI_EFA_ERR_RMA_ADDR}).
