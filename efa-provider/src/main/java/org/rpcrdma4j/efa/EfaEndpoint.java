@@ -380,7 +380,11 @@ public final class EfaEndpoint implements AutoCloseable {
      * (FI_ORDER_SAS), so atomics on the same memory from any number of peers are atomic with respect to each other.
      * It completes when the packet is delivered (transmit complete), as the provider's does; a refused access
      * (key, bounds, remote-write right, a datatype or operation the peer does not serve) is reported by nothing,
-     * as a WRITE_RTA names no operation for the peer to report. The operand is read until the completion.
+     * as a WRITE_RTA names no operation for the peer to report. On an endpoint configured with
+     * {@link EndpointConfig#deliveryComplete()} it goes as DC_WRITE_RTA (§4.2) once the peer's handshake announced
+     * delivery complete (else it fails with {@link EfaErrorCode#PEER_LACKS_FEATURE}), completes once the peer
+     * applied it (its RECEIPT), and a refusal is reported ({@link EfaErrorCode#REMOTE_ERROR_BAD_ADDRESS}). The
+     * operand is read until the completion.
      *
      * @param peer the peer's handle
      * @param operand the elements, between position and limit, little endian: {@code remote.length()} bytes

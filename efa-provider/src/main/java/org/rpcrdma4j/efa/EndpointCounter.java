@@ -105,7 +105,7 @@ public enum EndpointCounter {
     SHORT_RTR_READS,
     /** Reads emulated with a LONGCTS_RTR (§3.3). */
     LONGCTS_RTR_READS,
-    /** Write atomics sent, one WRITE_RTA each (§3.3). */
+    /** Write atomics sent, one WRITE_RTA each (§3.3), or DC_WRITE_RTA with delivery complete (§4.2). */
     WRITE_RTA_ATOMICS,
     /** Fetch atomics sent, one FETCH_RTA each (§3.3). */
     FETCH_RTA_ATOMICS,

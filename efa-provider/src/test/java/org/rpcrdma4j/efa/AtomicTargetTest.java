@@ -30,15 +30,16 @@ import org.rpcrdma4j.efa.wire.HandshakeFlyweight;
 import org.rpcrdma4j.efa.wire.PacketDecoder;
 import org.rpcrdma4j.efa.wire.PacketType;
 import org.rpcrdma4j.efa.wire.PeerErrorFlyweight;
+import org.rpcrdma4j.efa.wire.ReceiptFlyweight;
 import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
 import org.rpcrdma4j.efa.wire.RtaFlyweight;
 
 /**
  * The endpoint as the peer of a libfabric provider's atomics: a hand-built peer sends the provider's golden RTA
  * packets (vectors/libfabric/packets.jsonl, msg_id and rma_iov changed to name this endpoint's registration), and
- * answers the endpoint's own FETCH_RTA with the golden ATOMRSP. Applied elements and the ATOMRSP the endpoint
- * answers with are checked byte for byte; malformed RTAs are refused, counted and reported, take their msg_id's
- * turn, and touch nothing.
+ * answers the endpoint's own FETCH_RTA with the golden ATOMRSP. Applied elements and the ATOMRSP and RECEIPT the
+ * endpoint answers with are checked byte for byte; malformed RTAs are refused, counted and reported, take their
+ * msg_id's turn, and touch nothing.
  */
 class AtomicTargetTest {
 
@@ -48,6 +49,7 @@ class AtomicTargetTest {
     private static final long D0 = 0xd7d6d5d4d3d2d1d0L;
     private static final long D8 = 0xdfdedddcdbdad9d8L;
     private static final long GOLDEN_RECV_ID = 0x31323334L;
+    private static final long GOLDEN_SEND_ID = 0x21222324L;
 
     private SimPair pair;
     private EfaEndpoint b;
@@ -115,6 +117,49 @@ class AtomicTargetTest {
         assertThat(element()).isEqualTo(D0 + D0);
         assertThat(received).isEmpty();
         assertThat(b.statistics().counter(EndpointCounter.EMULATED_ATOMICS_SERVED)).isEqualTo(3);
+        assertClean();
+    }
+
+    @Test
+    void theProvidersDcWriteRtaIsAppliedAndAnsweredWithItsReceipt() {
+        // DC_WRITE_RTA/plain: UINT64 SUM of d0..d7, send_id 0x21222324, after a WRITE_RTA of the same.
+        setElement(1);
+        send(golden("WRITE_RTA/plain", 8));
+        final ByteBuffer dc = golden("DC_WRITE_RTA/plain", 8);
+        final long rtaMsgId = new RtaFlyweight().wrap(dc, 0).msgId();
+        send(dc);
+        run();
+
+        assertThat(element()).isEqualTo(1 + D0 + D0);
+        // The golden RECEIPT (send_id 0x21222324) with the RTA's msg_id and this endpoint's connid.
+        final ByteBuffer expected = ByteBuffer.wrap(GoldenPacket.named("RECEIPT/connid").bytes());
+        new ReceiptFlyweight().wrap(expected, 0).msgId(rtaMsgId)
+                .connid(Integer.toUnsignedLong(b.address().connid()));
+        assertThat(new ReceiptFlyweight().wrap(expected, 0).txId()).isEqualTo(GOLDEN_SEND_ID);
+        assertThat(hex(received)).containsExactly(hex(expected));
+        assertThat(b.statistics().counter(EndpointCounter.EMULATED_ATOMICS_SERVED)).isEqualTo(2);
+        assertThat(b.statistics().counter(EndpointCounter.RECEIPTS_SENT)).isEqualTo(1);
+        assertThat(b.statistics().gauge(EndpointGauge.RX_ENTRIES)).isZero();
+        assertClean();
+    }
+
+    @Test
+    void aRefusedDcWriteRtaIsReportedByItsSendIdAndTakesItsTurn() {
+        setElement(1);
+        final ByteBuffer dc = golden("DC_WRITE_RTA/plain", 8);
+        new RmaIovFlyweight().wrap(dc, RtaFlyweight.RMA_IOV_OFFSET).key(Integer.toUnsignedLong(region.key()) + 1);
+        send(dc);
+        send(golden("FETCH_RTA/plain", 8));
+        run();
+
+        assertThat(element()).isEqualTo(1 + D0);
+        assertThat(types()).containsExactlyInAnyOrder(PacketType.PEER_ERROR, PacketType.ATOMRSP);
+        final PeerErrorFlyweight error = new PeerErrorFlyweight().wrap(
+                received.get(types().indexOf(PacketType.PEER_ERROR)), 0);
+        assertThat(error.refKind()).isEqualTo(PeerErrorFlyweight.REF_OPE_INDEX);
+        assertThat(error.opId()).isEqualTo(GOLDEN_SEND_ID);
+        assertThat(b.statistics().counter(EndpointCounter.RMA_ACCESS_REFUSED)).isEqualTo(1);
+        assertThat(b.statistics().counter(EndpointCounter.RECEIPTS_SENT)).isZero();
         assertClean();
     }
 

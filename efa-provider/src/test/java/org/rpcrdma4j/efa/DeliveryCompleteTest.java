@@ -3,11 +3,13 @@ package org.rpcrdma4j.efa;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +39,10 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * Delivery complete (EFA RDM protocol v4 §4.2) end to end on the simulated device: each DC subprotocol at the
  * sizes around its thresholds, byte for byte, plain and under reordering, RNR and a one-slot send queue, the
  * sender completing only once the receiver's data is in place (shown with the receiver's progress held and with
- * its receive not yet posted, against a sender without delivery complete, which completes); the subprotocols
- * that need no DC variant; RECEIPTs that name no waiting operation, and one that never comes.
+ * its receive not yet posted, against a sender without delivery complete, which completes); DC write atomics,
+ * applied before they complete, each once, plain and under faults, refused and reported, and never sent to a peer
+ * without the feature; the subprotocols that need no DC variant; RECEIPTs that name no waiting operation, and one
+ * that never comes.
  */
 class DeliveryCompleteTest {
 
@@ -56,6 +60,8 @@ class DeliveryCompleteTest {
     /** A DC_EAGER_RTW: 16-byte header, one rma_iov, the connid. */
     private static final int EAGER_RTW_MAX = MTU - DcEagerRtwFlyweight.HEADER_LENGTH - RmaIovFlyweight.LENGTH - CONNID;
     private static final int MIB = 1 << 20;
+    private static final int CANARY = 16;
+    private static final byte CANARY_BYTE = 0x5a;
 
     @RegisterExtension
     final SeedWatcher seed = new SeedWatcher();
@@ -166,6 +172,112 @@ class DeliveryCompleteTest {
         assertThat(target.get(0)).isZero();
         pair.runUntil(() -> pair.doneA.size() == 1);
         assertThat(target).isEqualTo(SimPair.pattern(100, 5));
+    }
+
+    @Test
+    void aDcWriteAtomicDoesNotCompleteBeforeTheTargetAppliedIt() {
+        final SimPair pair = pair(NO_RDMA);
+        final ByteBuffer target = canaried(8);
+        final MemoryRegion remote = pair.b.register(target.slice(CANARY, 8), EnumSet.of(Access.REMOTE_WRITE));
+        target.putLong(CANARY, 40);
+        final long receiptsBefore = pair.a.statistics().counter(EndpointCounter.RECEIPTS_RECEIVED);
+        assertThat(pair.a.atomic(pair.aToB, littleEndian(2), remote.iov(0, 8), AtomicDatatype.UINT64, AtomicOp.SUM,
+                1)).isTrue();
+
+        holdB(pair, 2_000);
+
+        assertThat(pair.doneA).isEmpty();
+        assertThat(target.getLong(CANARY)).isEqualTo(40);
+        pair.runUntil(() -> pair.doneA.size() == 1);
+        assertThat(target.getLong(CANARY)).as("applied when its completion comes").isEqualTo(42);
+        assertThat(pair.doneA.get(0)).isEqualTo(
+                new CompletionEntry(Kind.ATOMIC, 1, 8, 0, 0, false, pair.aToB, EfaErrorCode.SUCCESS));
+        assertThat(pair.a.statistics().counter(EndpointCounter.RECEIPTS_RECEIVED)).isEqualTo(receiptsBefore + 1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.WRITE_RTA_ATOMICS)).isEqualTo(1);
+        assertCanaries(target, 8);
+        settle(pair);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void everyDcWriteAtomicIsAppliedOnceBeforeItCompletes(boolean faults) {
+        // With faults: reordering, RNR, one-slot send queues, and one send buffer at the target for its RECEIPTs.
+        final SimDeviceConfig device = faults ? faulty(NO_RDMA) : NO_RDMA;
+        final SimPair pair = new SimPair(seed.seed(), device, device, DC,
+                faults ? EndpointConfig.DEFAULT.withTxPacketCount(1) : EndpointConfig.DEFAULT);
+        pair.handshake();
+        final ByteBuffer target = canaried(16);
+        final MemoryRegion remote = pair.b.register(target.slice(CANARY, 16), EnumSet.of(Access.REMOTE_WRITE));
+        final long receiptsBefore = pair.a.statistics().counter(EndpointCounter.RECEIPTS_RECEIVED);
+        final int count = 100;
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            final long add = 1L << (i % 40) | i;
+            sum += add;
+            assertThat(pair.a.atomic(pair.aToB, littleEndian(add), remote.iov(0, 8), AtomicDatatype.UINT64,
+                    AtomicOp.SUM, i)).isTrue();
+            // The second word: each swap in sending order, so the last one stays (FI_ORDER_SAS).
+            assertThat(pair.a.atomic(pair.aToB, littleEndian(i), remote.iov(8, 8), AtomicDatatype.UINT64,
+                    AtomicOp.ATOMIC_WRITE, count + i)).isTrue();
+        }
+
+        pair.runUntil(() -> pair.doneA.size() == 2 * count);
+
+        assertThat(pair.doneA).allMatch(CompletionEntry::ok);
+        assertThat(pair.doneA).extracting(CompletionEntry::context).doesNotHaveDuplicates();
+        assertThat(target.getLong(CANARY)).isEqualTo(sum);
+        assertThat(target.getLong(CANARY + 8)).isEqualTo(count - 1);
+        assertThat(pair.a.statistics().counter(EndpointCounter.RECEIPTS_RECEIVED)).isEqualTo(receiptsBefore + 2 * count);
+        assertThat(pair.b.statistics().counter(EndpointCounter.EMULATED_ATOMICS_SERVED)).isEqualTo(2 * count);
+        assertCanaries(target, 16);
+        settle(pair);
+    }
+
+    @Test
+    void aRefusedDcWriteAtomicIsReportedByItsSendId() {
+        final SimPair pair = pair(NO_RDMA);
+        final ByteBuffer target = canaried(8);
+        final MemoryRegion remote = pair.b.register(target.slice(CANARY, 8), EnumSet.of(Access.REMOTE_READ));
+        final long receiptsBefore = pair.b.statistics().counter(EndpointCounter.RECEIPTS_SENT);
+
+        // The region grants no remote write.
+        pair.a.atomic(pair.aToB, littleEndian(2), remote.iov(0, 8), AtomicDatatype.UINT64, AtomicOp.SUM, 1);
+        pair.runUntil(() -> pair.doneA.size() == 1);
+
+        assertThat(pair.doneA.get(0).error()).isEqualTo(EfaErrorCode.REMOTE_ERROR_BAD_ADDRESS);
+        assertThat(pair.b.statistics().counter(EndpointCounter.PEER_ERRORS_SENT)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.RMA_ACCESS_REFUSED)).isEqualTo(1);
+        assertThat(pair.b.statistics().counter(EndpointCounter.RECEIPTS_SENT)).isEqualTo(receiptsBefore);
+        assertThat(target.getLong(CANARY)).isZero();
+        assertCanaries(target, 8);
+        settle(pair);
+    }
+
+    @Test
+    void aPeerWithoutDeliveryCompleteGetsNoDcWriteAtomicAndTheAtomicFails() throws Exception {
+        final SimPair pair = new SimPair(seed.seed(), NO_RDMA, NO_RDMA, DC, DC);
+        final RawPeer peer = new RawPeer(pair.fabric, 3, pair.a);
+        final long toPeer = pair.a.insert(peer.address());
+        final RmaIov remote = new RmaIov(0x1000, 8, 5);
+
+        pair.a.atomic(toPeer, littleEndian(1), remote, AtomicDatatype.UINT64, AtomicOp.SUM, 1);
+        run(pair, peer);
+        assertThat(pair.doneA).as("waits for the handshake").isEmpty();
+        peer.send(RawPeer.handshake(ExtraFeature.PEER_ERROR.mask()));
+        run(pair, peer);
+        pair.a.atomic(toPeer, littleEndian(1), remote, AtomicDatatype.UINT64, AtomicOp.SUM, 2);
+        run(pair, peer);
+
+        assertThat(pair.doneA).extracting(CompletionEntry::context, CompletionEntry::error).containsExactly(
+                Tuple.tuple(1L, EfaErrorCode.PEER_LACKS_FEATURE),
+                Tuple.tuple(2L, EfaErrorCode.PEER_LACKS_FEATURE));
+        assertThat(peer.types()).doesNotContain(PacketType.DC_WRITE_RTA, PacketType.WRITE_RTA);
+        // A fetch has no DC variant: it goes as ever.
+        pair.a.fetchAtomic(toPeer, littleEndian(1), ByteBuffer.allocate(8), remote, AtomicDatatype.UINT64,
+                AtomicOp.SUM, 3);
+        run(pair, peer);
+        assertThat(peer.types()).containsOnlyOnce(PacketType.FETCH_RTA);
+        assertThat(pair.a.statistics().counter(EndpointCounter.WRITE_RTA_ATOMICS)).isZero();
     }
 
     @Test
@@ -385,6 +497,26 @@ class DeliveryCompleteTest {
                 .isEqualTo(receiptsBefore + (receipt ? 1 : 0));
         settle(pair);
         pair.doneA.clear();
+    }
+
+    /** @return zeroed bytes of {@code length} between canaries of {@link #CANARY} bytes, little endian */
+    private static ByteBuffer canaried(int length) {
+        final ByteBuffer bytes = ByteBuffer.allocate(length + 2 * CANARY).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < CANARY; i++) {
+            bytes.put(i, CANARY_BYTE).put(CANARY + length + i, CANARY_BYTE);
+        }
+        return bytes;
+    }
+
+    private static void assertCanaries(ByteBuffer bytes, int length) {
+        for (int i = 0; i < CANARY; i++) {
+            assertThat(bytes.get(i)).isEqualTo(CANARY_BYTE);
+            assertThat(bytes.get(CANARY + length + i)).isEqualTo(CANARY_BYTE);
+        }
+    }
+
+    private static ByteBuffer littleEndian(long value) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
     }
 
     /** Lets the last packets complete, then checks that nothing is left held. */

@@ -35,6 +35,13 @@ import org.rpcrdma4j.efa.wire.RtaFlyweight;
  * before the memory is touched, so that one the endpoint has no room for (a full TX table, or the peer at
  * {@code sendsPerPeer}) is refused rather than applied unanswered. Its bytes are a copy of the elements before the
  * operation, held until its packet has been sent, since the memory may change again before the packet goes.
+ *
+ * <p>A DC_WRITE_RTA (§4.2, {@code efa_rdm_pke_proc_dc_write_rta}) is applied as a WRITE_RTA and answered with a
+ * RECEIPT naming its {@code send_id}, through a write target's RX entry ({@link RxSide#startWriteTarget}) reserved
+ * before the memory is touched, as the answer above is: one the endpoint has no room for is refused, never applied
+ * unconfirmed. The RECEIPT repeats the RTA's {@code msg_id}; the provider's carries whatever its freshly taken
+ * RX entry held ({@code efa_rdm_ep_alloc_rxe} does not set it) and its initiator reads only {@code tx_id}. Its
+ * {@code send_id} names the operation, so a refusal is reported by PEER_ERROR, as a fetch's is.
  */
 final class AtomicResponder {
 
@@ -42,13 +49,15 @@ final class AtomicResponder {
     private final AtomRspFlyweight rsp = new AtomRspFlyweight();
     private final BaseHeaderFlyweight base = new BaseHeaderFlyweight();
     private final RmaAccess access;
+    private final RxSide rx;
     private final EndpointAddress self;
     private final Counters counters;
     private final int sendsPerPeer;
     private TxSide tx;
 
-    AtomicResponder(RmaAccess access, EndpointAddress self, Counters counters, int sendsPerPeer) {
+    AtomicResponder(RmaAccess access, RxSide rx, EndpointAddress self, Counters counters, int sendsPerPeer) {
         this.access = access;
+        this.rx = rx;
         this.self = self;
         this.counters = counters;
         this.sendsPerPeer = sendsPerPeer;
@@ -58,10 +67,14 @@ final class AtomicResponder {
         tx = side;
     }
 
-    /** A WRITE_RTA, FETCH_RTA or COMPARE_RTA had its turn: apply it if it may be, and answer a fetch or compare. */
+    /**
+     * A WRITE_RTA, DC_WRITE_RTA, FETCH_RTA or COMPARE_RTA had its turn: apply it if it may be, and answer a DC
+     * write, a fetch or a compare.
+     */
     void onRta(Peer peer, ByteBuffer buffer, DecodedPacket packet) {
         rta.wrap(buffer, packet.offset());
         final PacketType type = packet.type();
+        // The initiator's operation the RTA names, at offset 20 in each but WRITE_RTA.
         final long recvId = type == PacketType.WRITE_RTA ? -1 : rta.recvId();
         final AtomicDatatype datatype = AtomicDatatype.fromValue(rta.atomicDatatype());
         final AtomicOp op = AtomicOp.fromValue(rta.atomicOp());
@@ -85,6 +98,19 @@ final class AtomicResponder {
         if (type == PacketType.WRITE_RTA) {
             AtomicArithmetic.apply(datatype, op, memory, operand, null, null);
             counters.increment(EndpointCounter.EMULATED_ATOMICS_SERVED);
+            return;
+        }
+        if (type == PacketType.DC_WRITE_RTA) {
+            final RxEntry receipt = rx.startWriteTarget(peer, Protocol.WRITE_RTA, memory, buffer, packet);
+            if (receipt == null) {
+                access.refuse(peer, recvId);
+                return;
+            }
+            receipt.sendId = (int) recvId;
+            receipt.msgId = (int) rta.msgId();
+            AtomicArithmetic.apply(datatype, op, memory, operand, null, null);
+            counters.increment(EndpointCounter.EMULATED_ATOMICS_SERVED);
+            rx.complete(receipt);
             return;
         }
         final TxEntry answer = new TxEntry();
@@ -123,7 +149,7 @@ final class AtomicResponder {
 
     private static boolean admits(PacketType type, AtomicOp op) {
         return switch (type) {
-            case WRITE_RTA -> op.isWrite();
+            case WRITE_RTA, DC_WRITE_RTA -> op.isWrite();
             case FETCH_RTA -> op.isFetch();
             case COMPARE_RTA -> op.isCompare();
             default -> false;
@@ -131,7 +157,7 @@ final class AtomicResponder {
     }
 
     private static Set<Access> rights(PacketType type, AtomicOp op) {
-        if (type == PacketType.WRITE_RTA) {
+        if (type == PacketType.WRITE_RTA || type == PacketType.DC_WRITE_RTA) {
             return RmaAccess.REMOTE_WRITE;
         }
         return op == AtomicOp.ATOMIC_READ ? RmaAccess.REMOTE_READ : RmaAccess.REMOTE_READ_WRITE;

@@ -20,9 +20,10 @@ import org.rpcrdma4j.efa.wire.RtaFlyweight;
  *
  * <ul>
  *   <li>WRITE_RTA ({@code fi_atomic}) names no operation of ours: it completes when its send does, transmit
- *       complete, as the provider's ({@code efa_rdm_pke_handle_write_rta_send_completion}). A delivery-complete
- *       variant differs in its type only, DC_WRITE_RTA with our id as {@code send_id}, and completes on the
- *       RECEIPT.</li>
+ *       complete, as the provider's ({@code efa_rdm_pke_handle_write_rta_send_completion}). Its delivery-complete
+ *       variant (§4.2, {@code efa_rdm_pke_init_dc_write_rta}) differs in its type only, DC_WRITE_RTA with our TX
+ *       entry's id as {@code send_id} where WRITE_RTA has padding, and completes on the target's RECEIPT
+ *       ({@link Receipts}), or with a PEER_ERROR naming it.</li>
  *   <li>FETCH_RTA ({@code fi_fetch_atomic}) and COMPARE_RTA ({@code fi_compare_atomic}, the compare operand after
  *       the operand) carry our TX entry's id as {@code recv_id}; the target answers with an ATOMRSP carrying it and
  *       the elements before the operation, which go into the result buffer. The operation completes when both the
@@ -76,7 +77,7 @@ final class EmulatedAtomic {
     void build(PacketEntry packet, TxEntry op) {
         final ByteBuffer buffer = packet.buffer;
         final PacketType type = switch (op.protocol) {
-            case WRITE_RTA -> PacketType.WRITE_RTA;
+            case WRITE_RTA -> op.awaitsReceipt() ? PacketType.DC_WRITE_RTA : PacketType.WRITE_RTA;
             case FETCH_RTA -> PacketType.FETCH_RTA;
             case COMPARE_RTA -> PacketType.COMPARE_RTA;
             default -> throw new IllegalStateException(op.protocol + " is no atomic");
@@ -84,7 +85,9 @@ final class EmulatedAtomic {
         final int at = header.write(buffer, type, PacketFlags.REQ_ATOMIC_FLAG, op.remote, op.peer, false, 0);
         rta.wrap(buffer, 0).msgId(Integer.toUnsignedLong(op.msgId)).rmaIovCount(1)
                 .atomicDatatype(op.datatype.value()).atomicOp(op.atomicOp.value());
-        if (type != PacketType.WRITE_RTA) {
+        if (type == PacketType.DC_WRITE_RTA) {
+            rta.sendId(op.id);
+        } else if (type != PacketType.WRITE_RTA) {
             rta.recvId(op.id);
         }
         if (op.data != null) {
@@ -105,7 +108,7 @@ final class EmulatedAtomic {
         op.bytesBuilt = op.length;
         op.reqBuilt = true;
         counters.increment(switch (type) {
-            case WRITE_RTA -> EndpointCounter.WRITE_RTA_ATOMICS;
+            case WRITE_RTA, DC_WRITE_RTA -> EndpointCounter.WRITE_RTA_ATOMICS;
             case FETCH_RTA -> EndpointCounter.FETCH_RTA_ATOMICS;
             default -> EndpointCounter.COMPARE_RTA_ATOMICS;
         });

@@ -9,12 +9,14 @@ import org.rpcrdma4j.efa.wire.ExtraFeature;
 /**
  * Where every send starts, as in libfabric's {@code efa_rdm_msg_post_rtm}: it is given its {@code msg_id},
  * {@link ProtocolSelector#select} picks its subprotocol (a runting read's runt counted against the peer's
- * budget at once, so that the next send's choice sees it), and it goes on the TX side.
+ * budget at once, so that the next send's choice sees it), and it goes on the TX side. An atomic starts here
+ * too, its RTA taking the next {@code msg_id} as a message does, its subprotocol fixed by its call.
  *
  * <p>A send that asks for delivery complete needs the peer's handshake first (§2.1, §4.2): it waits for it
  * (triggering it if need be), and fails with {@link EfaErrorCode#PEER_LACKS_FEATURE} if the handshake does not
  * announce the feature, as libfabric's provider answers {@code -FI_EOPNOTSUPP} before v2.6.0 (which dropped
- * the check, taking every peer to have the feature). Its {@code msg_id} is given only then, so that a send that
+ * the check, taking every peer to have the feature); a delivery-complete write atomic (DC_WRITE_RTA) the same.
+ * Its {@code msg_id} is given only then, so that a send that
  * fails leaves no gap in the peer's msg_id sequence, and the sends after it to the same peer wait behind it, so
  * that they keep their order ({@code FI_ORDER_SAS}). libfabric's provider gives the msg_id before it waits.
  */
@@ -84,6 +86,11 @@ final class MessageStart {
         }
         // §3.2: msg_id records the sending order; it wraps at 2^32 like the int it is held in.
         entry.msgId = peer.nextTxMsgId++;
+        if (entry.protocol != null) {
+            // An atomic: its RTA is chosen by its call.
+            tx.start(entry);
+            return;
+        }
         entry.protocol = selector.select(entry.length, peer, entry.tagged, entry.hasCqData, entry.deliveryComplete);
         if (entry.protocol == Protocol.RUNT_READ) {
             entry.runtLength = selector.runtLength(peer, entry.length);

@@ -173,7 +173,7 @@ final class PacketDispatcher {
             case SHORT_RTR, LONGCTS_RTR -> rma.responder().onRtr(peer, buffer, packet);
             case READRSP -> rma.read().onReadRsp(peer, buffer, packet);
             // An RTA takes its msg_id's turn with the peer's RTMs (efa_rdm_pke_handle_rtm_rta_recv).
-            case WRITE_RTA, FETCH_RTA, COMPARE_RTA -> onRtm(peer, buffer, packet);
+            case WRITE_RTA, DC_WRITE_RTA, FETCH_RTA, COMPARE_RTA -> onRtm(peer, buffer, packet);
             case ATOMRSP -> rma.atomic().onAtomRsp(peer, buffer, packet);
             case PEER_ERROR -> {
                 if (peerError.wrap(buffer, packet.offset()).refKind() == PeerErrorFlyweight.REF_MSG_ID_SKIP) {
@@ -251,7 +251,8 @@ final class PacketDispatcher {
             runtRead.onFirstSegment(peer, buffer, packet);
         } else if (type == PacketType.PEER_ERROR) {
             counters.increment(EndpointCounter.PEER_ERRORS_RECEIVED);
-        } else if (type == PacketType.WRITE_RTA || type == PacketType.FETCH_RTA || type == PacketType.COMPARE_RTA) {
+        } else if (type == PacketType.WRITE_RTA || type == PacketType.DC_WRITE_RTA || type == PacketType.FETCH_RTA
+                || type == PacketType.COMPARE_RTA) {
             rma.atomicResponder().onRta(peer, buffer, packet);
         } else if (type == PacketType.EAGER_MSGRTM || type == PacketType.EAGER_TAGRTM
                 || type == PacketType.DC_EAGER_MSGRTM || type == PacketType.DC_EAGER_TAGRTM) {

@@ -131,7 +131,7 @@ public final class ProgressEngine {
         final ReadResponder readResponder = new ReadResponder(access, longCtsSender, self, counters, mtu,
                 config.limits().sendsPerPeer());
         final EmulatedAtomic atomic = new EmulatedAtomic(reqHeader, txEntries, counters);
-        final AtomicResponder atomicResponder = new AtomicResponder(access, self, counters,
+        final AtomicResponder atomicResponder = new AtomicResponder(access, rx, self, counters,
                 config.limits().sendsPerPeer());
         rx.subprotocols(longCtsReceiver, longReadReceiver, emulatedRead, receipts);
         tx.subprotocols(eager, medium, longCtsSender, longReadSender, runtRead);
@@ -373,6 +373,8 @@ public final class ProgressEngine {
         entry.datatype = datatype;
         entry.atomicOp = op;
         entry.awaitingResponse = kind != CompletionEntry.Kind.ATOMIC;
+        // §4.2: only a write atomic has a DC variant; a fetch or compare completes where its answer lands.
+        entry.deliveryComplete = kind == CompletionEntry.Kind.ATOMIC && config.deliveryComplete();
         if (!tx.register(entry)) {
             return false;
         }
@@ -380,10 +382,8 @@ public final class ProgressEngine {
             tx.failAtStart(entry);
             return true;
         }
-        // §3.3: an RTA takes the next msg_id like a message (efa_rdm_atomic_generic_efa); no feature decides
-        // anything, so it needs no handshake.
-        entry.msgId = peer.nextTxMsgId++;
-        tx.start(entry);
+        // §3.3: an RTA takes the next msg_id like a message (efa_rdm_atomic_generic_efa), so it starts as one.
+        messageStart.start(entry);
         return true;
     }
 

@@ -30,7 +30,10 @@ enum Protocol {
     LONGCTS_RTR,
     /** The target of an emulated read: a READRSP with the first bytes, then CTSDATA in the requester's windows. */
     READ_RESPONSE,
-    /** Emulated write atomic (§3.3): one WRITE_RTA carries the operands; it completes when its send does. */
+    /**
+     * Emulated write atomic (§3.3): one WRITE_RTA carries the operands; it completes when its send does, or, as
+     * DC_WRITE_RTA (§4.2), at the target's RECEIPT.
+     */
     WRITE_RTA,
     /** Emulated fetch atomic (§3.3): one FETCH_RTA, answered by one ATOMRSP with the elements before. */
     FETCH_RTA,
@@ -52,7 +55,7 @@ enum Protocol {
      */
     boolean hasDeliveryCompleteVariant() {
         return switch (this) {
-            case EAGER, MEDIUM, LONG_CTS, EAGER_RTW, LONGCTS_RTW -> true;
+            case EAGER, MEDIUM, LONG_CTS, EAGER_RTW, LONGCTS_RTW, WRITE_RTA -> true;
             default -> false;
         };
     }

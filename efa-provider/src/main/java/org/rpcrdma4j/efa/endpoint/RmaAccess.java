@@ -12,12 +12,14 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  * {@code efa_rdm_rma_verified_copy_iov}): the REQ's {@code rma_iov} must name bytes of a registration the
  * application made through this endpoint, inside it, with the right the operation needs.
  *
- * <p>This endpoint sends one {@code rma_iov} entry per request and serves requests with exactly one; a
- * request with none or several (which {@code fi_writemsg} can make) is refused like a bad key.
+ * <p>This endpoint sends one {@code rma_iov} entry per request and serves requests with exactly one, all a
+ * libfabric application may send: the provider's RDM endpoint advertises {@code rma_iov_limit} 1
+ * ({@code efa_rdm_tx_attr}), though its wire code loops over up to {@code EFA_RDM_IOV_LIMIT} (4) entries. A
+ * request with none or several is refused like a bad key.
  *
  * <p>A refusal is counted ({@link EndpointCounter#RMA_ACCESS_REFUSED}) and, when the request names its
- * initiator's operation ({@code send_id} of LONGCTS_RTW, LONGREAD_RTW and the DC writes, {@code recv_id} of the
- * RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW or
+ * initiator's operation ({@code send_id} of LONGCTS_RTW, LONGREAD_RTW, the DC writes and DC_WRITE_RTA,
+ * {@code recv_id} of the RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW or
  * WRITE_RTA names no operation: its initiator completed it when the packet was delivered, as the provider's
  * does, and only this endpoint's counter tells of the refusal.
  * libfabric's provider reports every refusal only on the target's event queue ({@code FI_EFA_ERR_RMA_ADDR}).

@@ -154,7 +154,7 @@ class RmaGoldenTest {
         answer.length = answer.data.capacity();
         dirty(packet.buffer);
 
-        new AtomicResponder(null, SELF, counters, 1).build(packet, answer);
+        new AtomicResponder(null, null, SELF, counters, 1).build(packet, answer);
 
         assertSame(golden, packet.buffer, packet.length);
     }
