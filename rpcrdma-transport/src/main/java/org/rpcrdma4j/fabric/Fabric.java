@@ -30,7 +30,8 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *
  * <h2>Buffer ownership</h2>
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
- * fabric and, with remote access, peers may read or write it until {@link #deregister}. A fabric may
+ * fabric and, with remote access, peers may read or write it until {@link #deregister} returns, or its
+ * continuation runs ({@link #deregister(Registration, long, Runnable)}). A fabric may
  * move it through registered memory of its own (a device cannot address a heap buffer): it reads the
  * caller's bytes, when the device or a peer may read them, before the work that can read them goes
  * out: an RDMA that names the registration, or, for memory registered for a connection
@@ -158,15 +159,17 @@ public interface Fabric extends AutoCloseable {
 
     /**
      * Invalidates a registration as {@link #deregister(Registration, long)} does, for a caller that
-     * reads the bytes only in a continuation: a fabric that copies what was written back into the
-     * caller's buffer may then make that copy outside its progress turn, on a thread of its own, so
-     * that the copy holds up none of its other connections, and runs {@code then} as a command
-     * ({@link #execute}) once the bytes are there. The default deregisters at once and runs
-     * {@code then} before returning, as does a fabric that has nothing to copy back.
+     * reads or reuses the memory only in a continuation: a fabric that copies what was written back
+     * into the caller's buffer may then make that copy outside its progress turn, on a thread of its
+     * own, so that the copy holds up none of its other connections, and runs {@code then} as a command
+     * ({@link #execute}) once the bytes are there and it touches the caller's memory no more. The
+     * default deregisters at once and runs {@code then} before returning, as does a fabric that has
+     * nothing left to do with the memory.
      *
      * @param registration a registration of this fabric, not yet deregistered
      * @param readable     the bytes, from the registration's first, the caller will read; 0 for none
-     * @param then         runs on the progress thread once those bytes are in the caller's buffer
+     * @param then         runs on the progress thread once those bytes are in the caller's buffer and
+     *                     the fabric is done with it
      */
     default void deregister(Registration registration, long readable, Runnable then) {
         deregister(registration, readable);

@@ -110,7 +110,7 @@ public final class ReadChunkPull {
         RdmaBatch batch = new RdmaBatch(status -> {
             // A failed pull's bytes are never read: a fabric need not copy them back.
             long readable = status.ok() ? Long.MAX_VALUE : 0;
-            deregister(fabric, targets, readable, () -> done.onPulled(status.ok() ? message : null, status));
+            Deregistrations.all(fabric, targets, readable, () -> done.onPulled(status.ok() ? message : null, status));
         });
         for (int i = 0; i < pulled.size(); i++) {
             long at = 0;
@@ -127,20 +127,5 @@ public final class ReadChunkPull {
         }
         batch.seal();
         return true;
-    }
-
-    /** Deregisters the targets, then runs {@code then} once the last one's continuation has run. */
-    private static void deregister(Fabric fabric, List<Registration> targets, long readable, Runnable then) {
-        if (targets.isEmpty()) {
-            then.run();
-            return;
-        }
-        int[] left = {targets.size()};
-        Runnable one = () -> {
-            if (--left[0] == 0) {
-                then.run();
-            }
-        };
-        targets.forEach(target -> fabric.deregister(target, readable, one));
     }
 }
