@@ -1,6 +1,7 @@
 package org.rpcrdma4j.fabric.rc;
 
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -21,11 +22,19 @@ final class ChunkCopier {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkCopier.class);
     private static final Copy STOP = new Copy(() -> 0, bytes -> { });
 
-    /** A copy between a caller's buffer and registered memory, and what follows it in the turn. */
+    /**
+     * A copy between a caller's buffer and registered memory, and what follows it in the turn. A copy
+     * not yet begun can be called off ({@link #callOff}); what follows it runs all the same.
+     */
     static final class Copy {
+
+        private static final int WAITING = 0;
+        private static final int MAKING = 1;
+        private static final int ENDED = 2;
 
         private final LongSupplier copy;
         private final LongConsumer then;
+        private final AtomicInteger state = new AtomicInteger(WAITING);
         private long bytes;
 
         /**
@@ -37,16 +46,31 @@ final class ChunkCopier {
             this.then = then;
         }
 
-        /** Makes the copy; any thread, outside the turn. A failure is logged, and nothing counted. */
+        /** Makes the copy unless it was called off; any thread, outside the turn. A failure is logged. */
         void make() {
+            if (!state.compareAndSet(WAITING, MAKING)) {
+                return;
+            }
             try {
                 bytes = copy.getAsLong();
             } catch (RuntimeException e) {
                 LOG.error("a chunk copy failed", e);
+            } finally {
+                state.set(ENDED);
             }
         }
 
-        /** What follows the copy; in the turn, once it is made. */
+        /** @return whether the copy was called off, not begun: it will touch no memory */
+        boolean callOff() {
+            return state.compareAndSet(WAITING, ENDED);
+        }
+
+        /** @return whether the copy is over, made or called off: it touches no memory any more */
+        boolean ended() {
+            return state.get() == ENDED;
+        }
+
+        /** What follows the copy; in the turn, once it is made or called off. */
         void done() {
             then.accept(bytes);
         }

@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * ({@link RcConnection}): an RDMA that names the region, and, for memory registered for a connection,
  * every Send of that connection, one of which carries its key to the peer. What was written is copied
  * out after {@link #deregister} returns, and the caller's continuation runs once it is made. A region's
- * memory goes back only when no copy is made of it any more. Two forms of the seam still copy at once,
+ * memory goes back only when no copy is made of it any more, and the caller's buffer is the fabric's
+ * until no copy reads or writes it: a fill not yet begun when its region is deregistered is called
+ * off, one begun holds the deregistration's continuation back. Two forms of the seam still copy at once,
  * in the turn, because their caller reads on at once: {@link #register} of memory a peer reaches for no
  * connection (no Send could be held back for it), and {@link #deregister} without a continuation; the
  * transport uses neither for memory it copies.
@@ -65,8 +67,13 @@ final class RcMemory {
      * tell them apart, as rxe gives every region no peer may touch rkey 0.
      */
     private final Map<Registration, LocalRegion> regions = new HashMap<>();
-    /** Regions a copy is being made into or out of, outside the turn. */
-    private final Set<LocalRegion> copying = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Regions a copy is being made into or out of, outside the turn, and the copy. */
+    private final Map<LocalRegion, ChunkCopier.Copy> copying = new IdentityHashMap<>();
+    /**
+     * Continuations of deregistrations of regions whose fill had begun: they run once it has ended, as
+     * the caller's bytes are the fabric's until then.
+     */
+    private final Map<LocalRegion, Runnable> whenFilled = new IdentityHashMap<>();
     /** Of those, the regions to give back once their copy is made: deregistered, no key reaches them. */
     private final Set<LocalRegion> freeAfterCopy = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Connections holding work back until a copy into the memory it reads is made. */
@@ -197,11 +204,10 @@ final class RcMemory {
             bytesCopied += copy(region, true, Long.MAX_VALUE);
             return;
         }
-        copying.add(region);
         if (on != null) {
             on.filling();
         }
-        outsideTurn.accept(new ChunkCopier.Copy(() -> copy(region, true, Long.MAX_VALUE), copied -> {
+        ChunkCopier.Copy fill = new ChunkCopier.Copy(() -> copy(region, true, Long.MAX_VALUE), copied -> {
             bytesCopied += copied;
             copyMade(region);
             if (on != null) {
@@ -210,12 +216,18 @@ final class RcMemory {
             for (RcConnection connection : holding.toArray(new RcConnection[0])) {
                 connection.drain();
             }
-        }));
+            Runnable then = whenFilled.remove(region);
+            if (then != null) {
+                then.run();
+            }
+        });
+        copying.put(region, fill);
+        outsideTurn.accept(fill);
     }
 
     /** @return whether a copy into the region is being made: work that reads it waits */
     boolean filling(LocalRegion region) {
-        return region != null && copying.contains(region);
+        return region != null && copying.containsKey(region);
     }
 
     /** A connection holds work back until copies are made; drained after each. */
@@ -265,9 +277,14 @@ final class RcMemory {
     /**
      * Invalidates a registration and copies what was written into a copy back to the caller, as far as
      * the caller will read it: outside the turn when the caller has a continuation, which runs once the
-     * copy is made, else at once. A region still being filled was never reached (its Sends were held
-     * back): nothing was written into it. Its memory goes back once no key reaches it and no copy is made
-     * of it: a window's once its connection has invalidated the window ({@link RcConnection#unbind}).
+     * copy is made, else at once. Its memory goes back once no key reaches it and no copy is made of
+     * it: a window's once its connection has invalidated the window ({@link RcConnection#unbind}).
+     *
+     * <p>A region still being filled was never reached (the work that exposes it waits for the fill):
+     * nothing was written into it, and a fill not yet begun is called off. One begun on another thread
+     * still reads the caller's bytes, which are the fabric's until it ends: the continuation runs then,
+     * and without one this waits for it, in the turn (a call that ended in the moment its chunk was
+     * copied in; the transport deregisters with a continuation wherever that can be).
      *
      * @param readable the bytes, from the first, the caller will read: only these are copied back
      * @param then     runs in the turn once they are in the caller's buffer; null to copy them at once
@@ -279,22 +296,30 @@ final class RcMemory {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
         registrations = regions.size();
+        ChunkCopier.Copy fill = copying.get(region);
+        boolean fillReads = fill != null && !fill.callOff();
+        if (fillReads && then == null) {
+            while (!fill.ended()) {
+                Thread.yield();
+            }
+        }
         try {
             // before the copy: no peer writes into the memory while it is copied
             region.deregister();
         } catch (VerbsException e) {
             LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
         }
-        long back = copying.contains(region) ? 0 : region.toCopyOut(readable);
+        long back = fill != null ? 0 : region.toCopyOut(readable);
         if (back > 0 && then == null) {
             bytesCopied += copy(region, false, readable);
         } else if (back > 0) {
-            copying.add(region);
-            outsideTurn.accept(new ChunkCopier.Copy(() -> copy(region, false, readable), copied -> {
+            ChunkCopier.Copy out = new ChunkCopier.Copy(() -> copy(region, false, readable), copied -> {
                 bytesCopied += copied;
                 copyMade(region);
                 then.run();
-            }));
+            });
+            copying.put(region, out);
+            outsideTurn.accept(out);
         }
         if (region instanceof LocalRegion.Windowed windowed) {
             windowed.connection().unbind(windowed);
@@ -302,13 +327,17 @@ final class RcMemory {
             release(region);
         }
         if (back == 0 && then != null) {
-            then.run();
+            if (fillReads && !fill.ended()) {
+                whenFilled.put(region, then);
+            } else {
+                then.run();
+            }
         }
     }
 
     /** Gives back the memory of a region no key reaches any more, once no copy is made of it. */
     void release(LocalRegion region) {
-        if (copying.contains(region)) {
+        if (copying.containsKey(region)) {
             freeAfterCopy.add(region);
         } else {
             free(region);

@@ -22,8 +22,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.fabric.FabricAddress;
 import org.rpcrdma4j.fabric.FabricConnection;
+import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.fabric.conformance.EventRecorder;
@@ -267,8 +269,9 @@ class ChunkCopiesTest {
 
     /**
      * A connection that ends while its Send waits for a chunk's copy flushes that Send as posted work;
-     * the chunk, deregistered meanwhile, is not copied back (nothing reached it) and its block goes back
-     * once the copy is made and the window is gone.
+     * the chunk, deregistered meanwhile, is not copied back (nothing reached it), its deregistration's
+     * continuation runs only once the copy in no longer reads the caller's bytes, and its block goes
+     * back once the copy is made and the window is gone.
      */
     @Test
     void workWaitingForACopyFlushesWithItsConnection() throws Exception {
@@ -281,9 +284,10 @@ class ChunkCopiesTest {
         });
         gate.awaitHolding();
         Registration registered = chunk.get(HangGuard.SECONDS, TimeUnit.SECONDS);
+        CompletableFuture<Boolean> released = new CompletableFuture<>();
         on(client, () -> {
             a.client().connection().close();
-            client.deregister(registered);
+            client.deregister(registered, MIB, () -> released.complete(client.onProgressThread()));
             return null;
         });
         List<String> end = a.client().events().untilDisconnected();
@@ -292,11 +296,97 @@ class ChunkCopiesTest {
         assertFalse(a.server().events().untilDisconnected().contains("received call"), "the call never left");
         assertEquals(MIB, gauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE), "the block stays out while copied into");
         bGoesOn(1);
+        assertFalse(released.isDone(), "the caller's bytes are the fabric's while the copy in reads them");
 
         long copiedBefore = client.statistics().bytesCopied();
         gate.open();
+        assertTrue(released.get(HangGuard.SECONDS, TimeUnit.SECONDS), "the continuation runs in the turn");
         HangGuard.waitFor(() -> gauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE) == 0);
         assertEquals(MIB, client.statistics().bytesCopied() - copiedBefore, "the copy in, and nothing copied back");
+    }
+
+    /**
+     * The progress thread's copies are the copier's, one after another: a copy in still waiting behind
+     * another when its region is deregistered is called off, never touching the caller's bytes, and the
+     * deregistration's continuation runs at once.
+     */
+    @Test
+    void aCopyInNotYetBegunIsCalledOffByItsDeregistration() throws Exception {
+        CopyGate gate = CopyGate.on(client, MIB);
+        CompletableFuture<Registration> large = new CompletableFuture<>();
+        CompletableFuture<Boolean> smallReleased = new CompletableFuture<>();
+        EventRecorder events = new EventRecorder();
+        // Registered on the progress thread, as a call sent when a credit comes back is.
+        ConnectionListener registersOnReceive = new ForwardingListener(events) {
+            @Override
+            public void onReceived(ByteBuffer buffer, int length) {
+                if (!large.isDone()) {
+                    Set<MemoryAccess> none = EnumSet.noneOf(MemoryAccess.class);
+                    large.complete(client.register(ByteBuffer.wrap(pattern(MIB)), none));
+                    Registration small = client.register(ByteBuffer.wrap(pattern(4096)), none);
+                    client.deregister(small, 0, () -> smallReleased.complete(!gate.opened()));
+                }
+                super.onReceived(buffer, length);
+            }
+        };
+        FabricAddress peer = server.localAddress();
+        on(client, () -> client.connect(peer, CLIENT_DATA, receives(4, 1024), registersOnReceive));
+        Side serverSide = accepted.poll(HangGuard.SECONDS, TimeUnit.SECONDS);
+        assertNotNull(serverSide, "no connection was accepted");
+        events.peerData();
+        on(server, () -> serverSide.connection().send(message("go"), 1));
+        assertEquals("received go", events.next());
+        gate.awaitHolding();
+
+        assertTrue(smallReleased.get(HangGuard.SECONDS, TimeUnit.SECONDS), "released while the large copy is held");
+        assertEquals(List.of(MIB), gate.copies().stream().map(CopyGate.Copy::bytes).map(Long::intValue).toList(),
+                "the small copy was never begun");
+        long copiedBefore = client.statistics().bytesCopied();
+        gate.open();
+        HangGuard.waitFor(() -> client.statistics().bytesCopied() - copiedBefore == MIB);
+        deregister(client, large.get(HangGuard.SECONDS, TimeUnit.SECONDS));
+        HangGuard.waitFor(() -> gauge(client, RcGauge.CHUNK_POOL_BYTES_IN_USE) == 0);
+        assertEquals(List.of(MIB), gate.copies().stream().map(CopyGate.Copy::bytes).map(Long::intValue).toList());
+    }
+
+    /** Hands every event to another listener; a test overrides what it does besides. */
+    private static class ForwardingListener implements ConnectionListener {
+
+        private final ConnectionListener listener;
+
+        ForwardingListener(ConnectionListener listener) {
+            this.listener = listener;
+        }
+
+        @Override
+        public void onEstablished(ConnectPrivateData peerData) {
+            listener.onEstablished(peerData);
+        }
+
+        @Override
+        public void onReceived(ByteBuffer buffer, int length) {
+            listener.onReceived(buffer, length);
+        }
+
+        @Override
+        public void onReceiveFailed(ByteBuffer buffer, FabricStatus status) {
+            listener.onReceiveFailed(buffer, status);
+        }
+
+        @Override
+        public void onSendCompleted(long context, FabricStatus status) {
+            listener.onSendCompleted(context, status);
+        }
+
+        @Override
+        public void onRdmaCompleted(long context, FabricStatus status) {
+            listener.onRdmaCompleted(context, status);
+        }
+
+        @Override
+        public void onDisconnected(FabricStatus status, String detail) {
+            listener.onDisconnected(status, detail);
+        }
     }
 
     private static void deregister(RcFabric fabric, Registration registration) throws Exception {

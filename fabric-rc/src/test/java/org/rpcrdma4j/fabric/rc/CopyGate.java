@@ -74,6 +74,11 @@ final class CopyGate implements RcMemory.CopyWatch {
         open.countDown();
     }
 
+    /** @return whether {@link #open} was called: copies are no longer held */
+    boolean opened() {
+        return open.getCount() == 0;
+    }
+
     /** @return the one copy held (of at least the size given), failing the test if there is not one */
     Copy held() {
         List<Copy> held = copies().stream().filter(copy -> copy.bytes() >= holdFrom).toList();
