@@ -30,10 +30,16 @@ import org.rpcrdma4j.xdr.ConnectPrivateData;
  *
  * <h2>Buffer ownership</h2>
  * Registered memory (between position and limit at {@link #register}) stays the caller's, but the
- * fabric and, with remote access, peers may read or write it until {@link #deregister}. A fabric may
+ * fabric and, with remote access, peers may read or write it until {@link #deregister} returns, or its
+ * continuation runs ({@link #deregister(Registration, long, Runnable)}). A fabric may
  * move it through registered memory of its own (a device cannot address a heap buffer): it reads the
- * caller's bytes at {@link #register} when the device or a peer may read them, and what the device or
- * peers wrote is in the caller's buffer once {@link #deregister} returns, not before. Memory only
+ * caller's bytes, when the device or a peer may read them, before the work that can read them goes
+ * out: an RDMA that names the registration, or, for memory registered for a connection
+ * ({@link #register(FabricConnection, ByteBuffer, Set)}), a message sent on that connection after it,
+ * which is how a peer learns of a handle (memory with a remote right registered for no connection is
+ * read at {@link #register}). What the device or peers wrote is in the caller's buffer once
+ * {@link #deregister} returns, not before, or, deregistered with a continuation
+ * ({@link #deregister(Registration, long, Runnable)}), once the continuation runs. Memory only
  * written (write rights, no {@link MemoryAccess#REMOTE_READ}: an RDMA Read's target, a Write chunk's)
  * is not read at {@link #register}: after {@link #deregister} a byte of it that nobody wrote is
  * undefined, so a caller registers what is to be written and reads only what was. So a requester
@@ -149,6 +155,25 @@ public interface Fabric extends AutoCloseable {
      */
     default void deregister(Registration registration, long readable) {
         deregister(registration);
+    }
+
+    /**
+     * Invalidates a registration as {@link #deregister(Registration, long)} does, for a caller that
+     * reads or reuses the memory only in a continuation: a fabric that copies what was written back
+     * into the caller's buffer may then make that copy outside its progress turn, on a thread of its
+     * own, so that the copy holds up none of its other connections, and runs {@code then} as a command
+     * ({@link #execute}) once the bytes are there and it touches the caller's memory no more. The
+     * default deregisters at once and runs {@code then} before returning, as does a fabric that has
+     * nothing left to do with the memory.
+     *
+     * @param registration a registration of this fabric, not yet deregistered
+     * @param readable     the bytes, from the registration's first, the caller will read; 0 for none
+     * @param then         runs on the progress thread once those bytes are in the caller's buffer and
+     *                     the fabric is done with it
+     */
+    default void deregister(Registration registration, long readable, Runnable then) {
+        deregister(registration, readable);
+        then.run();
     }
 
     /**

@@ -12,14 +12,15 @@ import org.rpcrdma4j.verbs.VerbsException;
 
 /**
  * Memory the transport registered through {@link RcFabric#register}, in one of three kinds, each of
- * which owns how it is given back ({@link #release}): blocks of a {@link ChunkPool} ({@link Pooled}),
- * memory registered on its own ({@link Own}: a direct buffer where it is, or a native copy of a heap
- * buffer), or either of those reached by the peer through a memory window of one connection
- * ({@link Windowed}). A copy holds the caller's bytes from registration on ({@link #copyIn}), unless
- * the memory is only written (an RDMA Read's target, a Write chunk's), whose earlier bytes the seam
- * does not keep; what the device or a peer put into it goes back into the caller's buffer at
- * deregistration ({@link #copyOut}, as far as the caller will read it), which is when the seam says the caller may look: the fabric never
- * reads messages to find out earlier.
+ * which owns how it is given back ({@link #deregister}, then {@link #free}): blocks of a
+ * {@link ChunkPool} ({@link Pooled}), memory registered on its own ({@link Own}: a direct buffer where
+ * it is, or a native copy of a heap buffer), or either of those reached by the peer through a memory
+ * window of one connection ({@link Windowed}). A copy holds the caller's bytes once filled
+ * ({@link #copyIn}), unless the memory is only written (an RDMA Read's target, a Write chunk's), whose
+ * earlier bytes the seam does not keep; what the device or a peer put into it goes back into the
+ * caller's buffer at deregistration ({@link #copyOut}, as far as the caller will read it), which is
+ * when the seam says the caller may look: the fabric never reads messages to find out earlier. The
+ * copies are pure: {@link RcMemory} decides when and on which thread they are made.
  *
  * <p>The registration's bytes are its pieces one after the other: one piece for memory registered on
  * its own, one per block for the pool, whose blocks lie apart under different keys. Local work
@@ -43,15 +44,21 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
     Set<MemoryAccess> access();
 
     /**
-     * Gives the memory back, once its key reaches nothing. What was written into a copy goes to the
-     * caller's buffer first, as far as the caller will read it, after the key stopped working, so that
-     * no peer writes there while it is copied.
+     * Ends the region's own registration, where it has one ({@code ibv_dereg_mr}), so that no key
+     * reaches the memory through it; pool blocks have none (their slab stays registered) and a window's
+     * key is its connection's to end.
      *
-     * @param readable the bytes, from the first, the caller will read: 0 for none
-     * @return the bytes copied to the caller
-     * @throws VerbsException if deregistering failed; the memory is freed all the same
+     * @throws VerbsException if deregistering failed
      */
-    long release(long readable) throws VerbsException;
+    default void deregister() throws VerbsException {
+    }
+
+    /**
+     * Gives the memory back, once no key reaches it and no copy is made into or out of it.
+     *
+     * @throws VerbsException if deregistering the memory under a window failed; it is freed all the same
+     */
+    void free() throws VerbsException;
 
     /**
      * Registered bytes of a region.
@@ -89,6 +96,11 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
         return list;
     }
 
+    /** @return the bytes {@link #copyIn} copies: none for memory that is the caller's or only written */
+    default long toCopyIn() {
+        return caller() == null || writtenOnly() ? 0 : caller().remaining();
+    }
+
     /**
      * Puts the caller's bytes into the copy, for the device or a peer to read; not for memory only
      * written, which the device or peer fills.
@@ -96,7 +108,7 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
      * @return the bytes copied
      */
     default long copyIn() {
-        return caller() == null || writtenOnly() ? 0 : copy(true, Long.MAX_VALUE);
+        return toCopyIn() == 0 ? 0 : copy(true, Long.MAX_VALUE);
     }
 
     /**
@@ -110,6 +122,16 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
     }
 
     /**
+     * @param readable the bytes, from the first, the caller will read
+     * @return the bytes {@link #copyOut} copies: none for memory that is the caller's or never written
+     */
+    default long toCopyOut(long readable) {
+        Set<MemoryAccess> access = access();
+        boolean written = access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE);
+        return caller() == null || !written ? 0 : Math.max(0, Math.min(readable, caller().remaining()));
+    }
+
+    /**
      * Puts what the device or a peer may have written into the copy back into the caller's buffer, as
      * far as the caller will read it.
      *
@@ -117,9 +139,7 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
      * @return the bytes copied
      */
     default long copyOut(long readable) {
-        Set<MemoryAccess> access = access();
-        boolean written = access.contains(MemoryAccess.LOCAL_WRITE) || access.contains(MemoryAccess.REMOTE_WRITE);
-        return caller() == null || !written ? 0 : copy(false, readable);
+        return toCopyOut(readable) == 0 ? 0 : copy(false, readable);
     }
 
     /** Copies into the pieces or out of them, the first {@code limit} bytes at most; returns how many. */
@@ -155,10 +175,8 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
                   ChunkPool pool, List<ChunkPool.Block> blocks) implements LocalRegion {
 
         @Override
-        public long release(long readable) {
-            long copied = copyOut(readable);
+        public void free() {
             blocks.forEach(pool::give);
-            return copied;
         }
     }
 
@@ -178,17 +196,15 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
                RcDevice device, RcDevice.Memory memory, Arena arena) implements LocalRegion {
 
         @Override
-        public long release(long readable) throws VerbsException {
-            long copied = 0;
-            try {
-                device.deregister(memory);
-            } finally {
-                copied = copyOut(readable);
-                if (arena != null) {
-                    arena.close();
-                }
+        public void deregister() throws VerbsException {
+            device.deregister(memory);
+        }
+
+        @Override
+        public void free() {
+            if (arena != null) {
+                arena.close();
             }
-            return copied;
         }
     }
 
@@ -220,9 +236,14 @@ sealed interface LocalRegion permits LocalRegion.Pooled, LocalRegion.Own, LocalR
             return memory.access();
         }
 
+        /** The memory under the window: its key is ended, the window's key reaching nothing already. */
         @Override
-        public long release(long readable) throws VerbsException {
-            return memory.release(readable);
+        public void free() throws VerbsException {
+            try {
+                memory.deregister();
+            } finally {
+                memory.free();
+            }
         }
     }
 }

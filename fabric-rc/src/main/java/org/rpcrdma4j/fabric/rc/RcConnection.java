@@ -3,6 +3,7 @@ package org.rpcrdma4j.fabric.rc;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,6 +43,14 @@ import org.slf4j.LoggerFactory;
  * ({@link LocalRegion#gather}); a list longer than the device takes in one request is cut into
  * several requests on consecutive remote bytes, and the listener hears once, when all are back.
  *
+ * <h2>Work held back for a copy</h2>
+ * The fabric copies a registration's bytes into its memory outside the turn ({@link RcMemory}), after
+ * the transport has registered it and posted what reads it. Until the copy is made, that work waits
+ * here, in order, with what is posted after it (a send queue runs in order): an RDMA naming the
+ * region, and, while memory registered for this connection is filled, every Send, one of which
+ * carries its key to the peer. The transport hears it posted; it counts against the send queue's depth
+ * as if it were, and flushes with the rest when the connection ends.
+ *
  * <h2>Memory windows</h2>
  * A requester's connection on a device with type 2 windows binds one ({@link ChunkWindows}) over each
  * chunk registration of a call ({@link #bind}), and ends its key when the call's memory is released
@@ -60,7 +69,23 @@ final class RcConnection implements FabricConnection {
     enum State { RESOLVING, CONNECTING, ESTABLISHED, ENDING, CLOSED }
 
     /** A message received before ESTABLISHED. */
-    private record Held(ByteBuffer buffer, int length) {
+    private record EarlyMessage(ByteBuffer buffer, int length) {
+    }
+
+    /** Posts work requests taken already; false if the device's queue was full and took none. */
+    @FunctionalInterface
+    private interface Post {
+        boolean post() throws VerbsException;
+    }
+
+    /**
+     * A Send or an RDMA held back until a copy is made.
+     *
+     * @param reads the region it reads, or null for a Send
+     * @param wrIds its work requests, taken: the first one completes in error if it cannot be posted
+     * @param post  posts them
+     */
+    private record HeldWork(LocalRegion reads, long[] wrIds, Post post) {
     }
 
     private final RcFabric fabric;
@@ -77,7 +102,7 @@ final class RcConnection implements FabricConnection {
      * the REP or RTU, and the completion queue and the CM channel are read apart): the listener hears
      * them after {@link ConnectionListener#onEstablished}.
      */
-    private final List<Held> beforeEstablished = new ArrayList<>();
+    private final List<EarlyMessage> beforeEstablished = new ArrayList<>();
     private State state;
     private ConnectPrivateData peerData = ConnectPrivateData.DEFAULT;
     private InetSocketAddress localSocket;
@@ -99,6 +124,10 @@ final class RcConnection implements FabricConnection {
     /** The windows the reaper deallocated, for the fabric's gauge, counted back on the progress thread. */
     private int windowsDeallocated;
     private int sendsOutstanding;
+    /** Sends and RDMA waiting for copies into the memory they can expose, in the order posted. */
+    private final ArrayDeque<HeldWork> held = new ArrayDeque<>();
+    /** Copies into memory registered for this connection being made: its Sends wait for them. */
+    private int filling;
     private FabricStatus cause;
     private String causeDetail;
 
@@ -181,8 +210,8 @@ final class RcConnection implements FabricConnection {
         state = State.ESTABLISHED;
         addressesKnown();
         listener.onEstablished(requester ? CmPrivateData.recognise(privateData) : peerData);
-        for (Held held : beforeEstablished) {
-            listener.onReceived(held.buffer(), held.length());
+        for (EarlyMessage message : beforeEstablished) {
+            listener.onReceived(message.buffer(), message.length());
         }
         beforeEstablished.clear();
     }
@@ -291,13 +320,24 @@ final class RcConnection implements FabricConnection {
             fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
             return true;
         }
+        long address = bytes.address();
+        int length = message.remaining();
+        int key = lkey;
+        if (mustHold(null)) {
+            hold(null, new long[] {wrId}, () -> postSend(wrId, address, length, key, invalidate, rkey));
+            return true;
+        }
         try {
-            return posted(wrId, invalidate
-                    ? device.postSendWithInvalidate(id, wrId, bytes.address(), message.remaining(), lkey, rkey)
-                    : device.postSend(id, wrId, bytes.address(), message.remaining(), lkey));
+            return posted(wrId, postSend(wrId, address, length, key, invalidate, rkey));
         } catch (VerbsException e) {
             return failedToPost(wrId, "ibv_post_send failed: " + e.getMessage());
         }
+    }
+
+    private boolean postSend(long wrId, long address, int length, int lkey, boolean invalidate, int rkey)
+            throws VerbsException {
+        return invalidate ? device.postSendWithInvalidate(id, wrId, address, length, lkey, rkey)
+                : device.postSend(id, wrId, address, length, lkey);
     }
 
     @Override
@@ -330,35 +370,105 @@ final class RcConnection implements FabricConnection {
             return false;
         }
         PostedWork.RdmaParts parts = new PostedWork.RdmaParts(requests.size());
+        long[] wrIds = new long[requests.size()];
+        for (int i = 0; i < wrIds.length; i++) {
+            wrIds[i] = ops.add(kind, null, context, -1, parts);
+            sendsPosted(1);
+        }
+        if (state == State.ENDING) {
+            for (long wrId : wrIds) {
+                fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            }
+            return true;
+        }
+        if (mustHold(region)) {
+            hold(region, wrIds, () -> postRdma(kind, wrIds, requests, remote, parts, false));
+            return true;
+        }
+        return postRdma(kind, wrIds, requests, remote, parts, true);
+    }
+
+    /**
+     * Posts the work requests of an RDMA, on consecutive remote bytes.
+     *
+     * @param mayRefuse whether a full queue before the first request is room to wait for: the RDMA is
+     *                  taken back; otherwise (work held back, which the transport counts as posted), and
+     *                  after the first, a failure that ends the connection
+     * @return false if the RDMA was taken back
+     */
+    private boolean postRdma(Kind kind, long[] wrIds, List<List<RcDevice.Sge>> requests, Segment remote,
+                             PostedWork.RdmaParts parts, boolean mayRefuse) {
         String what = kind == Kind.READ ? "RDMA Read" : "RDMA Write";
         long remoteAddress = remote.offset();
         for (int posted = 0; posted < requests.size(); posted++) {
             List<RcDevice.Sge> sges = requests.get(posted);
-            long wrId = ops.add(kind, null, context, -1, parts);
-            sendsPosted(1);
-            if (state == State.ENDING) {
-                fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
-                continue;
-            }
-            boolean queued;
+            String failure = null;
             try {
-                queued = kind == Kind.READ ? device.postRead(id, wrId, sges, remoteAddress, remote.handle())
-                        : device.postWrite(id, wrId, sges, remoteAddress, remote.handle());
+                boolean queued = kind == Kind.READ
+                        ? device.postRead(id, wrIds[posted], sges, remoteAddress, remote.handle())
+                        : device.postWrite(id, wrIds[posted], sges, remoteAddress, remote.handle());
+                if (!queued && posted == 0 && mayRefuse) {
+                    for (long wrId : wrIds) {
+                        release(ops.remove(wrId));
+                    }
+                    return false;
+                }
+                if (!queued) {
+                    // Once part of it is posted it cannot be taken back: no room to wait for then.
+                    failure = what + " found the send queue full" + (posted == 0 ? "" : " midway");
+                }
             } catch (VerbsException e) {
-                parts.neverPosted(requests.size() - posted - 1);
-                return failedToPost(wrId, what + " failed: " + e.getMessage());
+                failure = what + " failed: " + e.getMessage();
             }
-            if (!queued) {
-                parts.neverPosted(requests.size() - posted - 1);
-                // Once part of it is posted it cannot be taken back: no room to wait for then.
-                return posted == 0 ? posted(wrId, false)
-                        : failedToPost(wrId, what + " found the send queue full midway");
+            if (failure != null) {
+                for (int never = posted + 1; never < wrIds.length; never++) {
+                    release(ops.remove(wrIds[never]));
+                }
+                parts.neverPosted(wrIds.length - posted - 1);
+                return failedToPost(wrIds[posted], failure);
             }
             for (RcDevice.Sge sge : sges) {
                 remoteAddress += sge.length();
             }
         }
         return true;
+    }
+
+    /** @return whether work must wait: behind work held back, or for a copy into what it can expose */
+    private boolean mustHold(LocalRegion reads) {
+        return filling > 0 || !held.isEmpty() || fabric.memory().filling(reads);
+    }
+
+    private void hold(LocalRegion reads, long[] wrIds, Post post) {
+        held.add(new HeldWork(reads, wrIds, post));
+        fabric.memory().holding(this);
+    }
+
+    /** A copy into memory registered for this connection begins: its Sends wait until it is made. */
+    void filling() {
+        filling++;
+    }
+
+    /** That copy is made; the fabric then drains what connections hold back ({@link #drain}). */
+    void filled() {
+        filling--;
+    }
+
+    /** Posts the work held back, in order, as far as the copies it waits for are made. */
+    void drain() {
+        while (!held.isEmpty() && !(filling > 0 || fabric.memory().filling(held.peek().reads()))) {
+            HeldWork work = held.poll();
+            try {
+                if (!work.post().post()) {
+                    failedToPost(work.wrIds()[0], "the send queue was full for work held back for a copy");
+                }
+            } catch (VerbsException e) {
+                failedToPost(work.wrIds()[0], "ibv_post_send failed: " + e.getMessage());
+            }
+        }
+        if (held.isEmpty()) {
+            fabric.memory().notHolding(this);
+        }
     }
 
     /**
@@ -586,7 +696,7 @@ final class RcConnection implements FabricConnection {
                         fabric.memory().copied(byteLength);
                     }
                     if (state == State.CONNECTING) {
-                        beforeEstablished.add(new Held(buffer, byteLength));
+                        beforeEstablished.add(new EarlyMessage(buffer, byteLength));
                     } else {
                         listener.onReceived(buffer, byteLength);
                     }
@@ -650,10 +760,18 @@ final class RcConnection implements FabricConnection {
         fabric.receivesPosted(-early.size());
         early.clear();
         // Messages the listener never saw, as it never heard the connection was up: flushed too.
-        for (Held held : beforeEstablished) {
-            fabric.later(() -> listener.onReceiveFailed(held.buffer(), FabricStatus.FLUSHED));
+        for (EarlyMessage message : beforeEstablished) {
+            fabric.later(() -> listener.onReceiveFailed(message.buffer(), FabricStatus.FLUSHED));
         }
         beforeEstablished.clear();
+        // Work held back for a copy was never posted: it flushes as posted work does.
+        for (HeldWork work : held) {
+            for (long wrId : work.wrIds()) {
+                fabric.later(() -> completed(wrId, WcStatus.WR_FLUSH_ERR, 0));
+            }
+        }
+        held.clear();
+        fabric.memory().notHolding(this);
         if (qpNum >= 0) {
             try {
                 device.disconnect(id);

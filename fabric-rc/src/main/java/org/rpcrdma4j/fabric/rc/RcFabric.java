@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.rpcrdma4j.fabric.ConnectionListener;
 import org.rpcrdma4j.fabric.Fabric;
@@ -49,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * gets the turn, after the commands handed over before: a caller posts its call's Send, and a worker
  * its reply's, without waking the progress thread, which the completion queue wakes when there is
  * something to complete (as the Linux client posts from the RPC task's thread and completes in the
- * completion queue's context).
+ * completion queue's context). No chunk copy is made in the turn ({@link RcMemory}): a thread that
+ * ran commands makes the copies they asked for once it has let go of the turn, and the progress
+ * thread hands its own to the fabric's {@link ChunkCopier}.
  *
  * <h2>Routing</h2>
  * The device's reports go to a {@link CmRouter}: CM events and completions to their connection, by
@@ -187,6 +191,13 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final CmRouter router;
     private final ProgressRunner runner;
     private final Reaper reaper;
+    private final ChunkCopier copier;
+    /** Whether the turn's holder makes the chunk copies its commands ask for: a thread in {@link #execute}. */
+    private boolean copiesOwn;
+    /** The chunk copies the turn's holder makes once it lets go of the turn. */
+    private final List<ChunkCopier.Copy> ownCopies = new ArrayList<>();
+    /** Batches of copies taken out of the turn by threads in {@link #execute} whose end has not run yet. */
+    private final AtomicInteger copiesOutside = new AtomicInteger();
     private volatile boolean running = true;
     private volatile boolean sleeping;
     private long listenId = -1;
@@ -225,10 +236,11 @@ public final class RcFabric implements Fabric, AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.bind = Objects.requireNonNull(bind, "bind");
         this.localAddress = addressOf(bind);
-        this.memory = new RcMemory(device, config.chunkPoolBytes());
+        this.memory = new RcMemory(device, config.chunkPoolBytes(), this::copyOutsideTurn);
         this.messages = new RcMessageBuffers(device, config.slotSize());
         this.router = new CmRouter(this, device, config);
         this.reaper = new Reaper("rc-reaper " + bind);
+        this.copier = new ChunkCopier("rc-copier " + bind, this::later);
         this.runner = ProgressRunner.start("rc-fabric " + bind, new Progress(), work -> Thread.onSpinWait(),
                 IDLE_SPIN_NANOS, new Sleep());
     }
@@ -279,16 +291,57 @@ public final class RcFabric implements Fabric, AutoCloseable {
             throw new IllegalStateException("the fabric is closed");
         }
         Objects.requireNonNull(command, "command");
-        if (turn.tryTake()) {
+        Runnable next = command;
+        while (next != null) {
+            if (!turn.tryTake()) {
+                later(next);
+                return;
+            }
+            List<ChunkCopier.Copy> copies;
             try {
+                copiesOwn = true;
                 runCommands();
-                runCommand(command);
+                runCommand(next);
             } finally {
+                copiesOwn = false;
+                copies = takeOwnCopies();
                 turn.release();
             }
-            return;
+            next = copies == null ? null : made(copies);
         }
-        later(command);
+    }
+
+    /**
+     * Has a chunk copy made outside the turn, then what follows it run in the turn: by this thread once
+     * it lets go of the turn when it runs commands of its own ({@link #execute}), else by the copier.
+     * In the turn.
+     */
+    private void copyOutsideTurn(ChunkCopier.Copy copy) {
+        if (copiesOwn) {
+            ownCopies.add(copy);
+        } else {
+            copier.submit(copy);
+        }
+    }
+
+    /** @return the copies the turn's holder is to make, taken out of the turn; null for none */
+    private List<ChunkCopier.Copy> takeOwnCopies() {
+        if (ownCopies.isEmpty()) {
+            return null;
+        }
+        List<ChunkCopier.Copy> copies = List.copyOf(ownCopies);
+        ownCopies.clear();
+        copiesOutside.incrementAndGet();
+        return copies;
+    }
+
+    /** Makes copies outside the turn; returns the command that ends them in the turn. */
+    private Runnable made(List<ChunkCopier.Copy> copies) {
+        copies.forEach(ChunkCopier.Copy::make);
+        return () -> {
+            copiesOutside.decrementAndGet();
+            copies.forEach(ChunkCopier.Copy::done);
+        };
     }
 
     /**
@@ -356,32 +409,46 @@ public final class RcFabric implements Fabric, AutoCloseable {
     @Override
     public Registration register(FabricConnection on, ByteBuffer bytes, Set<MemoryAccess> access) {
         boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
-        if (on instanceof RcConnection connection && connection.windowed() && remote && bytes.hasRemaining()) {
+        RcConnection connection = on instanceof RcConnection ours ? ours : null;
+        if (connection != null && connection.windowed() && remote && bytes.hasRemaining()) {
             return memory.registerWindowed(connection, bytes, access);
         }
-        return register(bytes, access);
+        return memory.register(bytes, access, connection);
     }
 
     /**
      * Registers chunk memory as {@link RcMemory#register} says: pool blocks where it can, an
-     * {@code ibv_reg_mr} of its own where it must. The caller's bytes are in the registered memory from
-     * now on; what the device or a peer writes there is in the caller's buffer once {@link #deregister}
-     * returns. Null when {@code ibv_reg_mr} fails or the memory is registered already.
+     * {@code ibv_reg_mr} of its own where it must. The caller's bytes are copied in outside the turn,
+     * before an RDMA that names the registration is posted; memory a peer reaches registered for no
+     * connection is copied in at once. What the device or a peer writes there is in the caller's buffer
+     * once {@link #deregister} returns. Null when {@code ibv_reg_mr} fails or the memory is registered
+     * already.
      */
     @Override
     public Registration register(ByteBuffer bytes, Set<MemoryAccess> access) {
-        return memory.register(bytes, access);
+        return memory.register(bytes, access, null);
     }
 
+    /** Copies what was written back at once, in the turn: see {@link #deregister(Registration, long, Runnable)}. */
     @Override
     public void deregister(Registration registration) {
-        memory.deregister(registration, Long.MAX_VALUE);
+        memory.deregister(registration, Long.MAX_VALUE, null);
     }
 
     /** As {@link #deregister}, copying back only the bytes the caller will read. */
     @Override
     public void deregister(Registration registration, long readable) {
-        memory.deregister(registration, readable);
+        memory.deregister(registration, readable, null);
+    }
+
+    /**
+     * Invalidates the registration now and copies what was written back outside the turn (by this
+     * thread once it lets go of the turn, or by the copier), then runs {@code then} in the turn; at
+     * once when there is nothing to copy back.
+     */
+    @Override
+    public void deregister(Registration registration, long readable, Runnable then) {
+        memory.deregister(registration, readable, Objects.requireNonNull(then, "then"));
     }
 
     /** Buffers in memory registered once, which connections receive into and send from without a copy. */
@@ -603,6 +670,9 @@ public final class RcFabric implements Fabric, AutoCloseable {
             }
             reaper.close();
             runCommands(); // what the teardowns handed back: memory to the pools
+            copier.close();
+            awaitCopiesOutside();
+            runCommands(); // what follows the copies: memory to the pools, continuations
             if (listenId >= 0) {
                 device.destroy(listenId);
             }
@@ -611,6 +681,23 @@ public final class RcFabric implements Fabric, AutoCloseable {
             device.close();
         } catch (VerbsException | RuntimeException e) {
             LOG.warn("shutting the RC fabric down: {}", e.toString());
+        }
+    }
+
+    /**
+     * Waits, running the commands handed over meanwhile, until the threads that took chunk copies out of
+     * the turn have handed back what follows them, at most 5 s: the memory they copy into or out of is
+     * released after.
+     */
+    private void awaitCopiesOutside() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (copiesOutside.get() > 0 && System.nanoTime() < deadline) {
+            if (runCommands() == 0) {
+                Thread.yield();
+            }
+        }
+        if (copiesOutside.get() > 0) {
+            LOG.warn("{} chunk copies outside the turn did not end within 5 s", copiesOutside.get());
         }
     }
 

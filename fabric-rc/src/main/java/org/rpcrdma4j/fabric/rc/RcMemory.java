@@ -4,10 +4,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -23,22 +27,61 @@ import org.slf4j.LoggerFactory;
  * made here is counted ({@link #bytesCopied}), as are the connections' copies through their message
  * slots ({@link #copied}). Only the fabric's turn holder calls it; the figures are volatile for
  * statistics on any thread.
+ *
+ * <h2>Copies, outside the turn</h2>
+ * No chunk copy is made in the fabric's turn, which every connection needs: each is handed to
+ * {@code outsideTurn} ({@link ChunkCopier}), made by a thread that does not hold the turn, and what
+ * follows it comes back to the turn. A registration's bytes are copied in after {@link #register}
+ * returns; the work that could read them waits meanwhile, held back by its connection
+ * ({@link RcConnection}): an RDMA that names the region, and, for memory registered for a connection,
+ * every Send of that connection, one of which carries its key to the peer. What was written is copied
+ * out after {@link #deregister} returns, and the caller's continuation runs once it is made. A region's
+ * memory goes back only when no copy is made of it any more, and the caller's buffer is the fabric's
+ * until no copy reads or writes it: a fill not yet begun when its region is deregistered is called
+ * off, one begun holds the deregistration's continuation back. Two forms of the seam still copy at once,
+ * in the turn, because their caller reads on at once: {@link #register} of memory a peer reaches for no
+ * connection (no Send could be held back for it), and {@link #deregister} without a continuation; the
+ * transport uses neither for memory it copies.
  */
 final class RcMemory {
 
     private static final Logger LOG = LoggerFactory.getLogger(RcMemory.class);
 
+    /** For tests: told on the copying thread before each chunk copy is made. */
+    @FunctionalInterface
+    interface CopyWatch {
+
+        /**
+         * @param in    whether the copy is into registered memory (else out of it)
+         * @param bytes the bytes about to be copied
+         */
+        void copying(boolean in, long bytes);
+    }
+
     private final RcDevice device;
     private final ChunkPool pool;
     private final ChunkPool windowPool;
+    private final Consumer<ChunkCopier.Copy> outsideTurn;
     /**
      * Live registrations, by the transport's view of them: their handle (the rkey) alone does not
      * tell them apart, as rxe gives every region no peer may touch rkey 0.
      */
     private final Map<Registration, LocalRegion> regions = new HashMap<>();
+    /** Regions a copy is being made into or out of, outside the turn, and the copy. */
+    private final Map<LocalRegion, ChunkCopier.Copy> copying = new IdentityHashMap<>();
+    /**
+     * Continuations of deregistrations of regions whose fill had begun: they run once it has ended, as
+     * the caller's bytes are the fabric's until then.
+     */
+    private final Map<LocalRegion, Runnable> whenFilled = new IdentityHashMap<>();
+    /** Of those, the regions to give back once their copy is made: deregistered, no key reaches them. */
+    private final Set<LocalRegion> freeAfterCopy = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Connections holding work back until a copy into the memory it reads is made. */
+    private final Set<RcConnection> holding = new LinkedHashSet<>();
     /** Memory windows are parked over ({@link ChunkWindows}), registered with the first window's; or null. */
     private RcDevice.Memory parking;
     private Arena parkingArena;
+    volatile CopyWatch beforeCopy = (in, bytes) -> { };
     private volatile int registrations;
     private volatile long perCallRegistrations;
     private volatile long windowsBound;
@@ -47,13 +90,15 @@ final class RcMemory {
     private volatile long bytesCopied;
 
     /**
-     * @param device    the device to register with
-     * @param poolBytes the bound of each pool
+     * @param device      the device to register with
+     * @param poolBytes   the bound of each pool
+     * @param outsideTurn makes a chunk copy outside the turn, then runs what follows it in the turn
      */
-    RcMemory(RcDevice device, long poolBytes) {
+    RcMemory(RcDevice device, long poolBytes, Consumer<ChunkCopier.Copy> outsideTurn) {
         this.device = device;
         this.pool = new ChunkPool(device, poolBytes);
         this.windowPool = new ChunkPool(device, poolBytes, true);
+        this.outsideTurn = outsideTurn;
     }
 
     /**
@@ -76,7 +121,7 @@ final class RcMemory {
         if (region == null) {
             return null;
         }
-        return added(region);
+        return added(region, connection);
     }
 
     private LocalRegion windowed(RcConnection connection, ByteBuffer bytes, Set<MemoryAccess> rights)
@@ -100,7 +145,7 @@ final class RcMemory {
         long address = under.pieces().get(0).memory().address();
         ChunkWindows.Window window = connection.bind(registered, address, length, rights);
         if (window == null) {
-            release(under, 0);
+            discard(under);
             return null;
         }
         windowsBound++;
@@ -113,9 +158,11 @@ final class RcMemory {
      * heap buffer as a native copy). A pool at its bound thus costs a registration, not the call: the
      * transport answers a null registration with ERR_CHUNK, which fails the RPC at the client.
      *
+     * @param on the connection whose peer reaches the memory, which holds back its Sends until the
+     *           memory is filled; null for memory no peer reaches, or reached over any connection
      * @return the registration, or null when {@code ibv_reg_mr} fails or the memory is registered already
      */
-    Registration register(ByteBuffer memory, Set<MemoryAccess> access) {
+    Registration register(ByteBuffer memory, Set<MemoryAccess> access, RcConnection on) {
         ByteBuffer bytes = memory.slice();
         Set<MemoryAccess> rights = Set.copyOf(access);
         LocalRegion region;
@@ -131,17 +178,66 @@ final class RcMemory {
         if (regions.containsKey(region.registration())) {
             // the same memory registered twice, both without remote access: one key for two regions
             LOG.warn("{} is registered already", region.registration());
-            release(region, 0);
+            discard(region);
             return null;
         }
-        return added(region);
+        return added(region, on);
     }
 
-    private Registration added(LocalRegion region) {
+    private Registration added(LocalRegion region, RcConnection on) {
         regions.put(region.registration(), region);
         registrations = regions.size();
-        bytesCopied += region.copyIn();
+        fill(region, on);
         return region.registration();
+    }
+
+    /**
+     * Puts the caller's bytes into a region's copy: outside the turn, while the work that could read
+     * them is held back (an RDMA naming the region; the Sends of the connection it is registered for);
+     * at once, in the turn, for memory a peer reaches over any connection, which nothing holds back.
+     */
+    private void fill(LocalRegion region, RcConnection on) {
+        if (region.toCopyIn() == 0) {
+            return;
+        }
+        if (on == null && remote(region.access())) {
+            bytesCopied += copy(region, true, Long.MAX_VALUE);
+            return;
+        }
+        if (on != null) {
+            on.filling();
+        }
+        ChunkCopier.Copy fill = new ChunkCopier.Copy(() -> copy(region, true, Long.MAX_VALUE), copied -> {
+            bytesCopied += copied;
+            copyMade(region);
+            if (on != null) {
+                on.filled();
+            }
+            for (RcConnection connection : holding.toArray(new RcConnection[0])) {
+                connection.drain();
+            }
+            Runnable then = whenFilled.remove(region);
+            if (then != null) {
+                then.run();
+            }
+        });
+        copying.put(region, fill);
+        outsideTurn.accept(fill);
+    }
+
+    /** @return whether a copy into the region is being made: work that reads it waits */
+    boolean filling(LocalRegion region) {
+        return region != null && copying.containsKey(region);
+    }
+
+    /** A connection holds work back until copies are made; drained after each. */
+    void holding(RcConnection connection) {
+        holding.add(connection);
+    }
+
+    /** A connection holds nothing back any more. */
+    void notHolding(RcConnection connection) {
+        holding.remove(connection);
     }
 
     /** @return a region of pool blocks, or null if the pool has no room for them */
@@ -179,41 +275,105 @@ final class RcMemory {
     }
 
     /**
-     * Invalidates a registration, then, if asked, copies what was written into a copy back to the
-     * caller. A region reached through a window is copied out first, and its memory goes back once its
-     * connection has invalidated the window ({@link RcConnection#unbind}).
+     * Invalidates a registration and copies what was written into a copy back to the caller, as far as
+     * the caller will read it: outside the turn when the caller has a continuation, which runs once the
+     * copy is made, else at once. Its memory goes back once no key reaches it and no copy is made of
+     * it: a window's once its connection has invalidated the window ({@link RcConnection#unbind}).
+     *
+     * <p>A region still being filled was never reached (the work that exposes it waits for the fill):
+     * nothing was written into it, and a fill not yet begun is called off. One begun on another thread
+     * still reads the caller's bytes, which are the fabric's until it ends: the continuation runs then,
+     * and without one this waits for it, in the turn (a call that ended in the moment its chunk was
+     * copied in; the transport deregisters with a continuation wherever that can be).
      *
      * @param readable the bytes, from the first, the caller will read: only these are copied back
+     * @param then     runs in the turn once they are in the caller's buffer; null to copy them at once
      * @throws IllegalStateException if it is not registered here, or deregistered already
      */
-    void deregister(Registration registration, long readable) {
+    void deregister(Registration registration, long readable, Runnable then) {
         LocalRegion region = regions.remove(registration);
         if (region == null) {
             throw new IllegalStateException("not registered here or deregistered already: " + registration);
         }
         registrations = regions.size();
-        if (region instanceof LocalRegion.Windowed windowed) {
-            bytesCopied += windowed.copyOut(readable);
-            windowed.connection().unbind(windowed);
-            return;
+        ChunkCopier.Copy fill = copying.get(region);
+        boolean fillReads = fill != null && !fill.callOff();
+        if (fillReads && then == null) {
+            while (!fill.ended()) {
+                Thread.yield();
+            }
         }
-        release(region, readable);
-    }
-
-    /**
-     * Gives back the memory of a region whose key reaches nothing any more (a window invalidated, a queue
-     * pair destroyed); its bytes were copied out before.
-     */
-    void release(LocalRegion region) {
-        release(region, 0);
-    }
-
-    private void release(LocalRegion region, long readable) {
         try {
-            bytesCopied += region.release(readable);
+            // before the copy: no peer writes into the memory while it is copied
+            region.deregister();
         } catch (VerbsException e) {
             LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
         }
+        long back = fill != null ? 0 : region.toCopyOut(readable);
+        if (back > 0 && then == null) {
+            bytesCopied += copy(region, false, readable);
+        } else if (back > 0) {
+            ChunkCopier.Copy out = new ChunkCopier.Copy(() -> copy(region, false, readable), copied -> {
+                bytesCopied += copied;
+                copyMade(region);
+                then.run();
+            });
+            copying.put(region, out);
+            outsideTurn.accept(out);
+        }
+        if (region instanceof LocalRegion.Windowed windowed) {
+            windowed.connection().unbind(windowed);
+        } else {
+            release(region);
+        }
+        if (back == 0 && then != null) {
+            if (fillReads && !fill.ended()) {
+                whenFilled.put(region, then);
+            } else {
+                then.run();
+            }
+        }
+    }
+
+    /** Gives back the memory of a region no key reaches any more, once no copy is made of it. */
+    void release(LocalRegion region) {
+        if (copying.containsKey(region)) {
+            freeAfterCopy.add(region);
+        } else {
+            free(region);
+        }
+    }
+
+    /** A copy into or out of a region is made: its memory goes back if nothing reaches it any more. */
+    private void copyMade(LocalRegion region) {
+        copying.remove(region);
+        if (freeAfterCopy.remove(region)) {
+            free(region);
+        }
+    }
+
+    private static void free(LocalRegion region) {
+        try {
+            region.free();
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of the memory under {} failed: {}", region.registration(), e.getMessage());
+        }
+    }
+
+    /** Gives back a region never handed out. */
+    private static void discard(LocalRegion region) {
+        try {
+            region.deregister();
+        } catch (VerbsException e) {
+            LOG.warn("ibv_dereg_mr of {} failed: {}", region.registration(), e.getMessage());
+        }
+        free(region);
+    }
+
+    /** Copies into a region's copy or out of it: on the copying thread, told to {@link #beforeCopy} first. */
+    private long copy(LocalRegion region, boolean in, long readable) {
+        beforeCopy.copying(in, in ? region.toCopyIn() : region.toCopyOut(readable));
+        return in ? region.copyIn() : region.copyOut(readable);
     }
 
     /**
@@ -257,10 +417,13 @@ final class RcMemory {
         localInvalidations++;
     }
 
-    /** Deregisters what the transport left registered, then the pools and the parking memory. */
+    /**
+     * Deregisters what the transport left registered (nobody reads it: nothing is copied back), then
+     * the pools and the parking memory. Once no copy is made any more.
+     */
     void close() throws VerbsException {
         for (Registration registration : new ArrayList<>(regions.keySet())) {
-            deregister(registration, Long.MAX_VALUE);
+            deregister(registration, 0, null);
         }
         pool.close();
         windowPool.close();

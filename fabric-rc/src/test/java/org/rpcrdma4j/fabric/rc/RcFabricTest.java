@@ -36,6 +36,7 @@ import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.fabric.MemoryAccess;
 import org.rpcrdma4j.fabric.Registration;
 import org.rpcrdma4j.fabric.conformance.EventRecorder;
+import org.rpcrdma4j.fabric.conformance.HangGuard;
 import org.rpcrdma4j.verbs.CmEventType;
 import org.rpcrdma4j.verbs.MemoryWindow;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -637,8 +638,9 @@ class RcFabricTest {
         assertEquals(100, counter(client.statistics(), RcCounter.BYTES_COPIED), "into the send slot");
         assertEquals(100, counter(server.statistics(), RcCounter.BYTES_COPIED), "out of the receive slot");
 
-        // Chunk memory is copied into a pool block at registration if the device may read it, and back
-        // at deregistration if it may have been written: a target is copied out only, a source in only.
+        // Chunk memory is copied into a pool block after registration if the device may read it (outside
+        // the turn, counted once made), and back at deregistration if it may have been written: a target
+        // is copied out only, a source in only.
         Registration target = on(server, () -> server.register(ByteBuffer.allocate(3000),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
         Registration source = on(server, () -> server.register(ByteBuffer.allocate(500), EnumSet.noneOf(MemoryAccess.class)));
@@ -647,7 +649,9 @@ class RcFabricTest {
             server.deregister(source);
             return null;
         });
-        assertEquals(100 + 3000 + 500, counter(server.statistics(), RcCounter.BYTES_COPIED));
+        HangGuard.waitFor(() -> counter(server.statistics(), RcCounter.BYTES_COPIED) == 100 + 3000 + 500);
+        awaitGauge(server, RcGauge.CHUNK_POOL_BYTES_IN_USE, 0);
+        assertEquals(100 + 3000 + 500, counter(server.statistics(), RcCounter.BYTES_COPIED), "each copy once");
     }
 
     @Test
@@ -1057,10 +1061,13 @@ class RcFabricTest {
         assertEquals(List.of(), clientDevice.invalidatedKeys());
 
         // The next call's chunk reuses the window with a new key, and the block pool. Readable too, so
-        // the caller's bytes are in the block from registration on: a stale write would show.
+        // the caller's bytes are in the block by the time its call is sent: a stale write would show.
         ByteBuffer next = filled(2000, 0x33);
         Registration again = on(client, () -> client.register(clientSide, next,
                 EnumSet.of(MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE)));
+        on(client, () -> clientSide.send(message("next call"), 35));
+        assertEquals("send 35 SUCCESS", clientEvents.next());
+        assertEquals("received next call", a.recorder().next());
         assertTrue(again.handle() != writable.handle(), "a fresh key");
         assertEquals(writable.handle() >>> 8, again.handle() >>> 8, "the same window");
         assertEquals(1, gauge(client.statistics(), RcGauge.MEMORY_WINDOWS));
@@ -1104,6 +1111,10 @@ class RcFabricTest {
         java.util.Arrays.fill(call, (byte) 0x42);
         Registration readable = on(client, () -> client.register(clientSide, ByteBuffer.wrap(call),
                 EnumSet.of(MemoryAccess.REMOTE_READ)));
+        // The call that carries the key; its Send waits until the chunk's bytes are in the block.
+        on(client, () -> clientSide.send(message("call"), 40));
+        assertEquals("send 40 SUCCESS", clientEvents.next());
+        assertEquals("received call", a.recorder().next());
         byte[] pulled = new byte[3000];
         Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE)));
@@ -1207,9 +1218,10 @@ class RcFabricTest {
             client.deregister(second);
             return null;
         });
+        // At once, or once the copy into it (made outside the turn, for a call never sent) is made.
+        awaitGauge(client, RcGauge.WINDOW_POOL_BYTES_IN_USE, 0);
         RcFabricStatistics after = client.statistics();
         assertEquals(0, counter(after, RcCounter.LOCAL_INVALIDATIONS));
-        assertEquals(0, gauge(after, RcGauge.WINDOW_POOL_BYTES_IN_USE));
         assertEquals(0, gauge(after, RcGauge.MEMORY_WINDOWS));
         assertEquals(0, clientDevice.liveWindows());
         assertEquals(0, clientDevice.destroyedWithBoundWindows(), "both windows, still bound, went first");

@@ -450,12 +450,28 @@ class ReplyMemoryTest {
 
         @Override
         public void deregister(Registration registration) {
+            deregister(registration, Long.MAX_VALUE);
+        }
+
+        @Override
+        public void deregister(Registration registration, long readable) {
+            watchDeregister(registration);
+            fabric.deregister(registration, readable);
+            live.remove(registration);
+        }
+
+        @Override
+        public void deregister(Registration registration, long readable, Runnable then) {
+            watchDeregister(registration);
+            fabric.deregister(registration, readable, then);
+            live.remove(registration);
+        }
+
+        private void watchDeregister(Registration registration) {
             byte[] array = live.get(registration);
             if (array != null) {
                 onDeregister.accept(array);
             }
-            fabric.deregister(registration);
-            live.remove(registration);
         }
 
         @Override

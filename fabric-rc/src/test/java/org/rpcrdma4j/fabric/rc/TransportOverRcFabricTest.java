@@ -2,6 +2,7 @@ package org.rpcrdma4j.fabric.rc;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -339,6 +340,62 @@ class TransportOverRcFabricTest {
         assertEquals(6L, figures.counter(RcCounter.LOCAL_INVALIDATIONS));
         assertEquals(List.of(), serverDevice.sentWithInvalidate());
         waitFor(() -> clientFabric.statistics().gauge(RcGauge.WINDOW_POOL_BYTES_IN_USE) == 0);
+    }
+
+    /**
+     * Neither fabric copies chunk bytes while it holds its turn, which every connection needs: not the
+     * client's Read chunks into its window pool (a block, a registration of its own over 1 MiB), nor
+     * its Write and Reply chunks back out, nor the server's pulled Read chunks out of its pool blocks,
+     * nor its results into them.
+     */
+    @Test
+    void everyChunkCopyIsMadeOutsideTheFabricsTurn() throws Exception {
+        CopyGate clientCopies = CopyGate.on(clientFabric, Long.MAX_VALUE);
+        CopyGate serverCopies = CopyGate.on(serverFabric, Long.MAX_VALUE);
+        assertArrayEquals(pattern(300_000), echo(pattern(300_000)), "a Position-zero Read chunk, a Reply chunk");
+        try (RdmaRpcClient chunked = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                .withDdpPolicy(DATA_IN_CHUNKS).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
+            for (int length : new int[] {8000, 1 << 20, SEVERAL_BLOCKS}) {
+                assertArrayEquals(pattern(length), echo(chunked, pattern(length)), length + " bytes");
+            }
+        }
+        for (CopyGate copies : List.of(clientCopies, serverCopies)) {
+            List<CopyGate.Copy> made = copies.copies();
+            assertTrue(made.stream().anyMatch(CopyGate.Copy::in), "copies in: " + made);
+            assertTrue(made.stream().anyMatch(copy -> !copy.in()), "copies out: " + made);
+            assertEquals(List.of(), made.stream().filter(CopyGate.Copy::inTurn).toList(), "made in the turn");
+        }
+    }
+
+    /**
+     * While a client's megabyte Read chunk is being copied into its window pool for one connection
+     * (the copy held), another connection's call on the same fabrics is sent, served and answered;
+     * the large call goes on once its copy is made.
+     */
+    @Test
+    void aCallCompletesWhileAnotherConnectionsChunkIsCopied() throws Exception {
+        ExecutorService callers = Executors.newSingleThreadExecutor();
+        try (RdmaRpcClient chunked = RdmaRpcClient.builder(clientFabric, serverFabric.localAddress())
+                .withDdpPolicy(DATA_IN_CHUNKS).withConnectTimeout(Duration.ofSeconds(30)).connect()) {
+            CopyGate gate = CopyGate.on(clientFabric, 1 << 20);
+            byte[] data = pattern(1 << 20);
+            CompletableFuture<byte[]> large = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return echo(chunked, data);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, callers);
+            gate.awaitHolding();
+            assertArrayEquals(pattern(100), echo(pattern(100)), "the other connection's call");
+            assertFalse(large.isDone(), "the large call waits for its chunk's copy");
+            CopyGate.Copy held = gate.held();
+            assertTrue(held.in() && !held.inTurn(), "the Read chunk's copy, outside the turn: " + held);
+            gate.open();
+            assertArrayEquals(data, large.get(30, TimeUnit.SECONDS));
+        } finally {
+            callers.shutdownNow();
+        }
     }
 
     /**

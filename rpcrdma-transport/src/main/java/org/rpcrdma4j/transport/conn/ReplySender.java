@@ -15,6 +15,7 @@ import org.rpcrdma4j.transport.MessageBytes;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.marshal.ProvidedChunks;
 import org.rpcrdma4j.transport.marshal.ReplyPlan;
+import org.rpcrdma4j.transport.rw.Deregistrations;
 import org.rpcrdma4j.transport.rw.RdmaBatch;
 import org.rpcrdma4j.xdr.RdmaError;
 import org.rpcrdma4j.xdr.XdrItem;
@@ -120,18 +121,19 @@ final class ReplySender {
         for (ByteBuffer bytes : plan.sources()) {
             Registration source = fabric.register(bytes, EnumSet.noneOf(MemoryAccess.class));
             if (source == null) {
-                sources.forEach(fabric::deregister);
-                fabric.messageBuffers().release(plan.message());
-                errChunk(connection, xid);
-                done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
-                        + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
+                // The reply's buffers are disposed only once the fabric is done with them.
+                Deregistrations.all(fabric, sources, 0, () -> {
+                    fabric.messageBuffers().release(plan.message());
+                    errChunk(connection, xid);
+                    done.accept(new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
+                            + Integer.toHexString(xid) + ": the fabric could not register it; answered ERR_CHUNK"));
+                });
                 return;
             }
             sources.add(source);
         }
         chunkWork.started(sources.size());
-        RdmaBatch batch = new RdmaBatch(status -> {
-            sources.forEach(fabric::deregister);
+        RdmaBatch batch = new RdmaBatch(status -> Deregistrations.all(fabric, sources, 0, () -> {
             chunkWork.ended(sources.size());
             if (!status.ok()) {
                 fabric.messageBuffers().release(plan.message());
@@ -145,7 +147,7 @@ final class ReplySender {
                 connection.send(plan.message(), invalidate, done);
                 CallStepEvent.mark(xid, CallStepEvent.REPLY_SENT);
             }
-        });
+        }));
         for (ReplyPlan.Write write : plan.writes()) {
             connection.work().write(sources.get(write.source()), write.sourceOffset(), write.target(),
                     batch.operation());

@@ -21,6 +21,7 @@ import org.rpcrdma4j.fabric.FabricStatus;
 import org.rpcrdma4j.transport.CallStepEvent;
 import org.rpcrdma4j.transport.DdpPolicy;
 import org.rpcrdma4j.transport.MessageBytes;
+import org.rpcrdma4j.transport.MessageShape;
 import org.rpcrdma4j.transport.RdmaTransportException;
 import org.rpcrdma4j.transport.ReconnectPolicy;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -97,7 +98,9 @@ import org.slf4j.LoggerFactory;
  * used, when its send fails, when the call is abandoned or when the connection closes
  * ({@link ChunkedCall}). The memory behind a call's Write and Reply chunks is leased from a pool of
  * this requester's ({@link ChunkBufferPool}) and goes back to it after its deregistration: at once when
- * nothing will read it, else once the reader of the reply has decoded it.
+ * nothing will read it, else once the reader of the reply has decoded it. An answer is read only once
+ * its deregistration's continuation runs: a fabric may copy the responder's bytes into the memory
+ * off its progress turn, and the answer then goes to the handler in a later command.
  *
  * <h2>Threads</h2>
  * Everything runs on the fabric's progress thread except {@link #connect}, {@link #submit},
@@ -527,10 +530,7 @@ public final class Requester {
             credits.onAnswered(header.credits());
             creditLimit = credits.limit();
             outstandingCount = outstanding.size();
-            // Before the reply is read: what the responder wrote is in the call's buffers once its chunks
-            // are deregistered (Fabric), and whoever gets the answer finds the call's memory released.
-            release(call, call.replyBytesWritten(header));
-            MessageBytes reply = null;
+            ReplySplicer.Echo echo = null;
             RdmaTransportException failure = null;
             try {
                 if (header.proc() == Proc.RDMA_ERROR) {
@@ -539,17 +539,40 @@ public final class Requester {
                     failure = new RdmaTransportException(RdmaTransportException.Scope.CALL, "reply to xid 0x"
                             + Integer.toHexString(xid) + " carries a Read list (RFC 8166 §3.4.5: replies have none)");
                 } else {
-                    reply = ReplySplicer.reply(call, header, buffer, copied);
-                    shapes.onReply(header);
-                    CallStepEvent.mark(xid, CallStepEvent.REPLY_RECEIVED);
+                    // Read now: the receive buffer is posted again before the chunk memory may be read.
+                    echo = ReplySplicer.echo(call, header, buffer, copied);
                 }
             } catch (RdmaTransportException e) {
                 failure = e;
             }
-            if (failure != null) {
+            ReplySplicer.Echo echoed = echo;
+            RdmaTransportException failed = failure;
+            MessageShape shape = failure == null ? ChunkCounters.replyShape(header) : null;
+            // The reply is read once what the responder wrote is in the call's buffers, which may be
+            // after this returns (Fabric.deregister with a continuation), and whoever gets the answer
+            // finds the call's memory released. A failed answer is not read.
+            release(call, failure == null ? call.replyBytesWritten(header) : 0,
+                    () -> deliver(xid, call, echoed, shape, failed));
+        }
+
+        /** Hands the answer to a call whose chunk memory is released to the handler. Progress thread. */
+        private void deliver(int xid, ChunkedCall call, ReplySplicer.Echo echo, MessageShape shape,
+                             RdmaTransportException failure) {
+            MessageBytes reply = null;
+            RdmaTransportException error = failure;
+            if (error == null) {
+                try {
+                    reply = ReplySplicer.reply(call, echo);
+                    shapes.onReply(shape);
+                    CallStepEvent.mark(xid, CallStepEvent.REPLY_RECEIVED);
+                } catch (RdmaTransportException e) {
+                    error = e;
+                }
+            }
+            if (error != null) {
                 // Nothing reads the reply memory: it may serve the next call.
                 call.recycle();
-                handler.onFailed(xid, failure);
+                handler.onFailed(xid, error);
             } else {
                 // Marked before: the hand-off wakes the caller, who may be done before it returns.
                 CallStepEvent.mark(xid, CallStepEvent.REPLY_DELIVERED);
@@ -559,15 +582,15 @@ public final class Requester {
         }
     }
 
-    private void release(ChunkedCall call, long readable) {
-        call.release(fabric, readable);
+    private void release(ChunkedCall call, long readable, Runnable then) {
+        // Counted first: the continuation may hand the answer over before release returns.
         chunkBuffers -= call.buffers();
+        call.release(fabric, readable, then);
     }
 
     /** Releases a call whose reply memory nothing will read, and gives that memory back to the pool. */
     private void discard(ChunkedCall call) {
-        release(call, 0);
-        call.recycle();
+        release(call, 0, call::recycle);
     }
 
     private static RdmaTransportException rdmaError(RpcRdmaHeaderFlyweight header) {

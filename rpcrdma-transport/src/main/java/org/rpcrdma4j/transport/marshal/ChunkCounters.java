@@ -37,24 +37,30 @@ public final class ChunkCounters {
     }
 
     /**
-     * Counts how a reply came back.
-     *
-     * @param header the reply's transport header, RDMA_MSG or RDMA_NOMSG
+     * @param header a reply's transport header, RDMA_MSG or RDMA_NOMSG
+     * @return how the reply came back: through the Reply chunk, with Write chunk data, or inline
      */
-    public void onReply(RpcRdmaHeaderFlyweight header) {
+    public static MessageShape replyShape(RpcRdmaHeaderFlyweight header) {
         if (header.proc() == Proc.RDMA_NOMSG) {
-            increment(MessageShape.REPLY_REPLY_CHUNK);
-            return;
+            return MessageShape.REPLY_REPLY_CHUNK;
         }
         for (int chunk = 0; chunk < header.writeChunkCount(); chunk++) {
             for (int segment = 0; segment < header.writeSegmentCount(chunk); segment++) {
                 if (header.writeLength(chunk, segment) != 0) {
-                    increment(MessageShape.REPLY_WRITE_CHUNKS);
-                    return;
+                    return MessageShape.REPLY_WRITE_CHUNKS;
                 }
             }
         }
-        increment(MessageShape.REPLY_INLINE);
+        return MessageShape.REPLY_INLINE;
+    }
+
+    /**
+     * Counts how a reply came back.
+     *
+     * @param shape its {@link #replyShape}
+     */
+    public void onReply(MessageShape shape) {
+        increment(shape);
     }
 
     /** @return how many calls or replies travelled in each shape so far */

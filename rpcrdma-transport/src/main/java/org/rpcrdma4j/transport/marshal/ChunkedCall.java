@@ -1,9 +1,11 @@
 package org.rpcrdma4j.transport.marshal;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import org.rpcrdma4j.fabric.Fabric;
 import org.rpcrdma4j.fabric.Registration;
+import org.rpcrdma4j.transport.rw.Deregistrations;
 import org.rpcrdma4j.xdr.RpcRdmaHeader;
 import org.rpcrdma4j.xdr.RpcRdmaHeaderFlyweight;
 import org.rpcrdma4j.xdr.Segment;
@@ -24,8 +26,9 @@ import org.rpcrdma4j.xdr.WriteChunk;
  * the transport keeps its memory until then, as it keeps its credit: the responder may still write.
  *
  * <p>The buffer behind the Write and Reply chunks is leased from the requester's
- * {@link ChunkBufferPool}. After {@link #release}, and not before, it goes either back to the pool
- * ({@link #recycle}: nothing will read it) or with the reply to its reader ({@link #replyLease}),
+ * {@link ChunkBufferPool}. After {@link #release}, and not before (once its continuation runs: the
+ * fabric may still be copying the responder's bytes into it until then), it goes either back to the
+ * pool ({@link #recycle}: nothing will read it) or with the reply to its reader ({@link #replyLease}),
  * who gives it back once the reply is decoded.
  */
 public final class ChunkedCall {
@@ -86,19 +89,23 @@ public final class ChunkedCall {
      * @param fabric   the fabric that registered it
      * @param readable the bytes of the reply memory, from its first, that will be read
      *                 ({@link #replyBytesWritten}; 0 when no reply will be read), so that a fabric that
-     *                 copies the memory copies back no more ({@link Fabric#deregister(Registration, long)})
+     *                 copies the memory copies back no more (the call's own memory is never written)
+     * @param then     runs on the progress thread once the fabric is done with the memory, those bytes
+     *                 in the reply memory: at once, or later when the fabric copies off its progress
+     *                 turn ({@link Fabric#deregister(Registration, long, Runnable)}); only then may the
+     *                 reply memory be read or go back to its pool
      */
-    public void release(Fabric fabric, long readable) {
+    public void release(Fabric fabric, long readable, Runnable then) {
         if (released) {
             throw new IllegalStateException("xid 0x" + Integer.toHexString(plan.xid()) + " released already");
         }
         released = true;
-        for (int i = 0; i < callMemory.size(); i++) {
-            fabric.deregister(callMemory.get(i));
-        }
+        List<Registration> memory = callMemory;
         if (replyMemory != null) {
-            fabric.deregister(replyMemory, readable);
+            memory = new ArrayList<>(callMemory);
+            memory.add(replyMemory);
         }
+        Deregistrations.all(fabric, memory, readable, then);
     }
 
     /**

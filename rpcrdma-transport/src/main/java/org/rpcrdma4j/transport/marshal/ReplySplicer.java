@@ -30,24 +30,42 @@ import org.rpcrdma4j.xdr.XdrItem;
  * more bytes than provided. Chunk data is not copied: the reply holds views of the call's chunk
  * memory, which goes with the reply to its reader once the call has released it
  * ({@link ChunkedCall#replyLease}), who gives it back to the pool after decoding.
+ *
+ * <p>Two steps, as the received message and the chunk memory are ready at different times: the
+ * message is read at once ({@link #echo}), since its buffer is posted again when it has been handled;
+ * the chunk memory only once the call's chunks are deregistered ({@link #reply}), since a fabric may
+ * copy what the responder wrote into it until then.
  */
 public final class ReplySplicer {
+
+    /**
+     * What a reply's transport header echoes of the call's chunks, checked, and its inline part.
+     *
+     * @param inline       the inline part of an RDMA_MSG reply, copied out; {@code null} for RDMA_NOMSG
+     * @param replyWritten for RDMA_NOMSG, the bytes written into each segment of the Reply chunk
+     * @param writeWritten the bytes written into each segment of each Write chunk
+     */
+    public record Echo(MessageBytes inline, long[] replyWritten, List<long[]> writeWritten) {
+    }
 
     private ReplySplicer() {
     }
 
     /**
+     * Reads what the reply's header echoes and its inline part, before its receive buffer is posted
+     * again.
+     *
      * @param call   the call answered
      * @param header the reply's transport header, wrapped
      * @param buffer the received message
      * @param copied counts the bytes copied: the inline part of an RDMA_MSG reply
-     * @return the whole RPC reply: its inline part copied out of {@code buffer}, its chunk data in place
-     * @throws RdmaTransportException CALL if the echoed chunks do not match those provided or the
-     *                                Write chunk data has no place in the reply
+     * @return the echo, checked against the chunks the call provided
+     * @throws RdmaTransportException CALL if the echoed chunks do not match those provided
      */
-    public static MessageBytes reply(ChunkedCall call, RpcRdmaHeaderFlyweight header, ByteBuffer buffer,
-                                     LongAdder copied) throws RdmaTransportException {
-        MessageBytes reply;
+    public static Echo echo(ChunkedCall call, RpcRdmaHeaderFlyweight header, ByteBuffer buffer, LongAdder copied)
+            throws RdmaTransportException {
+        MessageBytes inline = null;
+        long[] replyWritten = null;
         if (header.proc() == Proc.RDMA_NOMSG) {
             if (!header.hasReplyChunk() || call.header().replyChunk() == null) {
                 throw error(call, "RDMA_NOMSG reply without a Reply chunk");
@@ -57,39 +75,60 @@ public final class ReplySplicer {
                 throw error(call, "the Reply chunk echoed " + header.replySegmentCount() + " segments, not "
                         + provided.size());
             }
-            long[] written = new long[provided.size()];
-            for (int s = 0; s < written.length; s++) {
-                written[s] = echoed(call, provided.get(s), header.replyHandle(s), header.replyLength(s),
+            replyWritten = new long[provided.size()];
+            for (int s = 0; s < replyWritten.length; s++) {
+                replyWritten[s] = echoed(call, provided.get(s), header.replyHandle(s), header.replyLength(s),
                         header.replyOffset(s));
             }
-            reply = gather(call, provided, written);
         } else {
             if (header.hasReplyChunk()) {
                 throw error(call, "RDMA_MSG reply with a Reply chunk");
             }
-            byte[] inline = new byte[header.payloadLength()];
-            buffer.get(header.payloadOffset(), inline);
-            copied.add(inline.length);
-            reply = MessageBytes.of(inline);
+            byte[] bytes = new byte[header.payloadLength()];
+            buffer.get(header.payloadOffset(), bytes);
+            copied.add(bytes.length);
+            inline = MessageBytes.of(bytes);
         }
         List<WriteChunk> provided = call.header().writeList();
         if (header.writeChunkCount() != provided.size()) {
             throw error(call, "the reply echoed " + header.writeChunkCount() + " Write chunks, not " + provided.size());
         }
+        List<long[]> writeWritten = new ArrayList<>(provided.size());
         for (int c = 0; c < provided.size(); c++) {
             List<Segment> segments = provided.get(c).segments();
             if (header.writeSegmentCount(c) != segments.size()) {
                 throw error(call, "Write chunk " + c + " echoed with " + header.writeSegmentCount(c) + " segments");
             }
             long[] written = new long[segments.size()];
-            long total = 0;
             for (int s = 0; s < written.length; s++) {
                 written[s] = echoed(call, segments.get(s), header.writeHandle(c, s), header.writeLength(c, s),
                         header.writeOffset(c, s));
-                total += written[s];
+            }
+            writeWritten.add(written);
+        }
+        return new Echo(inline, replyWritten, writeWritten);
+    }
+
+    /**
+     * Rebuilds the reply, once the call's chunk memory holds what the responder wrote.
+     *
+     * @param call the call answered, released
+     * @param echo what its reply echoed ({@link #echo})
+     * @return the whole RPC reply: its inline part, its chunk data in place
+     * @throws RdmaTransportException CALL if the Write chunk data has no place in the reply
+     */
+    public static MessageBytes reply(ChunkedCall call, Echo echo) throws RdmaTransportException {
+        MessageBytes reply = echo.inline() != null ? echo.inline()
+                : gather(call, call.header().replyChunk().segments(), echo.replyWritten());
+        List<WriteChunk> provided = call.header().writeList();
+        for (int c = 0; c < provided.size(); c++) {
+            long[] written = echo.writeWritten().get(c);
+            long total = 0;
+            for (long bytes : written) {
+                total += bytes;
             }
             if (total > 0) {
-                reply = splice(call, c, reply, gather(call, segments, written));
+                reply = splice(call, c, reply, gather(call, provided.get(c).segments(), written));
             }
         }
         return reply;

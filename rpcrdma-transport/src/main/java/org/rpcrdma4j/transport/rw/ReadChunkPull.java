@@ -25,9 +25,11 @@ import org.rpcrdma4j.xdr.XdrItem;
  * {@link #start} copies what it needs of the received buffer before returning, so the caller may
  * post that buffer again. Each chunk's range of the rebuilt array is registered for the reads (as
  * memory only written: a fabric that moves it through memory of its own copies it back, never in)
- * and deregistered when they all end; then the array belongs to the callback.
+ * and deregistered when they all end, with a continuation
+ * ({@link Fabric#deregister(Registration, long, Runnable)}), so that a fabric may copy the bytes back
+ * off its progress turn; once every target's continuation has run the array belongs to the callback.
  *
- * <p>Progress thread only; never waits: the reads complete on the progress thread.
+ * <p>Progress thread only; never waits: the reads and the copies back end on the progress thread.
  */
 public final class ReadChunkPull {
 
@@ -108,8 +110,7 @@ public final class ReadChunkPull {
         RdmaBatch batch = new RdmaBatch(status -> {
             // A failed pull's bytes are never read: a fabric need not copy them back.
             long readable = status.ok() ? Long.MAX_VALUE : 0;
-            targets.forEach(target -> fabric.deregister(target, readable));
-            done.onPulled(status.ok() ? message : null, status);
+            Deregistrations.all(fabric, targets, readable, () -> done.onPulled(status.ok() ? message : null, status));
         });
         for (int i = 0; i < pulled.size(); i++) {
             long at = 0;

@@ -14,6 +14,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -274,9 +275,10 @@ public abstract class SeamConformance {
 
     /**
      * A requester exposes memory to read and memory to write, registered for its connection as its
-     * chunks are; the responder reads the one and writes the other. What the device or the peer wrote
-     * is in each side's buffer once that side deregistered it, and bytes nobody wrote keep their
-     * values.
+     * chunks are, and tells the responder of them with a message, as a call carries its chunks; the
+     * responder reads the one and writes the other. What the device or the peer wrote is in each
+     * side's buffer once that side deregistered it, or, deregistered with a continuation, once the
+     * continuation runs on the progress thread; bytes nobody wrote keep their values.
      */
     @Test
     void rdmaReadAndWriteMoveTheBytesTheirSegmentsName() throws Exception {
@@ -292,12 +294,20 @@ public abstract class SeamConformance {
         Registration writable = on(client, () -> client.register(pair.client(), ByteBuffer.wrap(replyMemory, 50, 1600),
                 REMOTE_WRITE));
         assertThat(client.statistics().registrations()).isEqualTo(2);
+        // A fabric may read the caller's bytes up to the message that tells the peer of the handles.
+        run(client, () -> pair.client().send(message("the call"), 30));
+        assertThat(pair.clientEvents().next()).isEqualTo("send 30 SUCCESS");
+        assertThat(pair.serverEvents().next()).isEqualTo("received the call");
 
         byte[] pulled = filled(3100, 0x22);
         Registration target = on(server, () -> server.register(ByteBuffer.wrap(pulled, 50, 3050), LOCAL_WRITE));
         run(server, () -> pair.server().read(target, 50, readable.segment(0, callData.length), 31));
         assertThat(pair.serverEvents().next()).isEqualTo("rdma 31 SUCCESS");
-        run(server, () -> server.deregister(target));
+        CompletableFuture<Boolean> pulledBack = new CompletableFuture<>();
+        run(server, () -> server.deregister(target, Long.MAX_VALUE,
+                () -> pulledBack.complete(server.onProgressThread())));
+        assertThat(pulledBack.get(HangGuard.SECONDS, TimeUnit.SECONDS)).as("the continuation runs on the progress"
+                + " thread").isTrue();
         assertThat(Arrays.copyOfRange(pulled, 100, 3100)).isEqualTo(callData);
         assertThat(Arrays.copyOf(pulled, 50)).containsOnly(0x22);
 

@@ -92,7 +92,7 @@ class CallPlanTest {
         assertThat(copied.sum()).as("the inline part only").isEqualTo(chunked.message().capacity()
                 - HeaderEncoder.encodedLength(header));
 
-        chunked.release(fabric, Long.MAX_VALUE);
+        chunked.release(fabric, Long.MAX_VALUE, () -> { });
         assertThat(fabric.deregistered).isEqualTo(1);
         assertThat(fabric.statistics().registrations()).isZero();
     }
@@ -137,7 +137,7 @@ class CallPlanTest {
         assertThat(fabric.registered.get(1).remaining()).as("the Reply chunk, not the size class").isEqualTo(40_000);
         assertThat(fabric.registered.get(1).capacity()).isEqualTo(40_000);
         assertThat(pool.allocated()).isEqualTo(1);
-        first.release(fabric, Long.MAX_VALUE);
+        first.release(fabric, Long.MAX_VALUE, () -> { });
         first.recycle();
 
         plan.register(fabric, null, 8, new LongAdder(), pool);
@@ -157,8 +157,9 @@ class CallPlanTest {
         assertThatThrownBy(chunked::replyLease).isInstanceOf(IllegalStateException.class);
         assertThat(pool.idleBuffers()).isZero();
 
-        chunked.release(fabric, Long.MAX_VALUE);
-        assertThatThrownBy(() -> chunked.release(fabric, Long.MAX_VALUE)).as("released once").isInstanceOf(IllegalStateException.class);
+        chunked.release(fabric, Long.MAX_VALUE, () -> { });
+        assertThatThrownBy(() -> chunked.release(fabric, Long.MAX_VALUE, () -> { })).as("released once")
+                .isInstanceOf(IllegalStateException.class);
         chunked.recycle();
         assertThat(pool.idleBuffers()).isEqualTo(1);
     }

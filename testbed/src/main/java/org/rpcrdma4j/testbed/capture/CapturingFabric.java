@@ -22,8 +22,9 @@ import org.rpcrdma4j.xdr.Segment;
  * A fabric that writes the traffic of its connections into a {@link RoceCapture} and otherwise is the
  * fabric it wraps: the same addresses, thread, registrations and statistics. It sees a Send when it is
  * posted, a received message when it is handed over, an RDMA Write when it is posted (its bytes are the
- * caller's from {@code register} on) and an RDMA Read once its target is deregistered, which is when the
- * bytes read are in the caller's buffer ({@link Fabric}, "Buffer ownership"). A connection to a fabric
+ * caller's from {@code register} on) and an RDMA Read once its target is deregistered, or once the
+ * deregistration's continuation runs, which is when the bytes read are in the caller's buffer
+ * ({@link Fabric}, "Buffer ownership"). A connection to a fabric
  * of the same capture is captured at that fabric's end only, so each message is written once; the RDMA
  * a peer outside the capture does to this side's memory is not seen (only the side that posts it sees an
  * operation).
@@ -120,6 +121,14 @@ final class CapturingFabric implements Fabric {
     public void deregister(Registration registration, long readable) {
         fabric.deregister(registration, readable);
         writeReads(registration, readable);
+    }
+
+    @Override
+    public void deregister(Registration registration, long readable, Runnable then) {
+        fabric.deregister(registration, readable, () -> {
+            writeReads(registration, readable);
+            then.run();
+        });
     }
 
     /** Writes the reads into a registration now deregistered, as far as the caller will read its bytes. */
