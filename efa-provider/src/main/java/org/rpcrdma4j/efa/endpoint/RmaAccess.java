@@ -19,9 +19,9 @@ import org.rpcrdma4j.efa.wire.RmaIovFlyweight;
  *
  * <p>A refusal is counted ({@link EndpointCounter#RMA_ACCESS_REFUSED}) and, when the request names its
  * initiator's operation ({@code send_id} of LONGCTS_RTW, LONGREAD_RTW, the DC writes and DC_WRITE_RTA,
- * {@code recv_id} of the RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR ({@link PeerErrors}). An EAGER_RTW or
- * WRITE_RTA names no operation: its initiator completed it when the packet was delivered, as the provider's
- * does, and only this endpoint's counter tells of the refusal.
+ * {@code recv_id} of the RTRs, FETCH_RTA and COMPARE_RTA), reported to it with a PEER_ERROR
+ * ({@link PeerErrors}). An EAGER_RTW or WRITE_RTA names no operation: its initiator completed it when the
+ * packet was delivered, as the provider's does, and only this endpoint's counter tells of the refusal.
  * libfabric's provider reports every refusal only on the target's event queue ({@code FI_EFA_ERR_RMA_ADDR}).
  */
 final class RmaAccess {
@@ -50,7 +50,8 @@ final class RmaAccess {
      * @return the bytes the request's rma_iov names, or null if they are refused (and the refusal reported)
      */
     ByteBuffer target(Peer peer, ByteBuffer buffer, DecodedPacket packet, Set<Access> needed, long opId) {
-        final int count = (packet.mandatoryHeaderLength() - packet.type().mandatoryHeaderLength()) / RmaIovFlyweight.LENGTH;
+        final int count = (packet.mandatoryHeaderLength() - packet.type().mandatoryHeaderLength())
+                / RmaIovFlyweight.LENGTH;
         ByteBuffer bytes = null;
         if (count == 1) {
             iov.wrap(buffer, packet.offset() + packet.type().mandatoryHeaderLength());
