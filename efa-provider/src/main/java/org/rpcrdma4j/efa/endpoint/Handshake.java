@@ -27,10 +27,10 @@ import org.rpcrdma4j.efa.wire.PacketType;
  * announces it, and sent as {@code EndpointConfig.runtSize} allows), READ_NACK (feature 6, sent and acted on),
  * PEER_ERROR (feature 9: sent for a refused emulated RMA request and a failed read, its OPE_INDEX kind acted
  * on), and the connid and constant-header-length requests as configured; not unsolicited write receive. The
- * baseline
- * subprotocols, emulated RMA included, need no announcement. A packet type that depends on a feature
- * goes to a peer only when the peer's handshake announced it (the callers check {@link Peer#has}). The peer's HANDSHAKE tells which extra features
- * may be used with it and ends the raw-address header in our REQs (§2.2).
+ * baseline subprotocols, emulated RMA and atomics included, need no announcement. A packet type that depends
+ * on a feature goes to a peer only when the peer's handshake announced it (the callers check
+ * {@link Peer#has}). The peer's HANDSHAKE tells which extra features may be used with it and ends the
+ * raw-address header in our REQs (§2.2).
  *
  * <p>A HANDSHAKE can always be rebuilt, so a peer owed one waits on a list, not its packet: it is
  * built when a packet buffer is free. An operation that needs the peer's features before any
