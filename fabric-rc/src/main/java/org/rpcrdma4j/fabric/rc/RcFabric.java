@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * something to complete (as the Linux client posts from the RPC task's thread and completes in the
  * completion queue's context). No chunk copy is made in the turn ({@link RcMemory}): a thread that
  * ran commands makes the copies they asked for once it has let go of the turn, and the progress
- * thread hands its own to the fabric's {@link ChunkCopier}.
+ * thread hands its own to the fabric's {@link ChunkCopier}, so that the other connections' completions
+ * go on while they are made; with one connection there is no other to go on, and the progress thread
+ * makes them itself once it has let go of the turn, sparing two thread hand-overs per copy.
  *
  * <h2>Routing</h2>
  * The device's reports go to a {@link CmRouter}: CM events and completions to their connection, by
@@ -192,7 +194,10 @@ public final class RcFabric implements Fabric, AutoCloseable {
     private final ProgressRunner runner;
     private final Reaper reaper;
     private final ChunkCopier copier;
-    /** Whether the turn's holder makes the chunk copies its commands ask for: a thread in {@link #execute}. */
+    /**
+     * Whether the turn's holder makes the chunk copies its work asks for: a thread in {@link #execute}, or
+     * the progress thread of a fabric with one connection.
+     */
     private boolean copiesOwn;
     /** The chunk copies the turn's holder makes once it lets go of the turn. */
     private final List<ChunkCopier.Copy> ownCopies = new ArrayList<>();
@@ -313,8 +318,8 @@ public final class RcFabric implements Fabric, AutoCloseable {
 
     /**
      * Has a chunk copy made outside the turn, then what follows it run in the turn: by this thread once
-     * it lets go of the turn when it runs commands of its own ({@link #execute}), else by the copier.
-     * In the turn.
+     * it lets go of the turn when it runs commands of its own ({@link #execute}) or is the progress
+     * thread of a fabric with one connection, else by the copier. In the turn.
      */
     private void copyOutsideTurn(ChunkCopier.Copy copy) {
         if (copiesOwn) {
@@ -577,12 +582,21 @@ public final class RcFabric implements Fabric, AutoCloseable {
             if (!running) {
                 return 0;
             }
+            int work;
+            List<ChunkCopier.Copy> copies;
             turn.take();
             try {
-                return runCommands() + device.poll(router);
+                copiesOwn = router.connectionCount() <= 1;
+                work = runCommands() + device.poll(router);
             } finally {
+                copiesOwn = false;
+                copies = takeOwnCopies();
                 turn.release();
             }
+            if (copies != null) {
+                later(made(copies));
+            }
+            return work;
         }
 
         @Override
