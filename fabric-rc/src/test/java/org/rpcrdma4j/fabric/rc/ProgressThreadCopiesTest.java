@@ -54,8 +54,12 @@ class ProgressThreadCopiesTest {
 
     @AfterEach
     void close() {
-        client.close();
-        server.close();
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
     }
 
     @ParameterizedTest
